@@ -1,0 +1,3 @@
+from fabula.cli import main
+
+main()

@@ -1,0 +1,45 @@
+"""The `Book` core: original text plus character-offset span layers, and how to load one."""
+
+from fabula.book._decode import DEFAULT_MAX_BYTES, decode_bytes, read_book_file
+from fabula.book._load import book_from_text, load_book
+from fabula.book._model import (
+    Book,
+    BookMeta,
+    Chapter,
+    Character,
+    Gender,
+    Mention,
+    MentionKind,
+    Quote,
+    QuoteType,
+)
+from fabula.book._position import resolve_position
+from fabula.book._segment import detect_language
+from fabula.book._serialize import book_from_dict, book_to_dict, book_to_json, load_book_json, save_book
+from fabula.book._spans import Span, SpanLayer
+
+__all__ = [
+    "DEFAULT_MAX_BYTES",
+    "Book",
+    "BookMeta",
+    "Chapter",
+    "Character",
+    "Gender",
+    "Mention",
+    "MentionKind",
+    "Quote",
+    "QuoteType",
+    "Span",
+    "SpanLayer",
+    "book_from_dict",
+    "book_from_text",
+    "book_to_dict",
+    "book_to_json",
+    "decode_bytes",
+    "detect_language",
+    "load_book",
+    "load_book_json",
+    "read_book_file",
+    "resolve_position",
+    "save_book",
+]

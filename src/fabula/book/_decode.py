@@ -1,0 +1,164 @@
+"""Reading a book file into text: encoding detection for ``.txt`` and text extraction for ``.epub``.
+
+Byte-order marks decide first (they are unambiguous); then strict UTF-8; then charset-normalizer
+picks among legacy encodings (cp1252/latin-1, GB18030/GBK, ...). Binary files are refused with a
+one-line error instead of being decoded into garbage.
+"""
+
+from __future__ import annotations
+
+import codecs
+import html
+import re
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from fabula.errors import InputError
+
+DEFAULT_MAX_BYTES = 40 * 1024 * 1024  # the longest novels are ~5 MB; 40 MB is a corpus, not a book
+
+_BOMS: list[tuple[bytes, str]] = [
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF8, "utf-8-sig"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+]
+
+
+@dataclass(slots=True)
+class DecodedFile:
+    text: str
+    encoding: str
+    source_format: str  # "txt" or "epub"
+    title: str | None = None
+    author: str | None = None
+
+
+def read_book_file(path: str | Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> DecodedFile:
+    """Read ``path`` (a .txt in any common encoding, or an .epub) into text, or raise InputError."""
+    p = Path(path)
+    if not p.exists():
+        raise InputError("no such file", p)
+    if p.is_dir():
+        raise InputError("is a directory, not a book file", p)
+    try:
+        size = p.stat().st_size
+    except OSError as exc:
+        raise InputError(f"cannot read file ({exc.strerror})", p) from exc
+    if size == 0:
+        raise InputError("file is empty", p)
+    if size > max_bytes:
+        raise InputError(
+            f"file is {size / 1e6:.1f} MB, more than the {max_bytes / 1e6:.0f} MB limit for one book "
+            "(split it, or raise the limit with --max-bytes)",
+            p,
+        )
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read file ({exc.strerror})", p) from exc
+    if data[:4] == b"PK\x03\x04" and (p.suffix.lower() == ".epub" or _looks_like_epub(data)):
+        return _read_epub(p)
+    if p.suffix.lower() == ".epub":
+        raise InputError("not a valid EPUB (it is not a zip archive)", p)
+    text, encoding = decode_bytes(data, p)
+    if not text.strip():
+        raise InputError("file contains no text (only white space)", p)
+    return DecodedFile(text=text, encoding=encoding, source_format="txt")
+
+
+def decode_bytes(data: bytes, where: str | Path = "<bytes>") -> tuple[str, str]:
+    """Decode book bytes, returning ``(text, encoding)``; raise InputError for binary or undecodable data."""
+    for bom, encoding in _BOMS:
+        if data.startswith(bom):
+            try:
+                return data.decode(encoding), encoding
+            except UnicodeDecodeError as exc:
+                raise InputError(
+                    f"has a {encoding} byte-order mark but is not valid {encoding}", where
+                ) from exc
+    if _looks_binary(data):
+        raise InputError("looks like a binary file, not text (contains NUL or control bytes)", where)
+    try:
+        return data.decode("utf-8"), "utf-8"
+    except UnicodeDecodeError:
+        pass
+    from charset_normalizer import from_bytes
+
+    best = from_bytes(data[:2_000_000]).best()
+    if best is None:
+        raise InputError("cannot detect the text encoding (undecodable bytes)", where)
+    encoding = _widen(best.encoding)
+    try:
+        return data.decode(encoding), encoding
+    except (UnicodeDecodeError, LookupError) as exc:
+        raise InputError(f"undecodable bytes for detected encoding {encoding}", where) from exc
+
+
+def _widen(encoding: str) -> str:
+    """Use the superset of a detected legacy encoding (GB2312 ⊂ GBK ⊂ GB18030, latin-1 → cp1252)."""
+    name = encoding.lower().replace("-", "_")
+    if name in {"gb2312", "gbk", "hz", "gb18030"}:
+        return "gb18030"
+    if name in {"latin_1", "iso8859_1", "ascii"}:
+        return "cp1252"
+    return encoding
+
+
+def _looks_binary(data: bytes) -> bool:
+    sample = data[:65536]
+    if b"\x00" in sample:
+        return True
+    control = sum(1 for b in sample if b < 32 and b not in (9, 10, 12, 13, 27))
+    return control > max(8, len(sample) // 200)
+
+
+def _looks_like_epub(data: bytes) -> bool:
+    return b"mimetypeapplication/epub+zip" in data[:100]
+
+
+_BLOCK_END = re.compile(r"</(p|div|h[1-6]|li|blockquote|tr|section|pre)\s*>|<br\s*/?>", re.I)
+_HEADING = re.compile(r"<h[1-6][^>]*>(.*?)</h[1-6]\s*>", re.I | re.S)
+_TAG = re.compile(r"<[^>]+>")
+_SCRIPT = re.compile(r"<(script|style|head)[^>]*>.*?</\1\s*>", re.I | re.S)
+
+
+def _read_epub(path: Path) -> DecodedFile:
+    """Extract the reading-order text of an EPUB: one paragraph per block element, blank lines between."""
+    try:
+        import ebooklib
+        from ebooklib import epub
+    except ImportError as exc:  # pragma: no cover - ebooklib is a core dependency
+        raise InputError("reading .epub needs the ebooklib package", path) from exc
+    try:
+        book = epub.read_epub(str(path), options={"ignore_ncx": True})
+    except (zipfile.BadZipFile, KeyError, ValueError, OSError, epub.EpubException) as exc:
+        raise InputError(f"not a readable EPUB ({exc.__class__.__name__}: {exc})", path) from exc
+    parts: list[str] = []
+    for item_id, _linear in book.spine:
+        item = book.get_item_with_id(item_id)
+        if item is None or item.get_type() != ebooklib.ITEM_DOCUMENT:
+            continue
+        markup = item.get_content().decode("utf-8", errors="replace")
+        markup = _SCRIPT.sub(" ", markup)
+        markup = _HEADING.sub(lambda m: "\n\n" + m.group(1) + "\n\n", markup)
+        markup = _BLOCK_END.sub("\n\n", markup)
+        plain = html.unescape(_TAG.sub("", markup))
+        paragraphs = [" ".join(p.split()) for p in re.split(r"\n\s*\n", plain)]
+        parts.append("\n\n".join(p for p in paragraphs if p))
+    text = "\n\n\n".join(p for p in parts if p)
+    if not text.strip():
+        raise InputError("EPUB contains no readable text", path)
+    title = _first_meta(book, "title")
+    author = _first_meta(book, "creator")
+    return DecodedFile(text=text + "\n", encoding="utf-8", source_format="epub", title=title, author=author)
+
+
+def _first_meta(book: object, name: str) -> str | None:
+    try:
+        values = book.get_metadata("DC", name)  # type: ignore[attr-defined]
+    except Exception:
+        return None
+    return str(values[0][0]) if values else None

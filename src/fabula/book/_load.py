@@ -1,0 +1,66 @@
+"""Building a `Book` from a file or a string: decode, find the body, segment."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from fabula.book._decode import DEFAULT_MAX_BYTES, read_book_file
+from fabula.book._model import Book, BookMeta
+from fabula.book._segment import detect_language, split_sentences, tokenize
+from fabula.book._structure import find_body, find_chapters, find_paragraphs
+
+_BY_LINE = re.compile(r"^\s*by\s+([A-Z][^\n]{2,60})$", re.I | re.M)
+
+
+def load_book(path: str | Path, *, max_bytes: int = DEFAULT_MAX_BYTES, language: str | None = None) -> Book:
+    """Read a .txt (any common encoding) or .epub novel into a segmented `Book`.
+
+    Raises `fabula.errors.InputError` with a one-line message for anything that is not a book.
+    """
+    decoded = read_book_file(path, max_bytes=max_bytes)
+    book = book_from_text(decoded.text, language=language, source=str(path))
+    book.meta.encoding = decoded.encoding
+    book.meta.source_format = decoded.source_format
+    book.meta.title = decoded.title or book.meta.title
+    book.meta.author = decoded.author or book.meta.author
+    return book
+
+
+def book_from_text(text: str, *, language: str | None = None, source: str | None = None) -> Book:
+    """Segment already-decoded text into a `Book` (the text is kept exactly as given)."""
+    front = find_body(text)
+    lang = language or detect_language(text[front.body.start : front.body.end])
+    paragraphs = find_paragraphs(text, front.body)
+    chapters = find_chapters(text, paragraphs, front.body, language=lang)
+    sentences = split_sentences(text, paragraphs, lang)
+    tokens = tokenize(text, paragraphs, lang)
+    title, author = front.title, front.author
+    if title is None and chapters and len(paragraphs):
+        title, author = _guess_title(text, paragraphs.pairs(), chapters[0].start, author)
+    meta = BookMeta(title=title, author=author, language=lang, source=source, gutenberg=front.gutenberg)
+    return Book(
+        text=text,
+        meta=meta,
+        body=front.body,
+        chapters=chapters,
+        paragraphs=paragraphs,
+        sentences=sentences,
+        tokens=tokens,
+    )
+
+
+def _guess_title(
+    text: str, paragraphs: list[tuple[int, int]], first_chapter: int, author: str | None
+) -> tuple[str | None, str | None]:
+    """Title and author from the front matter before the first chapter ("EMMA" / "By Jane Austen")."""
+    front = [(s, e) for s, e in paragraphs[:8] if e <= first_chapter]
+    if not front:
+        return None, author
+    first = " ".join(text[front[0][0] : front[0][1]].split())
+    title = first if len(first) <= 80 and not first.endswith((".", ",")) else None
+    for s, e in front[:4]:
+        match = _BY_LINE.match(text[s:e])
+        if match and author is None:
+            author = match.group(1).strip()
+    return title, author

@@ -1,0 +1,205 @@
+"""The one core data model: a `Book` and the span layers every component reads and adds to.
+
+The original text is kept exactly as decoded from the file (never normalised in place). Everything
+else — front/back matter, chapters, paragraphs, sentences, tokens, and later characters, mentions and
+quotes — is stored as character-offset spans into it, like spaCy's ``Doc``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from typing import Literal
+
+from fabula.book._spans import Span, SpanLayer
+
+Gender = Literal["female", "male", "neutral", "unknown"]
+QuoteType = Literal["explicit", "anaphoric", "implicit"]
+MentionKind = Literal["name", "title", "pronoun", "nominal"]
+CharacterSource = Literal["gold", "predicted"]
+
+_SPACE_RUN = re.compile(r"\s+")
+
+
+@dataclass(slots=True)
+class BookMeta:
+    """What we know about where a book came from."""
+
+    title: str | None = None
+    author: str | None = None
+    language: str = "en"  # "en" or "zh"; decides sentence and token rules
+    encoding: str = "utf-8"
+    source: str | None = None  # the path it was loaded from
+    source_format: str = "txt"  # "txt" or "epub"
+    gutenberg: bool = False  # whether Project Gutenberg boilerplate was found and excluded
+
+
+@dataclass(slots=True)
+class Chapter:
+    """A chapter: its span covers the heading and the chapter text up to the next heading."""
+
+    id: int
+    start: int
+    end: int
+    title: str | None = None
+    heading: Span | None = None  # where the heading itself is, if there is one
+    synthetic: bool = False  # True when the book had no headings and fabula cut sections itself
+
+    @property
+    def span(self) -> Span:
+        return Span(self.start, self.end)
+
+
+@dataclass(slots=True)
+class Character:
+    """A character: a cluster of names (aliases) that refer to one person."""
+
+    id: str
+    name: str  # canonical name
+    aliases: dict[str, int] = field(default_factory=dict)  # alias -> number of mentions with it
+    gender: Gender = "unknown"
+    gender_confidence: float = 0.0
+    mention_count: int = 0
+    first: int | None = None  # offset of the first mention
+    last: int | None = None  # offset of the last mention
+    rank: int = 0  # 1 = most important
+    source: CharacterSource = "predicted"
+    category: str | None = None  # e.g. PDNC's major/intermediate/minor for gold characters
+
+    def all_names(self) -> set[str]:
+        return {self.name, *self.aliases}
+
+
+@dataclass(slots=True)
+class Mention:
+    """A span that refers to a character (a name, a title like "the Colonel", or a pronoun)."""
+
+    start: int
+    end: int
+    character_id: str | None
+    kind: MentionKind = "name"
+    confidence: float = 1.0
+
+    @property
+    def span(self) -> Span:
+        return Span(self.start, self.end)
+
+
+@dataclass(slots=True)
+class Quote:
+    """A quotation. ``spans`` are its sub-quotes (text inside the marks, as PDNC annotates them):
+    ``"Yes," said he, "I will."`` is one quote with two spans."""
+
+    id: str
+    spans: list[Span]
+    speaker_id: str | None = None
+    addressee_ids: list[str] = field(default_factory=list)
+    type: QuoteType | None = None
+    confidence: float = 0.0
+    method: str | None = None  # which rule / model produced the attribution
+    flags: list[str] = field(default_factory=list)  # e.g. "unclosed" for a quote closed at paragraph end
+    mention: Span | None = None  # the speaker mention the attribution used, if any
+
+    @property
+    def start(self) -> int:
+        return self.spans[0].start
+
+    @property
+    def end(self) -> int:
+        return self.spans[-1].end
+
+
+@dataclass(slots=True)
+class Book:
+    """A novel: the untouched text plus span layers. Components add characters, mentions, quotes."""
+
+    text: str
+    meta: BookMeta
+    body: Span  # the text without front/back matter (e.g. Project Gutenberg header and licence)
+    chapters: list[Chapter]
+    paragraphs: SpanLayer
+    sentences: SpanLayer
+    tokens: SpanLayer
+    characters: list[Character] = field(default_factory=list)
+    mentions: list[Mention] = field(default_factory=list)
+    quotes: list[Quote] = field(default_factory=list)
+    until: int | None = None  # set when the book is limited to a reading position
+
+    # --- text access -------------------------------------------------------------------------
+    def span_text(self, span: Span | tuple[int, int], *, normalize: bool = False) -> str:
+        """The text of a span; ``normalize`` joins hard-wrapped lines and collapses white space."""
+        start, end = (span.start, span.end) if isinstance(span, Span) else span
+        text = self.text[start:end]
+        return _SPACE_RUN.sub(" ", text).strip() if normalize else text
+
+    @property
+    def body_text(self) -> str:
+        return self.text[self.body.start : self.body.end]
+
+    @property
+    def word_count(self) -> int:
+        """Number of word tokens (tokens containing a letter or digit)."""
+        return sum(1 for s, e in self.tokens.pairs() if any(ch.isalnum() for ch in self.text[s:e]))
+
+    @property
+    def content_hash(self) -> str:
+        """SHA-256 of the text: keys caches and indexes built from this book."""
+        return hashlib.sha256(self.text.encode("utf-8", "surrogatepass")).hexdigest()
+
+    # --- lookups ------------------------------------------------------------------------------
+    def chapter_at(self, offset: int) -> Chapter | None:
+        """The chapter containing ``offset`` (None in front/back matter)."""
+        lo, hi = 0, len(self.chapters)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if self.chapters[mid].end <= offset:
+                lo = mid + 1
+            else:
+                hi = mid
+        if lo < len(self.chapters) and self.chapters[lo].start <= offset < self.chapters[lo].end:
+            return self.chapters[lo]
+        return None
+
+    def character(self, character_id: str) -> Character | None:
+        for character in self.characters:
+            if character.id == character_id:
+                return character
+        return None
+
+    # --- reading position ---------------------------------------------------------------------
+    def truncated(self, until: int) -> Book:
+        """This book as a reader at offset ``until`` knows it: nothing after ``until`` survives.
+
+        The text itself is cut at ``until`` so no later character can leak into any output; offsets
+        stay valid because the text is only shortened at the end.
+        """
+        until = max(self.body.start, min(until, self.body.end))
+        chapters = [
+            Chapter(c.id, c.start, min(c.end, until), c.title, c.heading, c.synthetic)
+            for c in self.chapters
+            if c.start < until
+        ]
+        return Book(
+            text=self.text[:until],
+            meta=self.meta,
+            body=Span(self.body.start, until),
+            chapters=chapters,
+            paragraphs=_clip_layer(self.paragraphs, until),
+            sentences=_clip_layer(self.sentences, until),
+            tokens=self.tokens.until(until),
+            characters=[],  # recomputed from the visible text by whoever needs them
+            mentions=[m for m in self.mentions if m.end <= until],
+            quotes=[q for q in self.quotes if q.end <= until],
+            until=until,
+        )
+
+
+def _clip_layer(layer: SpanLayer, until: int) -> SpanLayer:
+    """Keep spans that start before ``until``; cut the one that straddles it."""
+    hi = int((layer.starts < until).sum())
+    starts = layer.starts[:hi].copy()
+    ends = layer.ends[:hi].copy()
+    if hi:
+        ends[-1] = min(int(ends[-1]), until)
+    return SpanLayer(starts, ends)

@@ -1,0 +1,29 @@
+"""The ``fabula`` command line. Each subcommand lives in its own small module and registers on `app`.
+
+Errors that are the user's input (`fabula.errors.FabulaError`) print one line and exit non-zero.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from fabula.cli._app import app, eval_app, stderr
+from fabula.errors import FabulaError
+
+# Subcommand modules register themselves on import; keep one line per module.
+from fabula.cli import _read  # noqa: F401  isort: skip
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point of the ``fabula`` console script."""
+    try:
+        app(args=argv, prog_name="fabula")
+    except FabulaError as exc:
+        stderr.print(f"fabula: error: {exc.one_line()}", markup=False, highlight=False, soft_wrap=True)
+        sys.exit(exc.exit_code)
+    except KeyboardInterrupt:
+        stderr.print("fabula: interrupted", markup=False)
+        sys.exit(130)
+
+
+__all__ = ["app", "eval_app", "main"]

@@ -1,0 +1,118 @@
+"""The Project Dialogism Novel Corpus (Vishnubhotla et al., LREC 2022), read from a local directory.
+
+A PDNC directory holds one folder per novel with ``novel_text.txt``, ``quotation_info.csv`` and
+``character_info.csv``. Quote spans are character offsets into the text (the texts are ASCII).
+Speakers are resolved to character ids through the alias table, since the ``speaker`` column
+sometimes holds an alias rather than the main name.
+"""
+
+from __future__ import annotations
+
+import ast
+import csv
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from fabula.book import Book, Character, Span, load_book
+from fabula.characters import load_character_list
+from fabula.errors import InputError
+
+PSEUDO_SPEAKERS = frozenset({"_narr", "_group", "_unknowable"})
+MIN_SPEAKER_QUOTES = 10  # the standard PDNC evaluation scores speakers with at least 10 quotes
+
+
+@dataclass(slots=True)
+class GoldQuote:
+    id: str
+    spans: list[Span]
+    text: str
+    speaker: str  # the speaker as written in the CSV
+    speaker_id: str | None  # resolved gold character id (None for pseudo-speakers / unresolvable)
+    addressees: list[str]
+    type: str  # "explicit" / "anaphoric" / "implicit"
+    referring_expression: str
+
+    @property
+    def start(self) -> int:
+        return self.spans[0].start
+
+    @property
+    def end(self) -> int:
+        return self.spans[-1].end
+
+
+@dataclass(slots=True)
+class PdncNovel:
+    name: str
+    path: Path
+    book: Book
+    characters: list[Character]
+    quotes: list[GoldQuote]
+    quote_counts: dict[str, int] = field(default_factory=dict)  # character id -> number of quotes
+
+    def scored_speakers(self, min_quotes: int = MIN_SPEAKER_QUOTES) -> set[str]:
+        """Character ids of speakers with at least ``min_quotes`` quotes (the evaluated ones)."""
+        return {cid for cid, n in self.quote_counts.items() if n >= min_quotes}
+
+
+def find_pdnc_novels(root: str | Path) -> list[Path]:
+    """Novel folders under a PDNC directory (those holding novel_text.txt), sorted by name."""
+    base = Path(root)
+    if not base.is_dir():
+        raise InputError("PDNC directory not found", base)
+    folders = sorted(p.parent for p in base.glob("*/novel_text.txt"))
+    if not folders:
+        raise InputError("no PDNC novels (folders with novel_text.txt) in this directory", base)
+    return folders
+
+
+def load_pdnc_novel(folder: str | Path) -> PdncNovel:
+    """Load one PDNC novel: the Book, its gold characters and gold quotes."""
+    folder = Path(folder)
+    book = load_book(folder / "novel_text.txt")
+    characters = load_character_list(folder / "character_info.csv")
+    by_name: dict[str, str] = {}
+    for character in characters:
+        for name in character.all_names():
+            by_name.setdefault(name, character.id)
+    quotes: list[GoldQuote] = []
+    counts: dict[str, int] = {}
+    qpath = folder / "quotation_info.csv"
+    try:
+        rows = list(csv.DictReader(qpath.open(encoding="utf-8")))
+    except OSError as exc:
+        raise InputError(f"cannot read ({exc.strerror})", qpath) from exc
+    for row_number, row in enumerate(rows, start=2):
+        try:
+            spans = [Span(int(a), int(b)) for a, b in ast.literal_eval(row["quoteByteSpans"])]
+            addressees = ast.literal_eval(row.get("addressees") or "[]")
+        except (ValueError, SyntaxError, KeyError, TypeError) as exc:
+            raise InputError(f"row {row_number}: malformed quote spans or addressees", qpath) from exc
+        spans = sorted(_trim(book.text, s) for s in spans)
+        speaker = row["speaker"].strip()
+        speaker_id = by_name.get(speaker)
+        quote = GoldQuote(
+            id=row["quoteID"],
+            spans=spans,
+            text=row["quoteText"],
+            speaker=speaker,
+            speaker_id=speaker_id,
+            addressees=[str(a) for a in addressees],
+            type=row["quoteType"].strip().lower(),
+            referring_expression=row.get("referringExpression", ""),
+        )
+        quotes.append(quote)
+        if speaker_id is not None:
+            counts[speaker_id] = counts.get(speaker_id, 0) + 1
+    quotes.sort(key=lambda q: q.start)
+    return PdncNovel(folder.name, folder, book, characters, quotes, counts)
+
+
+def _trim(text: str, span: Span) -> Span:
+    """PDNC spans sometimes include surrounding white space; trim it."""
+    start, end = span.start, span.end
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return Span(start, end)

@@ -1,0 +1,38 @@
+"""Errors fabula reports to users as one line: the file (or thing) and the problem.
+
+Library code raises these; the CLI prints ``fabula: error: <where>: <problem>`` and exits non-zero,
+never with a traceback.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class FabulaError(Exception):
+    """Base class for errors that are the user's input, not a bug in fabula."""
+
+    exit_code = 2
+
+    def __init__(self, problem: str, where: str | Path | None = None) -> None:
+        self.problem = problem
+        self.where = str(where) if where is not None else None
+        super().__init__(self.one_line())
+
+    def one_line(self) -> str:
+        text = f"{self.where}: {self.problem}" if self.where else self.problem
+        return " ".join(text.split())
+
+
+class InputError(FabulaError):
+    """A file the user gave cannot be read as what it should be (book, character list, data set)."""
+
+
+class ConfigError(FabulaError):
+    """An option or specification (e.g. an LLM spec string) is malformed or inconsistent."""
+
+
+class BackendError(FabulaError):
+    """A model backend failed in a way retries cannot fix (auth error, missing model, missing extra)."""
+
+    exit_code = 3
