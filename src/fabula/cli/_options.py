@@ -1,0 +1,55 @@
+"""CLI options shared by several subcommands, defined once so every command spells them the same way."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from fabula.book import Book, resolve_position
+
+BookArgument = Annotated[
+    Path, typer.Argument(metavar="BOOK", help="A .txt (any common encoding) or .epub novel.")
+]
+UntilOption = Annotated[
+    str | None,
+    typer.Option(
+        "--until",
+        metavar="POS",
+        help="Spoiler-safe: use only the text a reader has read, up to POS (e.g. 45%, chapter:12, or a character offset).",
+    ),
+]
+UntilChapterOption = Annotated[
+    int | None,
+    typer.Option("--until-chapter", metavar="N", help="Spoiler-safe: use only chapters 1..N."),
+]
+GoldCharactersOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--gold-characters",
+        "--gold",
+        metavar="FILE",
+        help="Use this character list (PDNC character_info.csv, a name/aliases CSV, or JSON) instead of discovering characters.",
+    ),
+]
+LlmOption = Annotated[
+    str | None,
+    typer.Option(
+        "--llm",
+        metavar="SPEC",
+        help="Model to use, e.g. openai:gpt-4o-mini, openai:MODEL@http://127.0.0.1:8080/v1, llamacpp:/path/model.gguf.",
+    ),
+]
+NoCacheOption = Annotated[
+    bool, typer.Option("--no-cache", help="Do not read or write the LLM response cache.")
+]
+JsonOutOption = Annotated[
+    Path | None, typer.Option("--json", metavar="OUT", help="Also write the results as JSON to OUT.")
+]
+
+
+def reading_limit(book: Book, until: str | None, until_chapter: int | None) -> Book:
+    """The book as far as the reader has read (the whole book when neither option is given)."""
+    offset = resolve_position(book, until, until_chapter=until_chapter)
+    return book if offset is None else book.truncated(offset)
