@@ -10,7 +10,8 @@ from fabula.book._model import Book, BookMeta
 from fabula.book._segment import detect_language, split_sentences, tokenize
 from fabula.book._structure import find_body, find_chapters, find_paragraphs
 
-_BY_LINE = re.compile(r"^\s*by\s+([A-Z][^\n]{2,60})$", re.I | re.M)
+_BY_LINE = re.compile(r"^\s*by\s+([A-Z][^\n]{2,60})$", re.I)
+_META_LINE = re.compile(r"^(Title|Author)\s*:\s*(.+)$", re.I)
 
 
 def load_book(path: str | Path, *, max_bytes: int = DEFAULT_MAX_BYTES, language: str | None = None) -> Book:
@@ -53,14 +54,25 @@ def book_from_text(text: str, *, language: str | None = None, source: str | None
 def _guess_title(
     text: str, paragraphs: list[tuple[int, int]], first_chapter: int, author: str | None
 ) -> tuple[str | None, str | None]:
-    """Title and author from the front matter before the first chapter ("EMMA" / "By Jane Austen")."""
-    front = [(s, e) for s, e in paragraphs[:8] if e <= first_chapter]
-    if not front:
-        return None, author
-    first = " ".join(text[front[0][0] : front[0][1]].split())
-    title = first if len(first) <= 80 and not first.endswith((".", ",")) else None
-    for s, e in front[:4]:
-        match = _BY_LINE.match(text[s:e])
-        if match and author is None:
-            author = match.group(1).strip()
+    """Title and author from the front matter before the first chapter.
+
+    Understands "EMMA" / "By Jane Austen", "Persuasion" / "by" / "Jane Austen", and the
+    "Title: ..." / "Author: ..." lines of Gutenberg-style headers.
+    """
+    front = [" ".join(text[s:e].split()) for s, e in paragraphs[:8] if e <= first_chapter]
+    title: str | None = None
+    for k, line in enumerate(front):
+        if match := _META_LINE.match(line):
+            if match.group(1).lower() == "title" and title is None:
+                title = match.group(2).strip()
+            elif match.group(1).lower() == "author" and author is None:
+                author = match.group(2).strip()
+            continue
+        if author is None and k > 0:
+            if match := _BY_LINE.match(line):
+                author = match.group(1).strip()
+            elif line.lower() == "by" and k + 1 < len(front) and len(front[k + 1]) <= 60:
+                author = front[k + 1]
+        if title is None and k == 0 and len(line) <= 80 and not line.endswith((".", ",")):
+            title = line
     return title, author

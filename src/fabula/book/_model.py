@@ -45,6 +45,7 @@ class Chapter:
     title: str | None = None
     heading: Span | None = None  # where the heading itself is, if there is one
     synthetic: bool = False  # True when the book had no headings and fabula cut sections itself
+    part: str | None = None  # the BOOK/PART/VOLUME heading this chapter belongs to ("VOLUME II"), if any
 
     @property
     def span(self) -> Span:
@@ -176,7 +177,7 @@ class Book:
         """
         until = max(self.body.start, min(until, self.body.end))
         chapters = [
-            Chapter(c.id, c.start, min(c.end, until), c.title, c.heading, c.synthetic)
+            Chapter(c.id, c.start, min(c.end, until), c.title, c.heading, c.synthetic, c.part)
             for c in self.chapters
             if c.start < until
         ]

@@ -37,6 +37,7 @@ def book_to_dict(book: Book) -> dict[str, Any]:
                 "title": c.title,
                 "heading": [c.heading.start, c.heading.end] if c.heading else None,
                 "synthetic": c.synthetic,
+                "part": c.part,
             }
             for c in book.chapters
         ],
@@ -73,6 +74,7 @@ def book_from_dict(data: dict[str, Any], where: str | Path = "<json>") -> Book:
                     c.get("title"),
                     Span(*c["heading"]) if c.get("heading") else None,
                     c.get("synthetic", False),
+                    c.get("part"),
                 )
                 for c in data["chapters"]
             ],

@@ -117,95 +117,276 @@ def _add_trimmed(text: str, start: int, end: int, starts: list[int], ends: list[
 
 # --- chapters ------------------------------------------------------------------------------------
 _ROMAN = r"[IVXLCDM]+"
-_NUMBER_WORDS = (
-    r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|"
-    r"sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|"
-    r"first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|last"
-)
+_UNITS = [
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+]
+_ORDINALS = [
+    "first",
+    "second",
+    "third",
+    "fourth",
+    "fifth",
+    "sixth",
+    "seventh",
+    "eighth",
+    "ninth",
+    "tenth",
+    "eleventh",
+    "twelfth",
+    "thirteenth",
+    "fourteenth",
+    "fifteenth",
+    "sixteenth",
+    "seventeenth",
+    "eighteenth",
+    "nineteenth",
+]
+_TENS = {
+    "twenty": 20,
+    "thirty": 30,
+    "forty": 40,
+    "fifty": 50,
+    "sixty": 60,
+    "seventy": 70,
+    "eighty": 80,
+    "ninety": 90,
+    "twentieth": 20,
+    "thirtieth": 30,
+    "fortieth": 40,
+    "fiftieth": 50,
+}
+_WORD_VALUES: dict[str, int] = {
+    **{w: n for n, w in enumerate(_UNITS, 1)},
+    **{w: n for n, w in enumerate(_ORDINALS, 1)},
+    **_TENS,
+}
+_NUMBER_WORDS = "|".join(sorted([*_WORD_VALUES, "last"], key=len, reverse=True))
 _NUM = rf"(?:\d+|{_ROMAN}|(?:{_NUMBER_WORDS})(?:[- ](?:{_NUMBER_WORDS}))?)"
+# what may follow the number: nothing, a separator and a title, or a capitalised title ("Chapter I The Science")
+_REST = r"(?P<rest>\s*[.:\-—–]\s*\S.*|\s+[A-Z\"'“‘(\[].*)?"
+# keyword and number in any case; the title after them must start upper case ("Chapter two was found" is text)
 _CHAPTER_HEADING = re.compile(
-    rf"^(?:chapter|chap\.|letter|stave|canto)\s+{_NUM}\b\.?(?:\s*[.:\-—–]?\s*.{{0,100}})?$", re.I | re.S
+    rf"^(?i:chapter|chap\.|letter|stave|canto)\s+(?i:the\s+)?(?P<num>(?i:{_NUM}))\b\.?{_REST}$", re.S
 )
 _PART_HEADING = re.compile(
-    rf"^(?:book|part|volume|vol\.)\s+{_NUM}\b\.?(?:\s*[.:\-—–]?\s*.{{0,100}})?$", re.I | re.S
+    rf"^(?i:book|part|volume|vol\.)\s+(?i:the\s+)?(?P<num>(?i:{_NUM}))\b\.?{_REST}$", re.S
 )
-_BARE_ROMAN = re.compile(rf"^{_ROMAN}\.?(?:\s*[.:\-—–]\s*.{{0,80}}|\s+[A-Z][^\n]{{0,80}})?$")
-_BARE_NUMBER = re.compile(r"^\d{1,3}\.?(?:\s+[A-Z][^\n]{0,80})?$")
-_ZH_HEADING = re.compile(r"^第[0-9零〇一二三四五六七八九十百千两]+[章回节卷部集篇](?:\s*.{0,40})?$")
+_BARE_ROMAN = re.compile(
+    rf"^(?P<num>{_ROMAN})(?:\.|\s*[.:\-—–]\s*(?P<rest>\S.{{0,80}})|\s+(?P<caps>[A-Z][A-Z0-9 ,'’\-!?]+))?$"
+)
+_BARE_NUMBER = re.compile(r"^(?P<num>\d{1,3})\.?(?:\s+(?P<rest>[A-Z][^\n]{0,80}))?$")
+_ZH_NUM = "0-9０-９零〇一二三四五六七八九十百千两"
+_ZH_HEADING = re.compile(rf"^第(?P<num>[{_ZH_NUM}]+)(?P<unit>[章回节卷部集篇])(?:\s*.{{0,40}})?$")
+_ZH_DIGITS = {
+    "零": 0,
+    "〇": 0,
+    "一": 1,
+    "二": 2,
+    "两": 2,
+    "三": 3,
+    "四": 4,
+    "五": 5,
+    "六": 6,
+    "七": 7,
+    "八": 8,
+    "九": 9,
+}
 _MAX_HEADING_CHARS = 120
+_MAX_LONG_HEADING_CHARS = 320  # "Chapter VI: The Reverend Arthur Beebe, ... Drive Them." (four lines)
+
+
+@dataclass(slots=True)
+class _Heading:
+    index: int  # paragraph index
+    kind: str  # "chapter", "bare" (a numeral alone) or "part"
+    number: int | None  # the chapter number, when it can be read
 
 
 def find_chapters(text: str, paragraphs: SpanLayer, body: Span, *, language: str = "en") -> list[Chapter]:
-    """Chapters from heading paragraphs; synthetic sections when the book has no recognisable headings."""
-    headings: list[tuple[int, str]] = []  # (paragraph index, kind)
+    """Chapters from heading paragraphs; synthetic sections when the book has no recognisable headings.
+
+    Bare numerals ("I.", "12") count only when there are several and no explicit CHAPTER headings, and
+    only those that continue the numbering (which drops "M. Riviere bowed." and stray numbers).
+    BOOK/PART/VOLUME headings become each chapter's ``part`` and the first chapter of a part starts
+    at the part heading, so the chapters tile the body from the first heading on.
+    """
     pairs = paragraphs.pairs()
+    headings: list[_Heading] = []
     for i, (start, end) in enumerate(pairs):
-        if end - start > _MAX_HEADING_CHARS:
+        if end - start > _MAX_LONG_HEADING_CHARS:
             continue
-        line = " ".join(text[start:end].split())
-        kind = _heading_kind(line, language)
-        if kind:
-            headings.append((i, kind))
-    # Bare numerals ("I.", "12") count only when there are several and no explicit CHAPTER headings.
-    explicit = [h for h in headings if h[1] == "chapter"]
-    bare = [h for h in headings if h[1] == "bare"]
-    chosen = explicit if len(explicit) >= 2 else (bare if len(bare) >= 3 else explicit)
-    parts = [h for h in headings if h[1] == "part"]
-    if not chosen and len(parts) >= 2:
+        heading = _classify(
+            " ".join(text[start:end].split()), language, long=end - start > _MAX_HEADING_CHARS
+        )
+        if heading:
+            headings.append(_Heading(i, heading[0], heading[1]))
+    explicit = [h for h in headings if h.kind == "chapter"]
+    bare = [h for h in headings if h.kind == "bare"]
+    parts = [h for h in headings if h.kind == "part"]
+    chosen = _numbered_run(explicit, drop_leading=False) if len(explicit) >= 2 else []
+    if not chosen:
+        chosen = _numbered_run(bare, drop_leading=True) if len(bare) >= 3 else explicit
+    if len(chosen) < 2 and len(parts) >= 2:
         chosen = parts
+        parts = []
     if not chosen:
         return synthetic_sections(paragraphs, body)
-    chosen_indices = sorted({i for i, _ in chosen})
+    part_indices = [h.index for h in parts]
     chapters: list[Chapter] = []
-    for n, index in enumerate(chosen_indices):
-        start, _heading_end = pairs[index]
-        title = _heading_title(text, pairs, index)
-        # a PART/BOOK heading right before a chapter heading starts the chapter (it is part of its title)
-        if index > 0 and (index - 1, "part") in parts and (n == 0 or chosen_indices[n - 1] < index - 1):
-            start = pairs[index - 1][0]
-        next_start = body.end
-        if n + 1 < len(chosen_indices):
-            next_index = chosen_indices[n + 1]
-            next_start = pairs[next_index][0]
-            if next_index > 0 and (next_index - 1, "part") in parts and next_index - 1 > index:
-                next_start = pairs[next_index - 1][0]
-        chapters.append(Chapter(n, start, _trim_end(text, start, next_start), title, Span(*pairs[index])))
+    previous_index = -1
+    starts: list[int] = []
+    part_names: list[str | None] = []
+    current_part: str | None = None
+    for heading in chosen:
+        between = [j for j in part_indices if previous_index < j < heading.index]
+        if chapters or not between:
+            first = between[0] if between else heading.index
+        else:  # first chapter: only the part headings right before it
+            first = heading.index
+            while first - 1 in part_indices:
+                first -= 1
+        if between:
+            current_part = " ".join(text[pairs[between[-1]][0] : pairs[between[-1]][1]].split())
+        starts.append(pairs[first][0])
+        part_names.append(current_part)
+        previous_index = heading.index
+        chapters.append(Chapter(len(chapters), 0, 0))
+    for n, heading in enumerate(chosen):
+        title, heading_span = _heading_title(text, pairs, heading.index)
+        end = starts[n + 1] if n + 1 < len(chosen) else body.end
+        chapters[n] = Chapter(
+            n, starts[n], _trim_end(text, starts[n], end), title, heading_span, part=part_names[n]
+        )
     return chapters
 
 
-def _heading_kind(line: str, language: str) -> str | None:
+def _classify(line: str, language: str, *, long: bool = False) -> tuple[str, int | None] | None:
+    """The kind of heading ``line`` is (and its number), or None for ordinary text."""
     if language == "zh":
-        return "chapter" if _ZH_HEADING.match(line) else None
-    if _CHAPTER_HEADING.match(line):
-        return "chapter"
-    if _PART_HEADING.match(line):
-        return "part"
-    if _BARE_ROMAN.match(line) and not re.match(r"^I\s+[a-z]", line) and len(line) <= 90:
-        # "I" alone is a pronoun starting a sentence only when followed by lower-case words
-        if line in {"I"} or re.match(rf"^{_ROMAN}\.?$", line) or re.match(rf"^{_ROMAN}\.?\s*[.:\-—–]", line):
-            return "bare"
-        if re.match(rf"^{_ROMAN}\s+[A-Z][A-Z ,'’\-]+$", line):  # "IV THE HUMAN CHESS BOARD"
-            return "bare"
-    if _BARE_NUMBER.match(line):
-        return "bare"
+        match = _ZH_HEADING.match(line)
+        if not match or long:
+            return None
+        kind = {"章": "chapter", "回": "chapter", "节": "bare"}.get(match.group("unit"), "part")
+        return kind, _zh_number(match.group("num"))
+    match = _CHAPTER_HEADING.match(line)
+    if match and (not long or _title_like(match.group("rest") or "")):
+        return "chapter", _number(match.group("num"))
+    if long:
+        return None
+    match = _PART_HEADING.match(line)
+    if match:
+        return "part", _number(match.group("num"))
+    match = _BARE_ROMAN.match(line)
+    if match and len(line) <= 90 and not _sentence_like(match.group("rest") or ""):
+        return "bare", _roman_value(match.group("num"))
+    match = _BARE_NUMBER.match(line)
+    if match and not _sentence_like(match.group("rest") or ""):
+        return "bare", int(match.group("num"))
     return None
 
 
-def _heading_title(text: str, pairs: list[tuple[int, int]], index: int) -> str:
+def _title_like(rest: str) -> bool:
+    """A long heading's title is in title case: few words start lower case (articles, prepositions)."""
+    words = re.findall(r"[^\W\d_][\w'’-]*", rest)
+    lower = sum(1 for w in words if w[0].islower())
+    return bool(words) and lower <= max(2, len(words) // 3)
+
+
+def _sentence_like(rest: str) -> bool:
+    """ "Riviere bowed and drew back a step." is a sentence, not a chapter title."""
+    words = rest.split()
+    lower = sum(1 for w in words if w[:1].islower())
+    return len(words) >= 3 and rest.rstrip().endswith((".", "!", "?", ",", ";")) and lower * 2 > len(words)
+
+
+def _numbered_run(headings: list[_Heading], *, drop_leading: bool) -> list[_Heading]:
+    """Keep the headings that continue the numbering (n+1, a small gap, or a restart at 1 per part)."""
+    if drop_leading:  # a bare "XIV." before the first "I." is a false alarm (or a list in the front matter)
+        first_one = next((k for k, h in enumerate(headings) if h.number in (None, 1)), 0)
+        headings = headings[first_one:]
+    kept: list[_Heading] = []
+    last: int | None = None
+    for heading in headings:
+        number = heading.number
+        if last is None or number is None or number == 1 or last < number <= last + 3:
+            kept.append(heading)
+            if number is not None:
+                last = number
+    return kept
+
+
+def _number(token: str) -> int | None:
+    token = token.strip().lower()
+    if token.isdigit():
+        return int(token)
+    if re.fullmatch(r"[ivxlcdm]+", token):
+        return _roman_value(token)
+    total = 0
+    for word in re.split(r"[- ]", token):
+        if word == "last":
+            return None
+        total += _WORD_VALUES.get(word, 0)
+    return total or None
+
+
+def _roman_value(token: str) -> int:
+    values = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100, "d": 500, "m": 1000}
+    total = 0
+    digits = [values[ch] for ch in token.lower()]
+    for k, value in enumerate(digits):
+        total += -value if k + 1 < len(digits) and digits[k + 1] > value else value
+    return total
+
+
+def _zh_number(token: str) -> int | None:
+    token = token.translate(str.maketrans("０１２３４５６７８９", "0123456789"))
+    if token.isdigit():
+        return int(token)
+    total, current = 0, 0
+    for ch in token:
+        if ch in _ZH_DIGITS:
+            current = _ZH_DIGITS[ch]
+        elif ch in "十百千":
+            total += (current or 1) * {"十": 10, "百": 100, "千": 1000}[ch]
+            current = 0
+    return total + current or None
+
+
+def _heading_title(text: str, pairs: list[tuple[int, int]], index: int) -> tuple[str, Span]:
+    """The heading's text; a bare "CHAPTER I" followed by a short title line takes that line too."""
     start, end = pairs[index]
     title = " ".join(text[start:end].split())
-    # "CHAPTER I" followed by a short title line ("The Bertolini") makes "CHAPTER I: The Bertolini"
     if index + 1 < len(pairs):
         nxt_start, nxt_end = pairs[index + 1]
         nxt = " ".join(text[nxt_start:nxt_end].split())
         if (
             len(nxt) <= 60
-            and re.match(rf"^(?:chapter\s+)?{_NUM}\.?$", title, re.I)
+            and re.match(rf"^(?:chapter\s+)?(?:the\s+)?{_NUM}\.?$", title, re.I)
             and not nxt.endswith((".", ",", ";", '"', "”", "?", "!"))
             and nxt[:1].isupper()
+            and _classify(nxt, "en") is None
         ):
-            title = f"{title}: {nxt}"
-    return title
+            separator = " " if title.endswith(".") else ": "
+            return f"{title}{separator}{nxt}", Span(start, nxt_end)
+    return title, Span(start, end)
 
 
 def _trim_end(text: str, start: int, end: int) -> int:
