@@ -233,11 +233,10 @@ def find_chapters(text: str, paragraphs: SpanLayer, body: Span, *, language: str
     for i, (start, end) in enumerate(pairs):
         if end - start > _MAX_LONG_HEADING_CHARS:
             continue
-        heading = _classify(
-            " ".join(text[start:end].split()), language, long=end - start > _MAX_HEADING_CHARS
-        )
-        if heading:
-            headings.append(_Heading(i, heading[0], heading[1]))
+        line = " ".join(text[start:end].split())
+        found = _classify(line, language, long=end - start > _MAX_HEADING_CHARS)
+        if found:
+            headings.append(_Heading(i, found[0], found[1]))
     explicit = [h for h in headings if h.kind == "chapter"]
     bare = [h for h in headings if h.kind == "bare"]
     parts = [h for h in headings if h.kind == "part"]
