@@ -1,0 +1,39 @@
+"""The LLM layer: every LLM method in fabula goes through one interface, cached, concurrent and robust.
+
+>>> llm = get_llm("openai:my-model@http://127.0.0.1:8080/v1")      # doctest: +SKIP
+>>> llm.generate("Who says 'Elementary'?", GenerateOptions(max_tokens=20)).text  # doctest: +SKIP
+"""
+
+from fabula.llm._base import LLM, RequestError, TransientError
+from fabula.llm._cache import ResponseCache, default_cache_dir
+from fabula.llm._parse import ParseError, parse_json_answer
+from fabula.llm._scripted import ScriptedLLM
+from fabula.llm._spec import BACKENDS, get_llm, open_cache
+from fabula.llm._structured import JsonAnswer, ask_json, ask_json_many
+from fabula.llm._tokens import default_token_counter, heuristic_token_count
+from fabula.llm._types import ChatMessage, GenerateOptions, Generation, Prompt, UsageSummary, to_messages
+
+__all__ = [
+    "BACKENDS",
+    "LLM",
+    "ChatMessage",
+    "GenerateOptions",
+    "Generation",
+    "JsonAnswer",
+    "ParseError",
+    "Prompt",
+    "RequestError",
+    "ResponseCache",
+    "ScriptedLLM",
+    "TransientError",
+    "UsageSummary",
+    "ask_json",
+    "ask_json_many",
+    "default_cache_dir",
+    "default_token_counter",
+    "get_llm",
+    "heuristic_token_count",
+    "open_cache",
+    "parse_json_answer",
+    "to_messages",
+]

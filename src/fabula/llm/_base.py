@@ -1,0 +1,244 @@
+"""The one LLM interface. Backends implement `_complete`; this class adds the cache, retries with
+backoff, bounded concurrency, a progress bar and usage counters, so every backend behaves the same.
+"""
+
+from __future__ import annotations
+
+import abc
+import contextlib
+import random
+import threading
+import time
+from collections.abc import Sequence
+from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
+from typing import Any
+
+from fabula.llm._cache import ResponseCache, request_key
+from fabula.llm._tokens import default_token_counter
+from fabula.llm._types import ChatMessage, GenerateOptions, Generation, Prompt, UsageSummary, to_messages
+
+DEFAULT_OPTIONS = GenerateOptions()
+
+
+class TransientError(Exception):
+    """A failure worth retrying (timeout, connection reset, HTTP 429 or 5xx)."""
+
+    def __init__(self, message: str, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class RequestError(Exception):
+    """This one request cannot succeed (e.g. HTTP 400: prompt too long); others may. Not retried."""
+
+
+class LLM(abc.ABC):
+    """A language model behind one spec string (``openai:MODEL``, ``llamacpp:/path.gguf``, ...).
+
+    Backends raise `TransientError` for retryable failures, `RequestError` for a failed request that
+    should be recorded and `fabula.errors.BackendError` for failures no retry can fix (auth, missing
+    model, missing extra); the latter stops a run.
+    """
+
+    backend: str = "base"
+
+    def __init__(
+        self,
+        spec: str,
+        model: str,
+        *,
+        cache: ResponseCache | None = None,
+        concurrency: int = 4,
+        max_retries: int = 5,
+        retry_base_delay: float = 1.0,
+        retry_max_delay: float = 60.0,
+        endpoint: str | None = None,
+    ) -> None:
+        self.spec = spec
+        self.model = model
+        self.endpoint = endpoint  # part of the cache key: the same model name on two servers differs
+        self.cache = cache
+        self.concurrency = max(1, concurrency)
+        self.max_retries = max(0, max_retries)
+        self.retry_base_delay = retry_base_delay
+        self.retry_max_delay = retry_max_delay
+        self._lock = threading.Lock()
+        self._usage = UsageSummary(spec=spec)
+        self._counter: Any = None
+        self._counter_name = ""
+
+    # --- what backends implement ---------------------------------------------------------------
+    @abc.abstractmethod
+    def _complete(self, messages: list[ChatMessage], options: GenerateOptions) -> Generation:
+        """One uncached model call."""
+
+    def _prompt_logprobs(self, text: str) -> list[float] | None:
+        """Log-probabilities of each prompt token after the first; None where unsupported."""
+        return None
+
+    def _backend_token_counter(self) -> tuple[Any, str] | None:
+        """The backend's own tokenizer as (count function, name), if it has one."""
+        return None
+
+    # --- public API ----------------------------------------------------------------------------
+    @property
+    def usage(self) -> UsageSummary:
+        with self._lock:
+            summary = self._usage.model_copy()
+        summary.token_counter = self.token_counter_name
+        return summary
+
+    @property
+    def token_counter_name(self) -> str:
+        self._ensure_counter()
+        return self._counter_name
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens in ``text`` by the best counter available (see `token_counter_name`)."""
+        self._ensure_counter()
+        return int(self._counter(text))
+
+    def _ensure_counter(self) -> None:
+        if self._counter is None:
+            own = self._backend_token_counter()
+            self._counter, self._counter_name = own if own is not None else default_token_counter(self.model)
+
+    def request_dict(self, messages: list[ChatMessage], options: GenerateOptions) -> dict[str, Any]:
+        """Everything that determines the answer (the cache key). Never holds credentials."""
+        return {
+            "backend": self.backend,
+            "endpoint": self.endpoint,
+            "model": self.model,
+            "messages": [m.model_dump() for m in messages],
+            "options": options.model_dump(mode="json"),
+        }
+
+    def generate(self, prompt: Prompt, options: GenerateOptions | None = None) -> Generation:
+        """Answer one prompt (a string is one user turn). Cached; failures come back with ``error`` set."""
+        messages = to_messages(prompt)
+        options = options or DEFAULT_OPTIONS
+        request = self.request_dict(messages, options)
+        key = request_key(request) if self.cache is not None else ""
+        if self.cache is not None:
+            stored = self.cache.get(key)
+            if stored is not None:
+                with self._lock:
+                    self._usage.cache_hits += 1
+                return Generation.model_validate({**stored, "cached": True})
+        generation = self._call_with_retries(messages, options)
+        with self._lock:
+            if generation.error is None:
+                self._usage.calls += 1
+                self._usage.prompt_tokens += generation.prompt_tokens
+                self._usage.completion_tokens += generation.completion_tokens
+                self._usage.model_seconds += generation.seconds
+            else:
+                self._usage.failures += 1
+        if self.cache is not None and generation.error is None:
+            self.cache.put(key, request, generation.model_dump(exclude={"cached", "error"}))
+        return generation
+
+    def generate_many(
+        self,
+        prompts: Sequence[Prompt],
+        options: GenerateOptions | None = None,
+        *,
+        progress: str | None = None,
+    ) -> list[Generation]:
+        """Answer many prompts, at most `concurrency` at a time; results in the order of ``prompts``.
+
+        A `BackendError` (auth, missing model) stops the run and is raised; other failures are
+        returned as generations with ``error`` set. ``progress`` is the label of a progress bar.
+        """
+        results: list[Generation | None] = [None] * len(prompts)
+        if not prompts:
+            return []
+        bar = _progress_bar(progress, len(prompts))
+        with bar or contextlib.nullcontext(), ThreadPoolExecutor(max_workers=self.concurrency) as pool:
+            task = bar.add_task(progress or "", total=len(prompts)) if bar else None
+
+            def run(index: int) -> None:
+                results[index] = self.generate(prompts[index], options)
+                if bar is not None and task is not None:
+                    bar.advance(task)
+
+            futures: list[Future[None]] = [pool.submit(run, i) for i in range(len(prompts))]
+            done, pending = wait(futures, return_when=FIRST_EXCEPTION)
+            for future in done:
+                if future.exception() is not None:
+                    for other in pending:
+                        other.cancel()
+                    raise future.exception()  # type: ignore[misc]
+        return [r if r is not None else Generation(error="not run") for r in results]
+
+    def prompt_logprobs(self, text: str) -> list[float] | None:
+        """Log-probabilities of the tokens of ``text`` (for Min-K% probes); None where unsupported."""
+        request = {"backend": self.backend, "endpoint": self.endpoint, "model": self.model, "logprobs": text}
+        key = request_key(request)
+        if self.cache is not None:
+            stored = self.cache.get(key)
+            if stored is not None:
+                with self._lock:
+                    self._usage.cache_hits += 1
+                return list(stored)
+        values = self._prompt_logprobs(text)
+        if values is not None:
+            with self._lock:
+                self._usage.calls += 1
+            if self.cache is not None:
+                self.cache.put(key, request, values)
+        return values
+
+    # --- retries -------------------------------------------------------------------------------
+    def _call_with_retries(self, messages: list[ChatMessage], options: GenerateOptions) -> Generation:
+        attempt = 0
+        while True:
+            started = time.perf_counter()
+            try:
+                generation = self._complete(messages, options)
+            except TransientError as exc:
+                if attempt >= self.max_retries:
+                    return Generation(error=f"gave up after {attempt + 1} attempts: {exc}")
+                delay = self._backoff(attempt, exc.retry_after)
+                attempt += 1
+                with self._lock:
+                    self._usage.retries += 1
+                time.sleep(delay)
+                continue
+            except RequestError as exc:
+                return Generation(error=str(exc))
+            if not generation.seconds:
+                generation.seconds = time.perf_counter() - started
+            return generation
+
+    def _backoff(self, attempt: int, retry_after: float | None) -> float:
+        if retry_after is not None and retry_after >= 0:
+            return min(retry_after, self.retry_max_delay)
+        delay = self.retry_base_delay * (2**attempt)
+        return min(delay * (0.5 + random.random() / 2), self.retry_max_delay)
+
+    def close(self) -> None:  # noqa: B027  (optional hook: most backends hold nothing)
+        """Release the backend's resources (sockets, model memory)."""
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.spec!r})"
+
+
+def _progress_bar(label: str | None, total: int) -> Any:
+    """A rich progress bar on stderr, or None when no label is given or stderr is not a terminal."""
+    if label is None:
+        return None
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    console = Console(stderr=True)
+    if not console.is_terminal:
+        return None
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+    )

@@ -1,0 +1,106 @@
+"""A persistent response cache: one SQLite file, WAL mode, safe with concurrent threads and processes.
+
+Why our own: the request key must cover exactly backend, endpoint, model, messages and options (never
+credentials), hits must cost well under a millisecond, and several ``fabula`` processes may share one
+file. SQLite in WAL mode with a busy timeout gives all that from the standard library; the generic
+caching libraries add nothing here.
+
+Default location: ``$FABULA_CACHE_DIR/llm.sqlite``, else ``$XDG_CACHE_HOME/fabula/llm.sqlite``, else
+``~/.cache/fabula/llm.sqlite``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from fabula.errors import ConfigError
+
+CACHE_FILE_NAME = "llm.sqlite"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS responses (
+    key TEXT PRIMARY KEY,
+    backend TEXT NOT NULL,
+    model TEXT NOT NULL,
+    request BLOB NOT NULL,
+    response BLOB NOT NULL,
+    created REAL NOT NULL
+)
+"""
+
+
+def default_cache_dir() -> Path:
+    """Where fabula keeps caches unless told otherwise (see the module docstring)."""
+    if explicit := os.environ.get("FABULA_CACHE_DIR"):
+        return Path(explicit).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base).expanduser() / "fabula"
+
+
+def request_key(request: dict[str, Any]) -> str:
+    """A stable hash of a request (sorted keys, exact strings)."""
+    return hashlib.sha256(orjson.dumps(request, option=orjson.OPT_SORT_KEYS)).hexdigest()
+
+
+class ResponseCache:
+    """Maps a request (a JSON-able dict without secrets) to a stored JSON response."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path).expanduser()
+        if self.path.is_dir():
+            self.path = self.path / CACHE_FILE_NAME
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ConfigError(f"cannot create the LLM cache directory ({exc.strerror})", self.path) from exc
+        self._local = threading.local()
+        self._connect()  # fail early on an unusable file
+
+    def _connect(self) -> sqlite3.Connection:
+        connection: sqlite3.Connection | None = getattr(self._local, "connection", None)
+        if connection is None:
+            try:
+                connection = sqlite3.connect(self.path, timeout=60.0, isolation_level=None)
+                connection.execute("PRAGMA busy_timeout=60000")
+                connection.execute("PRAGMA journal_mode=WAL")
+                connection.execute("PRAGMA synchronous=NORMAL")
+                connection.execute(_SCHEMA)
+            except sqlite3.DatabaseError as exc:
+                raise ConfigError(f"cannot open the LLM cache ({exc})", self.path) from exc
+            self._local.connection = connection
+        return connection
+
+    def get(self, key: str) -> Any | None:
+        row = self._connect().execute("SELECT response FROM responses WHERE key = ?", (key,)).fetchone()
+        return None if row is None else orjson.loads(row[0])
+
+    def put(self, key: str, request: dict[str, Any], response: Any) -> None:
+        self._connect().execute(
+            "INSERT OR REPLACE INTO responses (key, backend, model, request, response, created) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (
+                key,
+                str(request.get("backend", "")),
+                str(request.get("model", "")),
+                orjson.dumps(request, option=orjson.OPT_SORT_KEYS),
+                orjson.dumps(response),
+                time.time(),
+            ),
+        )
+
+    def __len__(self) -> int:
+        return int(self._connect().execute("SELECT COUNT(*) FROM responses").fetchone()[0])
+
+    def close(self) -> None:
+        connection = getattr(self._local, "connection", None)
+        if connection is not None:
+            connection.close()
+            self._local.connection = None

@@ -1,0 +1,99 @@
+"""Local transformers models from a directory (optional extra ``fabula[hf]``), imported lazily.
+
+Runs on the CPU unless CUDA is available; calls are serialised with a lock. Token counts use the
+model's own tokenizer. Only local paths: fabula never downloads weights.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+from fabula.errors import BackendError
+from fabula.llm._base import LLM
+from fabula.llm._types import ChatMessage, GenerateOptions, Generation
+
+
+class HuggingFaceLLM(LLM):
+    """A causal language model loaded with ``transformers`` from a local directory."""
+
+    backend = "hf"
+
+    def __init__(self, spec: str, path: str, **kwargs: Any) -> None:
+        model_dir = Path(path).expanduser()
+        if not model_dir.is_dir():
+            raise BackendError("model directory not found", model_dir)
+        try:
+            import torch
+            import transformers
+        except ImportError as exc:
+            raise BackendError(
+                "the hf backend needs transformers and torch: pip install 'fabula[hf]'", spec
+            ) from exc
+        super().__init__(spec, str(model_dir.resolve()), **kwargs)
+        self.concurrency = 1
+        self._torch = torch
+        self._device = "cuda" if torch.cuda.is_available() else "cpu"
+        try:
+            self._tokenizer = transformers.AutoTokenizer.from_pretrained(model_dir, local_files_only=True)
+            self._model = transformers.AutoModelForCausalLM.from_pretrained(
+                model_dir, local_files_only=True, torch_dtype="auto"
+            ).to(self._device)
+        except (OSError, ValueError) as exc:
+            raise BackendError(f"transformers cannot load this model ({exc})", model_dir) from exc
+        self._model.eval()
+        self._model_lock = threading.Lock()
+
+    def _complete(self, messages: list[ChatMessage], options: GenerateOptions) -> Generation:
+        torch = self._torch
+        chat = [m.model_dump() for m in messages]
+        if getattr(self._tokenizer, "chat_template", None):
+            input_ids = self._tokenizer.apply_chat_template(
+                chat, add_generation_prompt=True, return_tensors="pt"
+            )
+        else:
+            text = "\n\n".join(m.content for m in messages)
+            input_ids = self._tokenizer(text, return_tensors="pt").input_ids
+        input_ids = input_ids.to(self._device)
+        sampling: dict[str, Any] = (
+            {"do_sample": True, "temperature": options.temperature, "top_p": options.top_p or 1.0}
+            if options.temperature > 0
+            else {"do_sample": False}
+        )
+        with self._model_lock, torch.no_grad():
+            if options.seed is not None:
+                torch.manual_seed(options.seed)
+            output = self._model.generate(
+                input_ids,
+                max_new_tokens=options.max_tokens,
+                pad_token_id=self._tokenizer.pad_token_id or self._tokenizer.eos_token_id,
+                **sampling,
+            )
+        new_tokens = output[0, input_ids.shape[1] :]
+        text = self._tokenizer.decode(new_tokens, skip_special_tokens=True)
+        finish = "length" if len(new_tokens) >= options.max_tokens else "stop"
+        for stop in options.stop:
+            if stop in text:
+                text, finish = text[: text.index(stop)], "stop"
+        return Generation(
+            text=text,
+            prompt_tokens=int(input_ids.shape[1]),
+            completion_tokens=len(new_tokens),
+            finish_reason=finish,
+        )
+
+    def _backend_token_counter(self) -> tuple[Any, str] | None:
+        def count(text: str) -> int:
+            return len(self._tokenizer.encode(text, add_special_tokens=False))
+
+        return count, f"hf:{Path(self.model).name}"
+
+    def _prompt_logprobs(self, text: str) -> list[float] | None:
+        torch = self._torch
+        input_ids = self._tokenizer(text, return_tensors="pt").input_ids.to(self._device)
+        with self._model_lock, torch.no_grad():
+            logits = self._model(input_ids).logits[0, :-1].float()
+        log_probs = torch.log_softmax(logits, dim=-1)
+        targets = input_ids[0, 1:]
+        return [float(v) for v in log_probs[torch.arange(len(targets)), targets].tolist()]

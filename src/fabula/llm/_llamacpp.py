@@ -1,0 +1,114 @@
+"""Local GGUF models through llama-cpp-python (optional extra ``fabula[llamacpp]``), imported lazily.
+
+One model instance is not thread-safe, so calls are serialised with a lock (concurrency buys nothing on
+one CPU model anyway). Token counts use the model's own tokenizer.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+from fabula.errors import BackendError
+from fabula.llm._base import LLM, RequestError
+from fabula.llm._types import ChatMessage, GenerateOptions, Generation
+
+
+class LlamaCppLLM(LLM):
+    """A GGUF model file run in-process by llama.cpp."""
+
+    backend = "llamacpp"
+
+    def __init__(
+        self, spec: str, path: str, *, n_ctx: int = 8192, n_threads: int | None = None, **kwargs: Any
+    ) -> None:
+        model_path = Path(path).expanduser()
+        if not model_path.is_file():
+            raise BackendError("GGUF model file not found", model_path)
+        try:
+            import llama_cpp
+        except ImportError as exc:
+            raise BackendError(
+                "the llamacpp backend needs llama-cpp-python: pip install 'fabula[llamacpp]'", spec
+            ) from exc
+        # the file name identifies the model in the cache; its size guards against a replaced file
+        super().__init__(spec, f"{model_path.name}:{model_path.stat().st_size}", **kwargs)
+        self.concurrency = 1
+        self._llama_cpp = llama_cpp
+        self._path = model_path
+        self._n_ctx = n_ctx
+        self._n_threads = n_threads
+        self._model_lock = threading.Lock()
+        try:
+            self._llama = llama_cpp.Llama(
+                model_path=str(model_path), n_ctx=n_ctx, n_threads=n_threads, verbose=False
+            )
+        except (ValueError, RuntimeError) as exc:
+            raise BackendError(f"llama.cpp cannot load this model ({exc})", model_path) from exc
+        self._scoring_llama: Any = None
+
+    @property
+    def context_size(self) -> int:
+        return self._n_ctx
+
+    def _complete(self, messages: list[ChatMessage], options: GenerateOptions) -> Generation:
+        arguments: dict[str, Any] = {
+            "messages": [m.model_dump() for m in messages],
+            "max_tokens": options.max_tokens,
+            "temperature": options.temperature,
+            "stop": list(options.stop) or None,
+        }
+        if options.seed is not None:
+            arguments["seed"] = options.seed
+        if options.top_p is not None:
+            arguments["top_p"] = options.top_p
+        if options.json_mode:
+            arguments["response_format"] = {"type": "json_object"}
+        with self._model_lock:
+            try:
+                response = self._llama.create_chat_completion(**arguments)
+            except ValueError as exc:  # e.g. the prompt does not fit the context window
+                raise RequestError(str(exc)) from exc
+        choice = response["choices"][0]
+        usage = response.get("usage") or {}
+        return Generation(
+            text=choice["message"].get("content") or "",
+            prompt_tokens=int(usage.get("prompt_tokens", 0)),
+            completion_tokens=int(usage.get("completion_tokens", 0)),
+            finish_reason=choice.get("finish_reason"),
+        )
+
+    def _backend_token_counter(self) -> tuple[Any, str] | None:
+        def count(text: str) -> int:
+            return len(self._llama.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+
+        return count, f"llama.cpp:{self._path.name}"
+
+    def _prompt_logprobs(self, text: str) -> list[float] | None:
+        import numpy as np
+
+        with self._model_lock:
+            if self._scoring_llama is None:
+                self._scoring_llama = self._llama_cpp.Llama(
+                    model_path=str(self._path),
+                    n_ctx=self._n_ctx,
+                    n_threads=self._n_threads,
+                    logits_all=True,
+                    verbose=False,
+                )
+            llama = self._scoring_llama
+            tokens = llama.tokenize(text.encode("utf-8"), add_bos=True, special=False)[: self._n_ctx]
+            llama.reset()
+            llama.eval(tokens)
+            logits = np.asarray(llama.scores[: len(tokens)], dtype=np.float64)
+        # logits at position i predict token i+1
+        shifted = logits[:-1] - logits[:-1].max(axis=1, keepdims=True)
+        log_probs = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+        targets = np.asarray(tokens[1:])
+        return [float(v) for v in log_probs[np.arange(len(targets)), targets]]
+
+    def close(self) -> None:
+        for llama in (self._llama, self._scoring_llama):
+            if llama is not None and hasattr(llama, "close"):
+                llama.close()

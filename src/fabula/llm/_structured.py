@@ -1,0 +1,97 @@
+"""Ask for JSON and get a parsed value or a recorded failure — never an exception for a bad answer.
+
+The rule every LLM method in fabula follows: an answer that cannot be parsed is retried once with a
+reminder of the expected format; if that fails too the item carries ``error`` and callers count it wrong.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel
+
+from fabula.llm._base import LLM
+from fabula.llm._parse import ParseError, parse_json_answer
+from fabula.llm._types import ChatMessage, GenerateOptions, Generation, Prompt, to_messages
+
+DEFAULT_REMINDER = (
+    "Your answer could not be read as JSON ({problem}). Answer again with only the JSON object, "
+    "no other text."
+)
+
+
+@dataclass(slots=True)
+class JsonAnswer:
+    """A parsed answer (``value``), or why there is none (``error``), with every generation it took."""
+
+    value: Any = None
+    error: str | None = None
+    generations: list[Generation] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    @property
+    def attempts(self) -> int:
+        return len(self.generations)
+
+
+def ask_json_many(
+    llm: LLM,
+    prompts: Sequence[Prompt],
+    schema: type[BaseModel] | None = None,
+    options: GenerateOptions | None = None,
+    *,
+    reminder: str = DEFAULT_REMINDER,
+    progress: str | None = None,
+) -> list[JsonAnswer]:
+    """Answers for many prompts in order; unparseable ones are asked once more with ``reminder``."""
+    conversations = [to_messages(p) for p in prompts]
+    answers = [JsonAnswer() for _ in prompts]
+    first = llm.generate_many(conversations, options, progress=progress)
+    retry_indices: list[int] = []
+    retry_prompts: list[list[ChatMessage]] = []
+    for index, generation in enumerate(first):
+        answer = answers[index]
+        answer.generations.append(generation)
+        problem = _try_parse(answer, generation, schema)
+        if problem is not None and generation.ok:
+            retry_indices.append(index)
+            retry_prompts.append(
+                [
+                    *conversations[index],
+                    ChatMessage(role="assistant", content=generation.text),
+                    ChatMessage(role="user", content=reminder.format(problem=problem)),
+                ]
+            )
+    if retry_prompts:
+        label = f"{progress} (retries)" if progress else None
+        for index, generation in zip(
+            retry_indices, llm.generate_many(retry_prompts, options, progress=label), strict=True
+        ):
+            answers[index].generations.append(generation)
+            _try_parse(answers[index], generation, schema)
+    return answers
+
+
+def ask_json(
+    llm: LLM, prompt: Prompt, schema: type[BaseModel] | None = None, options: GenerateOptions | None = None
+) -> JsonAnswer:
+    """One prompt's parsed answer (see `ask_json_many`)."""
+    return ask_json_many(llm, [prompt], schema, options)[0]
+
+
+def _try_parse(answer: JsonAnswer, generation: Generation, schema: type[BaseModel] | None) -> str | None:
+    """Fill ``answer`` from ``generation``; the parse problem, if any."""
+    if generation.error is not None:
+        answer.value, answer.error = None, f"request failed: {generation.error}"
+        return answer.error
+    try:
+        answer.value, answer.error = parse_json_answer(generation.text, schema), None
+        return None
+    except ParseError as exc:
+        answer.value, answer.error = None, f"unparseable answer: {exc.problem}"
+        return exc.problem
