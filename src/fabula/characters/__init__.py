@@ -1,5 +1,37 @@
-"""Characters: gold character lists, and (issue 3) discovery, alias clustering and mentions."""
+"""Characters: the cast of a novel (gold lists or discovered), alias clusters and mentions.
 
+``find_characters(book)`` discovers characters with rules (optionally with spaCy NER evidence);
+``find_characters(book, gold=load_character_list(path))`` matches a given list instead. Both set
+``book.characters`` and ``book.mentions``. The word lists (honorifics, speech verbs, non-names) are
+shared with quote attribution.
+"""
+
+from fabula.characters._find import find_characters
 from fabula.characters._gold import load_character_list
+from fabula.characters._lexicon import (
+    FEMALE_PRONOUNS,
+    FIRST_PERSON_PRONOUNS,
+    HONORIFICS,
+    MALE_PRONOUNS,
+    NICKNAMES,
+    NON_NAMES,
+    SPEECH_VERBS,
+    STANDALONE_TITLES,
+)
+from fabula.characters._resolve import resolve_name
+from fabula.characters._text import name_key
 
-__all__ = ["load_character_list"]
+__all__ = [
+    "FEMALE_PRONOUNS",
+    "FIRST_PERSON_PRONOUNS",
+    "HONORIFICS",
+    "MALE_PRONOUNS",
+    "NICKNAMES",
+    "NON_NAMES",
+    "SPEECH_VERBS",
+    "STANDALONE_TITLES",
+    "find_characters",
+    "load_character_list",
+    "name_key",
+    "resolve_name",
+]

@@ -1,0 +1,131 @@
+"""`find_characters`: the cast of a book (gold or discovered) with all their mentions."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+
+from fabula.book import Book, Character, Mention
+from fabula.characters._gender import estimate_genders
+from fabula.characters._gold_match import is_pseudo_name, match_gold_names
+from fabula.characters._pronouns import is_first_person, resolve_pronouns
+from fabula.characters._text import Regions, dialogue_regions
+
+NARRATOR_ID = "narrator"
+_NARRATOR_MIN_MENTIONS = 8
+_NARRATOR_DIALOGUE_SHARE = 0.8
+
+
+def find_characters(
+    book: Book, *, gold: list[Character] | None = None, ner_model: str | None = None
+) -> list[Character]:
+    """The characters of ``book`` with their aliases, gender, counts and rank; sets ``book.characters``
+    and ``book.mentions`` (name, title and pronoun mentions sorted by start).
+
+    With ``gold`` the given characters are matched in the text and keep their ids; without it they
+    are discovered (ids ``C1``, ``C2``, … by importance). Only ``book.text`` is read, so a truncated
+    book (``book.truncated(offset)``) yields exactly what a reader at that offset knows. When quotes
+    are already on the book, first-person pronouns inside them go to the quote's speaker.
+    ``ner_model`` (a spaCy package name or path) adds PERSON entities as extra evidence in discovery.
+    """
+    if gold is not None:
+        characters = [_fresh(c) for c in gold]
+        names = match_gold_names(book, characters)
+    else:
+        from fabula.characters._discover import discover_characters
+
+        characters, names = discover_characters(book, ner_model=ner_model)
+    dialogue = dialogue_regions(book)
+    narrator_id: str | None = None
+    if characters and is_first_person(book, dialogue):
+        narrator_id = _narrator(characters, names, dialogue, gold is not None)
+        if narrator_id == NARRATOR_ID:
+            characters.append(Character(NARRATOR_ID, "Narrator", gender="unknown"))
+    estimate_genders(book, characters, names)
+    pronouns = resolve_pronouns(book, names, characters, dialogue, narrator_id)
+    mentions = sorted([*names, *pronouns], key=lambda m: (m.start, m.end))
+    _fill_counts(book, characters, mentions)
+    if gold is None:
+        characters = _renumber(characters, mentions)
+    book.characters = characters
+    book.mentions = mentions
+    return characters
+
+
+def _fresh(character: Character) -> Character:
+    """A copy of a gold character with counts cleared (aliases kept, counts recomputed)."""
+    return Character(
+        id=character.id,
+        name=character.name,
+        aliases={a: 0 for a in character.aliases},
+        gender=character.gender,
+        gender_confidence=character.gender_confidence,
+        source=character.source,
+        category=character.category,
+    )
+
+
+def _narrator(characters: list[Character], names: list[Mention], dialogue: Regions, gold: bool) -> str | None:
+    """Who says "I" in the narration: a gold character marked as narrator, else the character named
+    almost only inside dialogue (others address the narrator by name; the narration says "I"),
+    else a separate "Narrator" character in discovery mode."""
+    if gold:
+        for character in characters:
+            if any(is_pseudo_name(a) and "narr" in a.lower() for a in character.all_names()):
+                return character.id
+    total: Counter[str] = Counter()
+    spoken: Counter[str] = Counter()
+    for m in names:
+        if m.character_id is None:
+            continue
+        total[m.character_id] += 1
+        if m.start in dialogue:
+            spoken[m.character_id] += 1
+    candidates = [
+        (spoken[cid], cid)
+        for cid, n in total.items()
+        if n >= _NARRATOR_MIN_MENTIONS and spoken[cid] / n >= _NARRATOR_DIALOGUE_SHARE
+    ]
+    if candidates:
+        return max(candidates)[1]
+    return None if gold else NARRATOR_ID
+
+
+def _fill_counts(book: Book, characters: list[Character], mentions: list[Mention]) -> None:
+    by_id = {c.id: c for c in characters}
+    surface_counts: dict[str, Counter[str]] = defaultdict(Counter)
+    for m in mentions:
+        character = by_id.get(m.character_id or "")
+        if character is None:
+            continue
+        character.mention_count += 1
+        if m.kind != "pronoun":
+            surface_counts[character.id][" ".join(book.text[m.start : m.end].split())] += 1
+            character.first = m.start if character.first is None else character.first
+            character.last = m.start
+    for character in characters:
+        counts = Counter(surface_counts.get(character.id, Counter()))
+        for alias in list(character.aliases):
+            character.aliases[alias] = counts.pop(alias, 0)
+        for surface, n in counts.items():
+            if surface != character.name:
+                character.aliases[surface] = character.aliases.get(surface, 0) + n
+    names_per_character = {cid: sum(counts.values()) for cid, counts in surface_counts.items()}
+    order = sorted(
+        characters, key=lambda c: (-names_per_character.get(c.id, 0), -c.mention_count, c.first or 0)
+    )
+    for rank, character in enumerate(order, start=1):
+        character.rank = rank
+
+
+def _renumber(characters: list[Character], mentions: list[Mention]) -> list[Character]:
+    """Discovered characters get ids C1, C2, … in rank order (the narrator keeps its id)."""
+    ordered = sorted(characters, key=lambda c: c.rank)
+    new_ids: dict[str, str] = {}
+    for i, character in enumerate(c for c in ordered if c.id != NARRATOR_ID):
+        new_ids[character.id] = f"C{i + 1}"
+    for character in ordered:
+        character.id = new_ids.get(character.id, character.id)
+    for m in mentions:
+        if m.character_id is not None:
+            m.character_id = new_ids.get(m.character_id, m.character_id)
+    return ordered

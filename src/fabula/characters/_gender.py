@@ -1,0 +1,51 @@
+"""Gender guesses from honorifics in a character's names and the pronouns that follow its mentions."""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+
+from fabula.book import Book, Character, Mention
+from fabula.characters._lexicon import FEMALE_PRONOUNS, HONORIFICS, MALE_PRONOUNS
+from fabula.characters._text import split_honorific
+
+_LOOKAHEAD = 160  # characters after a mention searched for the first third-person pronoun
+_THIRD_PERSON = re.compile(r"(?<![\w'’])(?:he|him|his|himself|she|her|hers|herself)(?![\w'’])", re.IGNORECASE)
+_HONORIFIC_WEIGHT = 5.0
+
+
+def estimate_genders(book: Book, characters: list[Character], names: list[Mention]) -> None:
+    """Set ``gender``/``gender_confidence`` on characters whose gender is not already known."""
+    votes: dict[str, dict[str, float]] = defaultdict(lambda: {"male": 0.0, "female": 0.0})
+    text = book.text
+    for i, m in enumerate(names):
+        if m.character_id is None:
+            continue
+        surface = text[m.start : m.end]
+        honorific, _ = split_honorific(surface)
+        implied = HONORIFICS.get(honorific or surface.lower().removeprefix("the ").rstrip("."), "unknown")
+        if implied != "unknown":
+            votes[m.character_id][implied] += _HONORIFIC_WEIGHT
+        limit = min(m.end + _LOOKAHEAD, names[i + 1].start if i + 1 < len(names) else len(text))
+        pronoun = _THIRD_PERSON.search(text, m.end, limit)
+        if pronoun is not None:
+            word = pronoun.group().lower()
+            if word in MALE_PRONOUNS:
+                votes[m.character_id]["male"] += 1
+            elif word in FEMALE_PRONOUNS:
+                votes[m.character_id]["female"] += 1
+    for character in characters:
+        if character.gender != "unknown":
+            continue
+        v = votes.get(character.id)
+        if not v:
+            continue
+        total = v["male"] + v["female"]
+        if total < 1:
+            continue
+        gender = "male" if v["male"] >= v["female"] else "female"
+        share = max(v["male"], v["female"]) / total
+        confidence = share * total / (total + 2)  # few votes -> lower confidence
+        if share >= 0.6:
+            character.gender = gender  # type: ignore[assignment]
+            character.gender_confidence = round(confidence, 3)

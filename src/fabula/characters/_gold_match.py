@@ -1,0 +1,134 @@
+"""Find the mentions of a given (gold) character list in the text.
+
+Every gold name and alias is searched with one regular expression whose alternatives are sorted
+longest first, so "Mr. Darcy" wins over "Darcy" and "Lady Catherine" over "Catherine". Besides the
+listed names we also search derived forms (the surname of "Mr. Darcy", the parts of "Fitzwilliam
+Darcy", "Mr" for "Mr.") with a lower confidence. A form that belongs to several characters (a shared
+surname, two Catherines) goes to the candidate mentioned most recently, else to the one mentioned most.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+
+from fabula.book import Book, Character, Mention
+from fabula.characters._lexicon import HONORIFICS, NAME_PARTICLES, NON_NAMES
+from fabula.characters._text import split_honorific
+
+RECENCY_WINDOW = 4000  # characters: how far back "mentioned recently" looks
+_ARTICLES = ("the ", "a ", "an ")
+
+
+@dataclass(slots=True)
+class _Form:
+    owners: tuple[str, ...]  # character ids this form may refer to
+    listed: bool  # True when the form is in the gold list itself (not derived)
+    title: bool  # honorific/title-only form like "The Colonel"
+
+
+def is_pseudo_name(name: str) -> bool:
+    """PDNC pseudo names (``_narr``, ``Narr``) that are annotations, not text."""
+    return name.startswith("_") or name.lower() in {"narr", "narrator"}
+
+
+def _variants(name: str) -> set[str]:
+    """Spellings of one listed name: "Mr." <-> "Mr", article case ("The Cat" / "the Cat")."""
+    out = {name}
+    honorific, rest = split_honorific(name)
+    if honorific is not None:
+        head = name.split(None, 1)[0]
+        out.add(f"{head.rstrip('.')} {rest}")
+        out.add(f"{head.rstrip('.')}. {rest}")
+    for form in list(out):
+        low = form.lower()
+        for article in _ARTICLES:
+            if low.startswith(article):
+                tail = form[len(article) :]
+                out.add(article + tail)
+                out.add(article.capitalize() + tail)
+    return {v for v in out if v.strip()}
+
+
+def _derived(name: str) -> set[str]:
+    """Shorter forms a listed name implies: the surname of "Mr. Darcy", first/last of "Jane Bennet"."""
+    honorific, rest = split_honorific(name)
+    words = rest.split()
+    if not words or any(not w[:1].isupper() or w.lower() in NAME_PARTICLES for w in words):
+        return set()  # "Mr. Darcy of Pemberley", "Lady Catherine de Bourgh": no safe short form
+    out: set[str] = set()
+    if honorific is not None:
+        out.add(" ".join(words[-1:]) if len(words) > 1 else words[0])
+        if len(words) > 1:
+            out.add(f"{name.split(None, 1)[0]} {words[-1]}")
+    elif len(words) > 1:
+        out.add(words[0])
+        out.add(words[-1])
+    return {d for d in out if d.lower() not in NON_NAMES and len(d) > 1 and d != name}
+
+
+def _build_forms(gold: list[Character]) -> dict[str, _Form]:
+    listed: dict[str, set[str]] = defaultdict(set)
+    derived: dict[str, set[str]] = defaultdict(set)
+    derived_weak: dict[str, set[str]] = defaultdict(set)  # surnames from "Mrs. X"/"Miss X": used alone
+    for character in gold:
+        for name in character.all_names():
+            name = " ".join(name.split())
+            if not name or is_pseudo_name(name):
+                continue
+            for variant in _variants(name):
+                listed[variant].add(character.id)
+            honorific, _ = split_honorific(name)
+            weak = (HONORIFICS[honorific] if honorific is not None else character.gender) == "female"
+            for short in _derived(name):
+                for variant in _variants(short):
+                    (derived_weak if weak and " " not in short else derived)[variant].add(character.id)
+    forms: dict[str, _Form] = {}
+    for text, owners in listed.items():
+        forms[text] = _Form(tuple(sorted(owners)), True, _is_title(text))
+    for text, owners in derived_weak.items():
+        derived.setdefault(text, owners)  # a bare surname is a man's before it is a woman's
+    for text, owners in derived.items():
+        if text not in forms:
+            forms[text] = _Form(tuple(sorted(owners)), False, _is_title(text))
+    return forms
+
+
+def _is_title(form: str) -> bool:
+    return form.lower().startswith(_ARTICLES)
+
+
+def match_gold_names(book: Book, gold: list[Character]) -> list[Mention]:
+    """Name mentions of the gold characters in the book's body, sorted by start."""
+    forms = _build_forms(gold)
+    if not forms:
+        return []
+    alternatives = sorted(forms, key=lambda f: (-len(f), f))
+    pattern = re.compile(r"(?<![\w'])(?:" + "|".join(re.escape(a) for a in alternatives) + r")(?![\w])")
+    text = book.text
+    hits = [
+        (m.start(), m.end(), forms[m.group()]) for m in pattern.finditer(text, book.body.start, book.body.end)
+    ]
+    # how often each character is named unambiguously: the tie-breaker for ambiguous forms
+    sure = Counter(form.owners[0] for _, _, form in hits if len(form.owners) == 1)
+    last_seen: dict[str, int] = {}
+    mentions: list[Mention] = []
+    for start, end, form in hits:
+        owners = form.owners
+        if len(owners) == 1:
+            cid = owners[0]
+            confidence = 1.0 if form.listed else 0.8
+        else:
+            recent = [
+                (last_seen[o], o) for o in owners if start - last_seen.get(o, -(10**9)) <= RECENCY_WINDOW
+            ]
+            if recent:
+                cid = max(recent)[1]
+                confidence = 0.6 if form.listed else 0.5
+            else:
+                cid = max(owners, key=lambda o: (sure[o], o))
+                confidence = 0.4 if form.listed else 0.3
+        last_seen[cid] = start
+        mentions.append(Mention(start, end, cid, "title" if form.title else "name", confidence))
+    return mentions

@@ -1,0 +1,113 @@
+"""Small text helpers the character rules share: sentence starts, dialogue regions, name keys."""
+
+from __future__ import annotations
+
+import bisect
+import re
+
+from fabula.book import Book
+from fabula.characters._lexicon import HONORIFICS
+
+_OPEN_QUOTES = "\"“‘'«„(["
+_SENTENCE_END = ".!?:;—"
+_QUOTE_CHARS = re.compile(r"[\"“”]")
+
+
+def is_sentence_initial(text: str, start: int) -> bool:
+    """Whether the word at ``start`` begins a sentence, a paragraph or a quotation.
+
+    Capitalisation there says nothing about being a name, so such occurrences count as weak evidence.
+    """
+    i = start - 1
+    while i >= 0 and text[i] in " \t\r":
+        i -= 1
+    while i >= 0 and text[i] in _OPEN_QUOTES:
+        i -= 1
+        while i >= 0 and text[i] in " \t\r":
+            i -= 1
+        if i < 0 or text[i] == "\n" or text[i] in _SENTENCE_END or text[i] == ",":
+            return True
+    if i < 0:
+        return True
+    if text[i] == "\n":
+        j = i - 1
+        while j >= 0 and text[j] in " \t\r":
+            j -= 1
+        return j < 0 or text[j] == "\n" or text[j] in _SENTENCE_END or text[j] in '"”’'
+    if text[i] in '"”’' and i > 0 and text[i - 1] in ".!?":
+        return True
+    if text[i] in ".!?":
+        # "Mr. Darcy": the period of an honorific is not a sentence end
+        j = i
+        while j > 0 and text[j - 1].isalpha():
+            j -= 1
+        return text[j:i].lower() not in HONORIFICS
+    return False
+
+
+class Regions:
+    """Sorted non-overlapping ``[start, end)`` regions with O(log n) membership tests."""
+
+    def __init__(self, spans: list[tuple[int, int]]) -> None:
+        spans = sorted(spans)
+        self.starts = [s for s, _ in spans]
+        self.ends = [e for _, e in spans]
+
+    def index(self, offset: int) -> int:
+        """Index of the region containing ``offset``, or -1."""
+        i = bisect.bisect_right(self.starts, offset) - 1
+        return i if i >= 0 and offset < self.ends[i] else -1
+
+    def __contains__(self, offset: int) -> bool:
+        return self.index(offset) >= 0
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+
+def dialogue_regions(book: Book) -> Regions:
+    """Where the characters speak: the quotes already found on the book, or double-quoted stretches.
+
+    The fallback pairs double quote marks inside each paragraph (an unclosed quote runs to the paragraph
+    end, the convention for multi-paragraph speeches). It is only used to tell narration from dialogue.
+    """
+    if book.quotes:
+        return Regions([(s.start, s.end) for q in book.quotes for s in q.spans])
+    spans: list[tuple[int, int]] = []
+    text = book.text
+    for p_start, p_end in book.paragraphs.pairs():
+        open_at: int | None = None
+        for m in _QUOTE_CHARS.finditer(text, p_start, p_end):
+            ch = m.group()
+            if open_at is None:
+                if ch != "”":
+                    open_at = m.end()
+            elif ch != "“":
+                spans.append((open_at, m.start()))
+                open_at = None
+            else:  # a new opening quote while one is open: close the old one there
+                spans.append((open_at, m.start()))
+                open_at = m.end()
+        if open_at is not None:
+            spans.append((open_at, p_end))
+    return Regions(spans)
+
+
+_NON_WORD = re.compile(r"[^\w\s'-]")
+_SPACES = re.compile(r"\s+")
+
+
+def name_key(name: str) -> str:
+    """Comparison key of a name: lowercase, no periods, single spaces, curly apostrophes straightened."""
+    name = name.replace("’", "'").replace(".", " ")
+    return _SPACES.sub(" ", _NON_WORD.sub(" ", name)).strip().lower()
+
+
+def split_honorific(name: str) -> tuple[str | None, str]:
+    """("Mr. Darcy") -> ("mr", "Darcy"); names without a leading honorific give (None, name)."""
+    parts = name.split(None, 1)
+    if len(parts) == 2:
+        head = parts[0].rstrip(".").lower()
+        if head in HONORIFICS:
+            return head, parts[1]
+    return None, name

@@ -1,0 +1,110 @@
+"""``fabula characters BOOK``: the cast of a novel (discovered or from a gold list) as a table or JSON."""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from typing import Annotated, Any
+
+import orjson
+import typer
+from rich.table import Table
+
+from fabula.book import Book, Character, load_book
+from fabula.characters import find_characters, load_character_list
+from fabula.cli._app import app, stdout
+from fabula.cli._options import (
+    BookArgument,
+    GoldCharactersOption,
+    UntilChapterOption,
+    UntilOption,
+    reading_limit,
+)
+
+
+@app.command("characters")
+def characters_command(
+    book_path: BookArgument,
+    json_out: Annotated[
+        bool, typer.Option("--json", help="Print the cast (and mention counts) as JSON instead of a table.")
+    ] = False,
+    gold_characters: GoldCharactersOption = None,
+    until: UntilOption = None,
+    until_chapter: UntilChapterOption = None,
+    ner_model: Annotated[
+        str | None,
+        typer.Option(
+            "--ner-model",
+            metavar="NAME",
+            help="A spaCy pipeline (installed package name or path) whose PERSON entities add evidence.",
+        ),
+    ] = None,
+    limit: Annotated[
+        int, typer.Option("--limit", help="Show at most this many characters in the table.")
+    ] = 40,
+) -> None:
+    """List the characters of a novel: rank, name, aliases, gender, mentions, first appearance."""
+    gold = load_character_list(gold_characters) if gold_characters is not None else None
+    book = reading_limit(load_book(book_path), until, until_chapter)
+    cast = find_characters(book, gold=gold, ner_model=ner_model)
+    cast = sorted(cast, key=lambda c: c.rank)
+    if json_out:
+        payload = {
+            "book": str(book_path),
+            "until": book.until,
+            "characters": [_character_json(book, c) for c in cast],
+        }
+        sys.stdout.buffer.write(orjson.dumps(payload, option=orjson.OPT_INDENT_2) + b"\n")
+        return
+    if not cast:
+        stdout.print("No characters found.")
+        return
+    names = Counter(m.character_id for m in book.mentions if m.kind != "pronoun")
+    table = Table(title=f"Characters of {book.meta.title or book_path.name}" + _until_note(book))
+    for column, justify in [
+        ("rank", "right"),
+        ("name", "left"),
+        ("aliases", "left"),
+        ("gender", "left"),
+        ("mentions", "right"),
+        ("names", "right"),
+        ("first chapter", "right"),
+    ]:
+        table.add_column(column, justify=justify)  # type: ignore[arg-type]
+    for character in cast[:limit]:
+        aliases = sorted((a for a, n in character.aliases.items() if n), key=lambda a: -character.aliases[a])
+        chapter = book.chapter_at(character.first) if character.first is not None else None
+        table.add_row(
+            str(character.rank),
+            character.name,
+            ", ".join(aliases[:6]) + (" …" if len(aliases) > 6 else ""),
+            character.gender if character.gender_confidence >= 0.5 else f"{character.gender}?",
+            str(character.mention_count),
+            str(names[character.id]),
+            str(chapter.id) if chapter is not None else "–",
+        )
+    stdout.print(table)
+    if len(cast) > limit:
+        stdout.print(f"… and {len(cast) - limit} more (use --limit or --json)")
+
+
+def _until_note(book: Book) -> str:
+    return f" (up to offset {book.until})" if book.until is not None else ""
+
+
+def _character_json(book: Book, character: Character) -> dict[str, Any]:
+    chapter = book.chapter_at(character.first) if character.first is not None else None
+    return {
+        "id": character.id,
+        "name": character.name,
+        "aliases": character.aliases,
+        "gender": character.gender,
+        "gender_confidence": character.gender_confidence,
+        "mention_count": character.mention_count,
+        "first": character.first,
+        "last": character.last,
+        "first_chapter": chapter.id if chapter is not None else None,
+        "rank": character.rank,
+        "source": character.source,
+        "category": character.category,
+    }
