@@ -49,8 +49,6 @@ _ABBREVIATIONS = frozenset(
         "corp",
         "inc",
         "ltd",
-        "no",
-        "nos",
         "vol",
         "vols",
         "ch",
@@ -99,9 +97,17 @@ _ABBREVIATIONS = frozenset(
         "e.g",
     ]
 )
+# abbreviations that end a sentence unless a number follows ("No. 10", but "No. I will not.")
+_NUMBER_ABBREVIATIONS = frozenset(["no", "nos"])
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _EN_TOKEN = re.compile(r"[^\W_]+(?:[-'’][^\W_]+)*|\S", re.U)
-_ZH_SENTENCE = re.compile(r"[^。！？!?…]*(?:[。！？!?]+|…+|$)[”’」』\"')）]*")
+_ZH_CLOSING = "”’」』\"')）》"
+# a sentence runs to 。！？ (or to an ellipsis that closes a quotation, or the paragraph end), closing quotes included
+_ZH_SENTENCE = re.compile(
+    r"(?:[^。！？!?…⋯]|[…⋯]+(?![…⋯]|[”’」』\"')）]|$))*(?:[。！？!?]+|[…⋯]+|$)[”’」』\"')）》]*"
+)
+# a short speech tag after a closing quote: 她问。 他喊道。 老人问道。 (not 他没有回答。)
+_ZH_SPEECH_TAG = re.compile(r"^(?!.*[没不未])[^“”「」『』\"]{0,8}?(?:说|问|道|喊|叫|答|嚷)[。！!]?$")
 _OPENING_QUOTE = "\"'“‘«([—-"
 
 
@@ -130,8 +136,24 @@ def _en_sentences(paragraph: str) -> list[tuple[int, int]]:
 
     flat = paragraph.replace("\n", " ").replace("\r", " ")
     _, offsets = blingfire.text_to_sentences_and_offsets(flat)
-    spans = _repair([(int(s), int(e)) for s, e in offsets], flat)
+    spans = _split_interrupted(_repair([(int(s), int(e)) for s, e in offsets], flat), flat)
     return _cover(spans, len(paragraph), paragraph)
+
+
+# a quotation broken off by a dash, then a new capitalised sentence: '"whether Mrs. Weston--" She stopped.'
+_INTERRUPTED = re.compile(r"(?:--|[—–])[\"”’']+(?=\s+[A-Z\"“‘'])")
+
+
+def _split_interrupted(spans: list[tuple[int, int]], text: str) -> list[tuple[int, int]]:
+    """Split where a quotation ends in a dash and a capitalised sentence follows (blingfire keeps them)."""
+    out: list[tuple[int, int]] = []
+    for start, end in spans:
+        for match in _INTERRUPTED.finditer(text, start, end):
+            if match.end() < end:
+                out.append((start, match.end()))
+                start = match.end()
+        out.append((start, end))
+    return out
 
 
 def _repair(spans: list[tuple[int, int]], text: str) -> list[tuple[int, int]]:
@@ -164,16 +186,26 @@ def _continues(text: str, previous: tuple[int, int], start: int) -> bool:
         token = word.group(1).lower().rstrip(".")
         if token in _ABBREVIATIONS or (len(token) == 1 and word.group(1).isupper()):
             return True
+        if token in _NUMBER_ABBREVIATIONS and nxt[:1].isdigit():
+            return True
     # a closing quote or bracket that blingfire left on its own
     return bool(re.fullmatch(r"[\"'”’)\]]+", text[start : start + len(nxt.split()[0])]))
 
 
 def _zh_sentences(paragraph: str) -> list[tuple[int, int]]:
+    """Chinese sentences: ends at 。！？ (closing quotes attached); a speech tag after a quote stays with it."""
     spans: list[tuple[int, int]] = []
     for match in _ZH_SENTENCE.finditer(paragraph):
         if match.end() > match.start():
             spans.append((match.start(), match.end()))
-    return _cover(spans, len(paragraph), paragraph)
+    merged: list[tuple[int, int]] = []
+    for start, end in spans:
+        piece = paragraph[start:end].strip()
+        if merged and paragraph[merged[-1][1] - 1] in _ZH_CLOSING and _ZH_SPEECH_TAG.match(piece):
+            merged[-1] = (merged[-1][0], end)  # “你来了吗？”她问。
+        else:
+            merged.append((start, end))
+    return _cover(merged, len(paragraph), paragraph)
 
 
 def _cover(spans: Iterable[tuple[int, int]], length: int, text: str) -> list[tuple[int, int]]:
