@@ -1,0 +1,138 @@
+"""``fabula analyze BOOK… -o OUTDIR``: the main job — cast, quotes with speakers, per-character statistics
+and a self-contained HTML report per book; several books in parallel, resumable, failures reported per book."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.progress import Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
+
+from fabula.cli._app import app, stderr, stdout
+from fabula.cli._options import GoldCharactersOption, LlmOption, UntilChapterOption, UntilOption
+from fabula.errors import ConfigError
+from fabula.pipeline import STAGES
+from fabula.pipeline._corpus import AnalyzeSettings, BookOutcome, analyze_corpus
+
+DEFAULT_JOBS = min(2, os.cpu_count() or 1)
+
+
+@app.command("analyze")
+def analyze_command(
+    books: Annotated[list[Path], typer.Argument(metavar="BOOK...", help="One or more .txt or .epub novels.")],
+    output: Annotated[
+        Path,
+        typer.Option(
+            "--output", "-o", metavar="OUTDIR", help="Folder for the results (one subfolder per book)."
+        ),
+    ],
+    gold_characters: GoldCharactersOption = None,
+    until: UntilOption = None,
+    until_chapter: UntilChapterOption = None,
+    llm: LlmOption = None,
+    jobs: Annotated[
+        int, typer.Option("--jobs", "-j", min=1, help="Books analysed in parallel (worker processes).")
+    ] = DEFAULT_JOBS,
+    force: Annotated[
+        bool, typer.Option("--force", help="Analyse again even books whose results are up to date.")
+    ] = False,
+) -> None:
+    """Analyse novels: cast, who says what, conversation partners, presence by chapter, and report.html.
+
+    Per book, OUTDIR/<name>/ gets book.json, characters.jsonl, quotes.jsonl, quotes.tsv (BookNLP layout)
+    and report.html; with several books also OUTDIR/index.html. Books already analysed with the same input
+    and settings are skipped, so an interrupted run resumes.
+    """
+    if gold_characters is not None and len(books) > 1:
+        raise ConfigError(
+            f"a gold character list belongs to one book, but {len(books)} books were given",
+            "--gold-characters",
+        )
+    if gold_characters is not None:
+        from fabula.characters import load_character_list
+
+        load_character_list(gold_characters)  # fail now, once, rather than per book
+    if llm is not None:
+        from fabula.quotes import available_methods
+
+        if "llm" not in available_methods():
+            raise ConfigError(
+                "LLM quote attribution is not available in this installation of fabula", "--llm"
+            )
+    if output.exists() and not output.is_dir():
+        raise ConfigError("exists and is not a folder", output)
+
+    settings = AnalyzeSettings(gold_characters, until, until_chapter, llm)
+    started = time.perf_counter()
+    with Progress(
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        TimeElapsedColumn(),
+        console=stderr,
+        transient=True,
+    ) as progress:
+        tasks: dict[str, TaskID] = {}
+
+        def on_stage(stem: str, stage: str, seconds: float | None) -> None:
+            if stem not in tasks:
+                tasks[stem] = progress.add_task(stem)
+            if seconds is None:
+                step = STAGES.index(stage) + 1 if stage in STAGES else len(STAGES) + 1
+                progress.update(
+                    tasks[stem], description=f"{stem}  [dim]{step}/{len(STAGES) + 1}[/dim] {stage}…"
+                )
+
+        def on_book(outcome: BookOutcome) -> None:
+            if outcome.job.stem in tasks:
+                progress.remove_task(tasks.pop(outcome.job.stem))
+            _print_outcome(outcome)
+
+        outcomes = analyze_corpus(
+            books, output, settings, jobs=jobs, force=force, on_stage=on_stage, on_book=on_book
+        )
+    _print_summary(outcomes, output, time.perf_counter() - started)
+    failures = [o for o in outcomes if o.status == "failed"]
+    if failures:
+        raise typer.Exit(max(o.exit_code for o in failures) or 1)
+
+
+def _print_outcome(outcome: BookOutcome) -> None:
+    stem = outcome.job.stem
+    if outcome.status == "failed":
+        stderr.print(f"fabula: error: {outcome.error}", markup=False, highlight=False, soft_wrap=True)
+        return
+    if outcome.status == "skipped":
+        stderr.print(f"[dim]= {stem}: up to date, skipped (use --force to redo)[/dim]", highlight=False)
+        return
+    stages = " · ".join(f"{name} {seconds:.1f}s" for name, seconds in outcome.timings.items())
+    stderr.print(f"[green]✓[/green] {stem}  [dim]{stages}[/dim]  {outcome.seconds:.1f} s", highlight=False)
+
+
+def _print_summary(outcomes: list[BookOutcome], output: Path, seconds: float) -> None:
+    done = [o for o in outcomes if o.status == "done"]
+    skipped = [o for o in outcomes if o.status == "skipped"]
+    failed = [o for o in outcomes if o.status == "failed"]
+    if len(outcomes) == 1:
+        outcome = outcomes[0]
+        if outcome.status == "failed":
+            stdout.print(f"analysed nothing: {outcome.job.source} failed", markup=False)
+            return
+        s = outcome.summary or {}
+        stdout.print(
+            f"{outcome.job.stem}: {s.get('characters', 0):,} characters, {s.get('quotes', 0):,} quotations "
+            f"({s.get('attributed', 0):,} attributed) in {seconds:.1f} s → {outcome.job.folder / 'report.html'}",
+            markup=False,
+        )
+        return
+    parts = [f"{len(done)} analysed"]
+    if skipped:
+        parts.append(f"{len(skipped)} up to date")
+    if failed:
+        parts.append(f"{len(failed)} failed")
+    stdout.print(
+        f"{len(outcomes)} books: {', '.join(parts)} in {seconds:.1f} s → {output / 'index.html'}",
+        markup=False,
+    )

@@ -1,0 +1,79 @@
+"""What `analyze_book` returns: the analysed book plus per-character statistics for reports and JSONL."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from fabula.book import Book
+
+
+@dataclass(slots=True)
+class Partner:
+    """A conversation partner of a character and how many lines passed between them."""
+
+    id: str
+    name: str
+    count: int  # quotes either of them addressed to the other (explicitly or by turn-taking)
+
+
+@dataclass(slots=True)
+class CharacterProfile:
+    """Everything the report shows about one character; computed without an LLM.
+
+    ``description`` is left empty here: the abstractive description task fills it later.
+    """
+
+    id: str
+    name: str
+    aliases: dict[str, int]
+    gender: str
+    gender_confidence: float
+    rank: int
+    source: str
+    category: str | None
+    mention_count: int
+    quote_count: int
+    words_spoken: int
+    first_offset: int | None
+    first_chapter: int | None  # 1-based position in ``book.chapters``
+    presence: list[int]  # mentions per chapter, one entry per chapter of the (visible) book
+    partners: list[Partner]
+    profile: list[str]  # extractive profile: the first sentences that mention the character
+    description: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(slots=True)
+class Analysis:
+    """A whole analysed book: the `Book` (with characters, mentions, attributed quotes) and per-character stats."""
+
+    book: Book
+    characters: list[CharacterProfile]
+    conversations: dict[tuple[str, str], int]  # unordered pair (sorted ids) -> lines exchanged
+    settings: dict[str, Any]
+    timings: dict[str, float] = field(default_factory=dict)  # stage -> seconds
+
+    def character(self, character_id: str) -> CharacterProfile | None:
+        for profile in self.characters:
+            if profile.id == character_id:
+                return profile
+        return None
+
+    def summary(self) -> dict[str, Any]:
+        """A small JSON-ready summary (for manifests, index pages and the CLI's summary line)."""
+        quotes = self.book.quotes
+        attributed = sum(1 for q in quotes if q.speaker_id)
+        return {
+            "title": self.book.meta.title,
+            "author": self.book.meta.author,
+            "words": self.book.word_count,
+            "chapters": len(self.book.chapters),
+            "characters": len(self.characters),
+            "quotes": len(quotes),
+            "attributed": attributed,
+            "top_characters": [c.name for c in self.characters[:5]],
+            "until": self.book.until,
+        }

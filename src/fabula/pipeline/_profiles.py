@@ -1,0 +1,211 @@
+"""Per-character statistics computed from a book's mentions and attributed quotes (no LLM).
+
+Conversation partners combine two signals, as in Elson et al.'s conversation networks: the addressees an
+attribution method names, and turn-taking — a line answered by a different speaker within a couple of
+paragraphs is counted as addressed to the previous speaker. The extractive profile is the BookWorm "lead"
+baseline (Zhang et al., 2024): the first sentences of the book that mention the character.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections import Counter, defaultdict
+
+from fabula.book import Book, Character, Quote
+from fabula.pipeline._model import CharacterProfile, Partner
+
+PROFILE_SENTENCES = 3
+MAX_PROFILE_CHARS = 400
+MAX_PARTNERS = 5
+TURN_PARAGRAPH_GAP = 2  # a reply within this many paragraphs counts as addressed to the previous speaker
+
+
+def build_profiles(book: Book) -> tuple[list[CharacterProfile], dict[tuple[str, str], int]]:
+    """Profiles of ``book.characters`` ordered by importance, and the undirected conversation counts."""
+    known = {c.id for c in book.characters}
+    chapter_starts = [c.start for c in book.chapters]
+    n_chapters = max(1, len(book.chapters))
+
+    mentions_by_character: dict[str, list[int]] = defaultdict(list)  # character id -> mention starts
+    named_mentions: dict[str, list[int]] = defaultdict(list)
+    for mention in book.mentions:
+        if mention.character_id in known:
+            mentions_by_character[mention.character_id].append(mention.start)
+            if mention.kind != "pronoun":
+                named_mentions[mention.character_id].append(mention.start)
+
+    quote_counts: Counter[str] = Counter()
+    words_spoken: Counter[str] = Counter()
+    first_quote: dict[str, int] = {}
+    for quote in book.quotes:
+        if quote.speaker_id in known:
+            quote_counts[quote.speaker_id] += 1
+            words_spoken[quote.speaker_id] += sum(
+                len(book.text[s.start : s.end].split()) for s in quote.spans
+            )
+            first_quote.setdefault(quote.speaker_id, quote.start)
+
+    directed = conversation_turns(book)
+    pair_counts: Counter[tuple[str, str]] = Counter()
+    for (speaker, addressee), count in directed.items():
+        if speaker in known and addressee in known and speaker != addressee:
+            a, b = sorted((speaker, addressee))
+            pair_counts[(a, b)] += count
+    partners_of: dict[str, Counter[str]] = defaultdict(Counter)
+    for (a, b), count in pair_counts.items():
+        partners_of[a][b] += count
+        partners_of[b][a] += count
+
+    names = {c.id: c.name for c in book.characters}
+    profiles = []
+    for character in book.characters:
+        starts = sorted(mentions_by_character.get(character.id, []))
+        presence = [0] * n_chapters
+        for start in starts:
+            presence[_chapter_index(chapter_starts, start)] += 1
+        first = _first_offset(character, starts, first_quote.get(character.id))
+        profiles.append(
+            CharacterProfile(
+                id=character.id,
+                name=character.name,
+                aliases=dict(character.aliases),
+                gender=character.gender,
+                gender_confidence=round(character.gender_confidence, 3),
+                rank=character.rank,
+                source=character.source,
+                category=character.category,
+                mention_count=len(starts) or character.mention_count,
+                quote_count=quote_counts[character.id],
+                words_spoken=words_spoken[character.id],
+                first_offset=first,
+                first_chapter=None if first is None else _chapter_index(chapter_starts, first) + 1,
+                presence=presence,
+                partners=[
+                    Partner(pid, names[pid], count)
+                    for pid, count in sorted(
+                        partners_of[character.id].items(), key=lambda kv: (-kv[1], kv[0])
+                    )[:MAX_PARTNERS]
+                ],
+                profile=lead_sentences(book, sorted(named_mentions.get(character.id, [])) or starts),
+            )
+        )
+    profiles.sort(key=_importance)
+    return profiles, dict(pair_counts)
+
+
+def conversation_turns(book: Book) -> Counter[tuple[str, str]]:
+    """Directed (speaker, addressee) line counts from named addressees and from turn-taking."""
+    turns: Counter[tuple[str, str]] = Counter()
+    previous: Quote | None = None
+    previous_paragraph = -10
+    for quote in sorted(book.quotes, key=lambda q: q.start):
+        if not quote.speaker_id:
+            previous = None
+            continue
+        paragraph = book.paragraphs.index_before(quote.start)
+        if quote.addressee_ids:
+            for addressee in quote.addressee_ids:
+                turns[(quote.speaker_id, addressee)] += 1
+        elif (
+            previous is not None
+            and previous.speaker_id
+            and previous.speaker_id != quote.speaker_id
+            and paragraph - previous_paragraph <= TURN_PARAGRAPH_GAP
+        ):
+            turns[(quote.speaker_id, previous.speaker_id)] += 1
+        previous, previous_paragraph = quote, paragraph
+    return turns
+
+
+def lead_sentences(book: Book, mention_starts: list[int], limit: int = PROFILE_SENTENCES) -> list[str]:
+    """The first ``limit`` distinct sentences containing one of the given mention offsets."""
+    seen: set[int] = set()
+    sentences: list[str] = []
+    for start in mention_starts:
+        index = book.sentences.index_at(start)
+        if index is None:
+            index = book.sentences.index_before(start)
+            if index < 0:
+                continue
+        if index in seen:
+            continue
+        seen.add(index)
+        text = _whole_sentence(book, index)
+        if len(text) > MAX_PROFILE_CHARS:
+            text = text[: MAX_PROFILE_CHARS - 1].rstrip() + "…"
+        sentences.append(text)
+        if len(sentences) >= limit:
+            break
+    return sentences
+
+
+def _whole_sentence(book: Book, index: int) -> str:
+    """The sentence's text, joined with the sentences before it in its paragraph while a quotation mark is
+    left open (sentence splitting cuts ``"Oh dear! I shall be late!" said the Rabbit.`` after ``dear!``)."""
+    start, end = book.sentences[index].start, book.sentences[index].end
+    paragraph = book.paragraphs.index_at(start)
+    first = index
+    while (
+        first > 0
+        and _quote_left_open(book.text[book.sentences[first].start : end])
+        and book.paragraphs.index_at(book.sentences[first - 1].start) == paragraph
+        and index - first < 3
+    ):
+        first -= 1
+    return book.span_text((book.sentences[first].start, end), normalize=True)
+
+
+def _quote_left_open(text: str) -> bool:
+    return (text.count('"') + text.count("\u201c") + text.count("\u201d")) % 2 == 1
+
+
+def hide_unseen_names(book: Book) -> None:
+    """Spoiler safety for a truncated book: drop characters and aliases the visible text never shows.
+
+    A gold character list knows every name in the novel, including ones a reader meets (or learns are the
+    same person) only later; nothing of that may reach the outputs.
+    """
+    mentioned = {m.character_id for m in book.mentions if m.character_id}
+    kept: list[Character] = []
+    for character in book.characters:
+        visible = {alias: n for alias, n in character.aliases.items() if _appears(book.text, alias)}
+        name_visible = _appears(book.text, character.name)
+        if not (name_visible or visible) and character.id not in mentioned:
+            continue
+        character.aliases = visible
+        if not name_visible:
+            character.name = max(visible, key=lambda a: (visible[a], a)) if visible else f"({character.id})"
+        kept.append(character)
+    ids = {c.id for c in kept}
+    book.characters = kept
+    for quote in book.quotes:
+        if quote.speaker_id and quote.speaker_id not in ids:
+            quote.speaker_id = None
+        quote.addressee_ids = [a for a in quote.addressee_ids if a in ids]
+
+
+def _appears(text: str, name: str) -> bool:
+    name = name.strip()
+    if not name:
+        return False
+    pattern = r"(?<!\w)" + r"\s+".join(re.escape(part) for part in name.split()) + r"(?!\w)"
+    return re.search(pattern, text) is not None
+
+
+def _chapter_index(chapter_starts: list[int], offset: int) -> int:
+    return max(0, bisect.bisect_right(chapter_starts, offset) - 1)
+
+
+def _first_offset(character: Character, mention_starts: list[int], first_quote: int | None) -> int | None:
+    candidates = [
+        x
+        for x in (character.first, mention_starts[0] if mention_starts else None, first_quote)
+        if x is not None
+    ]
+    return min(candidates) if candidates else None
+
+
+def _importance(profile: CharacterProfile) -> tuple[int, int, int, str]:
+    rank = profile.rank if profile.rank > 0 else 1_000_000
+    return (rank, -(profile.mention_count + profile.quote_count), profile.first_offset or 0, profile.id)

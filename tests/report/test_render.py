@@ -1,0 +1,74 @@
+"""The report's HTML: escaping of book text, self-containment, and the content of each section."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+import re
+
+import orjson
+
+from fabula.report import IndexEntry, render_index, render_report, script_json
+from tests.pipeline.handmade import HOSTILE
+from tests.report.reportdata import handmade_analysis
+
+
+def test_script_json_cannot_end_the_script_element() -> None:
+    value = {"text": "</script><script>alert(1)</script><!-- & \u2028"}
+    out = str(script_json(value))
+    assert "<" not in out and ">" not in out and "&" not in out and "\u2028" not in out
+    assert orjson.loads(out) == value
+
+
+def test_book_text_is_escaped_everywhere() -> None:
+    page = render_report(handmade_analysis())
+    # exactly the two script elements of the page itself, no image, no event handler from the book
+    assert len(re.findall(r"<script\b", page)) == 2
+    assert "<img" not in page
+    assert "<!--" not in page
+    # the hostile sentence is in the profile, escaped as text
+    assert html.escape("<script>alert(1)</script>", quote=False) in page
+    data = re.search(r'<script type="application/json" id="fabula-data">(.*?)</script>', page, re.S)
+    assert data is not None
+    quotes = orjson.loads(data.group(1))["quotes"]
+    assert any(HOSTILE in q[2] for q in quotes)
+
+
+def test_self_contained_with_a_strict_content_security_policy() -> None:
+    page = render_report(handmade_analysis())
+    assert not re.search(r'(?:src|href)="(?:https?:)?//', page)
+    assert "@import" not in page and "url(" not in page
+    found = re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', page)
+    assert found is not None
+    csp = html.unescape(found.group(1))
+    assert "default-src 'none'" in csp and "unsafe-inline" not in csp.split("script-src", 1)[1].split(";")[0]
+    script = page.rsplit("<script>", 1)[1].split("</script>", 1)[0]
+    digest = base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
+    assert f"'sha256-{digest}'" in csp
+
+
+def test_sections_show_the_analysis() -> None:
+    page = render_report(handmade_analysis())
+    cast = page.split('id="cast-table"', 1)[1].split("</table>", 1)[0]
+    names = re.findall(r'<tr data-index="\d+">\s*<td[^>]*>\d+</td>\s*<td[^>]*><a[^>]*>([^<]+)</a>', cast)
+    assert names[:5] == ["Alice", "Mabel", "White Rabbit", "Queen of Hearts", "Duchess"]
+    assert "Alice: 4 quotations (40%)" in page  # speech share bar tooltip
+    assert "Alice – White Rabbit: 3 lines" in page  # network edge
+    assert "Queen of Hearts — CHAPTER III. The Queen: 5 mentions" in page  # heatmap cell
+    assert page.count('<details class="panel"') == 5
+    assert "No description yet" in page
+
+
+def test_index_links_books_and_lists_failures() -> None:
+    summary = {"title": "Emma <b>", "author": "Jane Austen", "words": 160000, "chapters": 55,
+               "characters": 40, "quotes": 2000, "attributed": 1800, "top_characters": ["Emma"]}  # fmt: skip
+    page = render_index(
+        [
+            IndexEntry("Emma", "pdnc/Emma/novel_text.txt", "done", summary, 4.2),
+            IndexEntry("empty", "empty.txt", "failed", None, 0.0, "empty.txt: the file is empty"),
+        ]
+    )
+    assert '<a href="Emma/report.html">Emma &lt;b&gt;</a>' in page
+    assert "failed: empty.txt: the file is empty" in page
+    assert "160,000" in page
