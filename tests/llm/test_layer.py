@@ -1,0 +1,246 @@
+"""The LLM layer against a real OpenAI-compatible HTTP server on 127.0.0.1 with scripted answers."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from pathlib import Path
+
+import pytest
+
+from fabula.errors import BackendError, ConfigError
+from fabula.llm import (
+    GenerateOptions,
+    ScriptedLLM,
+    ask_json_many,
+    get_llm,
+    heuristic_token_count,
+)
+from fabula.llm.testing import ScriptedOpenAIServer
+
+SECRET = "sk-test-SECRET-0123456789"
+
+
+def _last_user(messages: list[dict[str, str]]) -> str:
+    return messages[-1]["content"]
+
+
+def test_generate_returns_text_tokens_and_finish_reason(tmp_path: Path) -> None:
+    with ScriptedOpenAIServer(lambda m: "echo: " + _last_user(m)) as server:
+        llm = get_llm(f"openai:test-model@{server.url}", cache=tmp_path / "c.sqlite")
+        generation = llm.generate("hello there", GenerateOptions(max_tokens=7, temperature=0.0, seed=3))
+        body = server.bodies[0]
+    assert generation.text == "echo: hello there"
+    assert generation.ok and not generation.cached
+    assert generation.finish_reason == "stop"
+    assert (generation.prompt_tokens, generation.completion_tokens) == (2, 3)
+    assert body["model"] == "test-model"
+    assert body["max_tokens"] == 7 and body["seed"] == 3
+    assert body["messages"] == [{"role": "user", "content": "hello there"}]
+
+
+def test_second_run_is_served_from_cache_with_zero_requests(tmp_path: Path) -> None:
+    prompts = [f"question {i}" for i in range(12)]
+    with ScriptedOpenAIServer(lambda m: _last_user(m).upper()) as server:
+        first = get_llm(f"openai:m@{server.url}", cache=tmp_path, concurrency=8)
+        answers = first.generate_many(prompts)
+        assert server.requests == 12
+        again = get_llm(f"openai:m@{server.url}", cache=tmp_path, concurrency=8)
+        cached = again.generate_many(prompts)
+        assert server.requests == 12  # nothing new reached the server
+    assert [g.text for g in answers] == [p.upper() for p in prompts]  # ordered like the prompts
+    assert [g.text for g in cached] == [g.text for g in answers]
+    assert all(g.cached for g in cached)
+    assert again.usage.calls == 0 and again.usage.cache_hits == 12
+
+
+def test_cache_key_covers_options_and_messages(tmp_path: Path) -> None:
+    with ScriptedOpenAIServer("ok") as server:
+        llm = get_llm(f"openai:m@{server.url}", cache=tmp_path)
+        llm.generate("a")
+        llm.generate("a", GenerateOptions(max_tokens=9))
+        llm.generate([{"role": "system", "content": "s"}, {"role": "user", "content": "a"}])
+        llm.generate("a")
+        assert server.requests == 3
+
+
+def test_no_cache_always_calls_the_server(tmp_path: Path) -> None:
+    with ScriptedOpenAIServer("ok") as server:
+        llm = get_llm(f"openai:m@{server.url}", cache=False)
+        llm.generate("a")
+        llm.generate("a")
+        assert server.requests == 2
+
+
+def test_429_and_500_are_retried_honouring_retry_after(tmp_path: Path) -> None:
+    with ScriptedOpenAIServer("fine", fail_with=[429, 500, 503], retry_after=0.3) as server:
+        llm = get_llm(f"openai:m@{server.url}", cache=False, retry_base_delay=0.01)
+        import time
+
+        started = time.perf_counter()
+        generation = llm.generate("x")
+        elapsed = time.perf_counter() - started
+        assert server.requests == 4
+    assert generation.text == "fine"
+    assert llm.usage.retries == 3
+    assert elapsed >= 0.3  # the Retry-After of the 429 was waited for
+
+
+def test_exhausted_retries_become_a_recorded_failure_not_a_crash(tmp_path: Path) -> None:
+    with ScriptedOpenAIServer("never", fail_with=[500] * 10) as server:
+        llm = get_llm(f"openai:m@{server.url}", cache=tmp_path, max_retries=2, retry_base_delay=0.01)
+        generation = llm.generate("x")
+        assert server.requests == 3
+    assert generation.error is not None and "3 attempts" in generation.error
+    assert generation.text == ""
+    assert llm.usage.failures == 1
+    assert len(llm.cache or []) == 0  # failures are not cached
+
+
+def test_auth_error_stops_with_a_clear_backend_error_and_no_retry(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FABULA_API_KEY", "wrong-key")
+    with ScriptedOpenAIServer("x", required_key="right-key") as server:
+        llm = get_llm(f"openai:m@{server.url}", cache=False, retry_base_delay=0.01)
+        with pytest.raises(BackendError, match="authentication failed"):
+            llm.generate_many(["a", "b", "c"])
+        assert server.requests <= 3  # each at most once: no retries
+        assert llm.usage.retries == 0
+
+
+def test_missing_model_is_a_backend_error(tmp_path: Path) -> None:
+    with ScriptedOpenAIServer("x", fail_with=[404]) as server:
+        llm = get_llm(f"openai:nope@{server.url}", cache=False)
+        with pytest.raises(BackendError, match="not found"):
+            llm.generate("a")
+
+
+def test_api_key_is_sent_but_never_stored_in_the_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    cache_file = tmp_path / "llm.sqlite"
+    with ScriptedOpenAIServer("stored answer", required_key=SECRET) as server:
+        llm = get_llm(f"openai:m@{server.url}", cache=cache_file)
+        assert llm.generate("a").text == "stored answer"
+        assert server.authorizations == [f"Bearer {SECRET}"]
+    llm.cache.close()  # type: ignore[union-attr]
+    raw = b"".join(p.read_bytes() for p in tmp_path.iterdir() if p.is_file())
+    assert b"stored answer" in raw
+    assert SECRET.encode() not in raw
+
+
+def test_openai_without_url_needs_a_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("FABULA_API_KEY", raising=False)
+    with pytest.raises(BackendError, match="no API key"):
+        get_llm("openai:gpt-4o-mini", cache=False)
+
+
+@pytest.mark.parametrize("spec", ["", "openai", "openai:", "nosuch:model", "llamacpp"])
+def test_malformed_specs_are_config_errors(spec: str) -> None:
+    with pytest.raises(ConfigError):
+        get_llm(spec, cache=False)
+
+
+def test_missing_gguf_file_is_a_backend_error(tmp_path: Path) -> None:
+    with pytest.raises(BackendError, match="not found"):
+        get_llm(f"llamacpp:{tmp_path / 'missing.gguf'}", cache=False)
+
+
+def test_concurrency_is_limited_and_results_keep_their_order() -> None:
+    active = 0
+    peak = 0
+    lock = threading.Lock()
+
+    def answer(messages: list[dict[str, str]]) -> str:
+        nonlocal active, peak
+        with lock:
+            active += 1
+            peak = max(peak, active)
+        import time
+
+        time.sleep(0.02)
+        with lock:
+            active -= 1
+        return _last_user(messages)
+
+    with ScriptedOpenAIServer(answer) as server:
+        llm = get_llm(f"openai:m@{server.url}", cache=False, concurrency=3)
+        results = llm.generate_many([str(i) for i in range(15)])
+    assert [g.text for g in results] == [str(i) for i in range(15)]
+    assert 2 <= peak <= 3
+
+
+def test_interrupted_run_resumes_without_repeating_calls(tmp_path: Path) -> None:
+    prompts = [f"item {i}" for i in range(10)]
+    with ScriptedOpenAIServer("done", fail_after=4) as server:
+        llm = get_llm(f"openai:m@{server.url}", cache=tmp_path, concurrency=1, max_retries=0)
+        first = llm.generate_many(prompts)
+        assert sum(g.ok for g in first) == 4
+        seen = [b["messages"][0]["content"] for b in server.bodies]
+        server.fail_after = None  # the server is back
+        resumed = get_llm(f"openai:m@{server.url}", cache=tmp_path, concurrency=1).generate_many(prompts)
+        second = [b["messages"][0]["content"] for b in server.bodies[len(seen) :]]
+    assert all(g.ok for g in resumed)
+    succeeded_before = {p for p, g in zip(prompts, first, strict=True) if g.ok}
+    assert not succeeded_before & set(second)  # nothing answered before was asked again
+    assert sorted(second) == sorted(set(prompts) - succeeded_before)
+
+
+def test_cache_is_safe_with_concurrent_writer_threads(tmp_path: Path) -> None:
+    llm = ScriptedLLM(lambda m: m[-1].content[::-1], cache=None)
+    from fabula.llm import ResponseCache
+
+    llm.cache = ResponseCache(tmp_path)
+    llm.concurrency = 8
+    results = llm.generate_many([f"p{i}" for i in range(200)])
+    assert [g.text for g in results] == [f"p{i}"[::-1] for i in range(200)]
+    with sqlite3.connect(tmp_path / "llm.sqlite") as connection:
+        assert connection.execute("SELECT COUNT(*) FROM responses").fetchone()[0] == 200
+        assert connection.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_unparseable_answers_are_retried_once_with_a_reminder_then_failed() -> None:
+    script = {
+        "good": '{"1": "Alice"}',
+        "fixable": "Sure! Here it is",
+        "hopeless": "I cannot answer that.",
+    }
+
+    def answer(messages: list[dict[str, str]]) -> str:
+        first = messages[0]["content"]
+        if len(messages) > 1:  # the reminder turn
+            return '```json\n{"1": "Bob"}\n```' if first == "fixable" else "still no json"
+        return script[first]
+
+    with ScriptedOpenAIServer(answer) as server:
+        llm = get_llm(f"openai:m@{server.url}", cache=False)
+        results = ask_json_many(llm, ["good", "fixable", "hopeless"])
+        assert server.requests == 5
+        reminder = server.bodies[-1]["messages"][-1]["content"]
+    assert [r.value for r in results] == [{"1": "Alice"}, {"1": "Bob"}, None]
+    assert [r.attempts for r in results] == [1, 2, 2]
+    assert results[2].error is not None and "unparseable" in results[2].error
+    assert "JSON" in reminder
+
+
+def test_prompt_logprobs_through_the_completions_endpoint(tmp_path: Path) -> None:
+    with ScriptedOpenAIServer("x") as server:
+        llm = get_llm(f"openai:m@{server.url}", cache=tmp_path)
+        values = llm.prompt_logprobs("one two three four")
+        again = llm.prompt_logprobs("one two three four")
+        assert server.requests == 1
+    assert values == again == [-2.0, -3.0, -1.0]
+
+
+def test_token_counter_is_reported() -> None:
+    llm = get_llm("mock", cache=False)
+    assert llm.count_tokens("Hello, world!") == heuristic_token_count("Hello, world!") > 0
+    assert llm.token_counter_name.startswith("heuristic")
+    assert "tokens counted by heuristic" in llm.usage.line()
+
+
+def test_heuristic_counts_cjk_characters_one_each() -> None:
+    assert heuristic_token_count("你好世界") == 4
+    assert heuristic_token_count("") == 0
+    assert heuristic_token_count("a b c d e") == 6  # 5 words x 1.2
