@@ -1,10 +1,501 @@
-"""Character discovery without a list (rules; optional spaCy NER evidence)."""
+"""Character discovery without a list: rule-based name mentions, then alias clustering.
+
+Hand-written rules rather than a model because the default path must run offline in seconds on a
+CPU with nothing to download (BookNLP needs downloaded neural models and minutes per novel). A spaCy
+NER pipeline, when the user names one, adds PERSON evidence (`_ner.py`); Chinese uses jieba (`_chinese.py`).
+
+1. Candidates: runs of capitalised words, with an optional honorific ("Mr. Darcy"), and "the X"
+   titles ("the Caterpillar"). Leading non-names ("Poor Harriet", "Oh Emma") are dropped.
+2. A name is kept when it looks like a person: an honorific before it, a speech verb beside it
+   ("said Emma"), or several mid-sentence capitalised uses while the lowercase word is rare; words
+   in the stop-lists, place-like runs ("Box Hill") and words mostly after "in/at/from" are dropped.
+3. Clustering, most specific forms first: full names make clusters; "Hon Surname" joins the
+   gender-compatible full name with that surname (unless it is much more frequent than that full
+   name, as "Mr. Knightley" is than "John Knightley"); a lone first name joins the full name it
+   starts, a nickname ("Lizzy") its formal name, a lone surname the "Mr." cluster first ("Bennet" is
+   Mr. Bennet), "Lady/Sir + first name" its full name. "Mr. Bennet", "Mrs. Bennet" and "Jane Bennet"
+   stay apart: different honorific classes never join.
+"""
 
 from __future__ import annotations
 
+import re
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+
 from fabula.book import Book, Character, Mention
+from fabula.characters._lexicon import (
+    HONORIFICS,
+    NAME_PARTICLES,
+    NICKNAMES,
+    NON_NAMES,
+    PERSON_VERBS,
+    PLACE_PREPOSITIONS,
+    PLACE_WORDS,
+    SPEECH_VERBS,
+    STANDALONE_TITLES,
+    SURNAME_HONORIFICS,
+)
+from fabula.characters._text import Regions, dialogue_regions, is_sentence_initial
+
+_UPPER = "A-ZÀ-ÖØ-Þ"
+_LOWER = "a-zß-öø-ÿ"
+_CAP_WORD = rf"[{_UPPER}][{_LOWER}]+(?:['’-][{_UPPER}{_LOWER}][{_LOWER}]+)*"
+_HONORIFIC_ALT = "|".join(sorted((h.capitalize() for h in HONORIFICS), key=len, reverse=True))
+_GAP = r"[ \t]*\n?[ \t]*"  # words of one name may be split by a line break, never by a blank line
+_RUN = re.compile(
+    rf"(?<![\w'’.-])(?:(?P<hon>{_HONORIFIC_ALT})\.?{_GAP})?"
+    rf"(?P<name>{_CAP_WORD}(?:{_GAP}(?:(?:{'|'.join(p for p in NAME_PARTICLES if p != 'of')}){_GAP})?(?:{_CAP_WORD}|[{_UPPER}]\.))*)"
+    rf"(?P<poss>['’]s)?(?![\w])"
+)
+_LOWER_WORD = re.compile(rf"(?<![\w'’])[{_LOWER}][{_LOWER}'’-]*")
+_PREV_WORD = re.compile(r"([A-Za-z]+)[^\w\n]{0,3}$")
+
+MIN_MENTIONS = 2  # a name seen once is not a character (unless NER or an honorific vouches for it)
+
+
+@dataclass(slots=True)
+class _Occurrence:
+    start: int
+    end: int
+    honorific: str | None  # lowercase, without the period
+    words: tuple[str, ...]
+    initial: bool
+    titled: bool  # "the X"
+    speech: bool
+    person_verb: bool
+    place_prep: bool
+
+
+@dataclass(slots=True)
+class _Cluster:
+    id: int
+    forms: Counter[tuple[str | None, tuple[str, ...]]] = field(default_factory=Counter)
+    gender: str = "unknown"
+    first_names: set[str] = field(default_factory=set)
+    last_names: set[str] = field(default_factory=set)
+    honorifics: set[str] = field(default_factory=set)
+
+    @property
+    def size(self) -> int:
+        return sum(self.forms.values())
 
 
 def discover_characters(book: Book, *, ner_model: str | None = None) -> tuple[list[Character], list[Mention]]:
-    """Placeholder until rule-based discovery lands: no characters."""
-    return [], []
+    """Characters (ids ``D1``… in no order yet; `find_characters` renumbers by rank) and name mentions."""
+    if book.meta.language == "zh":
+        from fabula.characters._chinese import discover_chinese
+
+        return discover_chinese(book)
+    text = book.text
+    dialogue = dialogue_regions(book)
+    occurrences = _candidates(book, dialogue)
+    if not occurrences:
+        return [], []
+    lowercase = Counter(w.lower() for w in _LOWER_WORD.findall(text, book.body.start, book.body.end))
+    ner_votes: Counter[str] = Counter()
+    ner_against: Counter[str] = Counter()
+    if ner_model:
+        from fabula.characters._ner import person_evidence
+
+        ner_votes, ner_against = person_evidence(book, ner_model)
+    accepted = _accept(occurrences, lowercase, ner_votes, ner_against)
+    occurrences = [o for o in occurrences if _form(o) in accepted]
+    votes = _pronoun_votes(text, occurrences)
+    clusters, form_cluster = _cluster(occurrences, votes)
+    mentions: list[Mention] = []
+    for o in occurrences:
+        cid = form_cluster.get(_form(o))
+        if cid is None:
+            continue
+        confidence = 0.9 if o.honorific or len(o.words) > 1 else 0.75
+        mentions.append(Mention(o.start, o.end, f"D{cid}", "title" if o.titled else "name", confidence))
+    characters = []
+    sizes = Counter(m.character_id for m in mentions)
+    for cluster in clusters.values():
+        if sizes[f"D{cluster.id}"] < MIN_MENTIONS and not cluster.honorifics:
+            continue
+        characters.append(
+            Character(
+                id=f"D{cluster.id}",
+                name=_canonical(cluster),
+                aliases={},
+                gender=cluster.gender,  # type: ignore[arg-type]
+                gender_confidence=0.0,
+                source="predicted",
+            )
+        )
+    keep = {c.id for c in characters}
+    mentions = [m for m in mentions if m.character_id in keep]
+    for c in characters:
+        c.gender = "unknown"  # re-estimated from all mentions by find_characters
+    return characters, mentions
+
+
+def _form(o: _Occurrence) -> tuple[str | None, tuple[str, ...]]:
+    return ("the" if o.titled else o.honorific, o.words)
+
+
+def _candidates(book: Book, dialogue: Regions) -> list[_Occurrence]:
+    text = book.text
+    out: list[_Occurrence] = []
+    for m in _RUN.finditer(text, book.body.start, book.body.end):
+        honorific = m.group("hon")
+        name_start = m.start("name")
+        spans = [(name_start + w.start(), w.group()) for w in re.finditer(r"\S+", m.group("name"))]
+        start = name_start if honorific is None else m.start()
+        initial = is_sentence_initial(text, m.start())
+        if honorific is not None:
+            honorific = honorific.lower()
+        # at a sentence start, drop leading non-names ("Poor Harriet", "But Emma")
+        while spans and initial and honorific is None and spans[0][1].lower() in NON_NAMES:
+            spans = spans[1:]
+            if spans:
+                start = spans[0][0]
+                initial = False
+        words = [w for _, w in spans]
+        if not words:
+            continue
+        if honorific is None and len(words) > 1 and words[0].lower() in HONORIFICS:
+            honorific = words[0].lower()  # "Lady Catherine", "Colonel Brandon" spelled as one run
+            words = words[1:]
+        if any(w.lower() in PLACE_WORDS for w in words[1:]) or (
+            len(words) == 1 and words[0].lower() in NON_NAMES
+        ):
+            continue
+        if any(w.lower() in {"street", "road", "house", "hall", "park", "square", "lane"} for w in words):
+            continue
+        end = m.end("name")
+        prev = _PREV_WORD.search(text, max(0, start - 30), start)
+        prev_word = prev.group(1).lower() if prev else ""
+        titled = honorific is None and prev_word == "the" and not initial
+        if titled and prev is not None:
+            start = prev.start(1)
+        after = text[end : end + 30].split(None, 2)
+        next_word = after[0].lower().strip(',;:.!?"”’') if after else ""
+        speech = prev_word in SPEECH_VERBS or next_word in SPEECH_VERBS
+        out.append(
+            _Occurrence(
+                start=start,
+                end=end,
+                honorific=honorific,
+                words=tuple(_clean(w) for w in words),
+                initial=initial and honorific is None,
+                titled=titled,
+                speech=speech,
+                person_verb=next_word in PERSON_VERBS,
+                place_prep=prev_word in PLACE_PREPOSITIONS,
+            )
+        )
+    return out
+
+
+def _clean(word: str) -> str:
+    return word.replace("’", "'")
+
+
+def _accept(
+    occurrences: list[_Occurrence],
+    lowercase: Counter[str],
+    ner_votes: Counter[str],
+    ner_against: Counter[str],
+) -> set[tuple[str | None, tuple[str, ...]]]:
+    """The forms that are person names, judged on the evidence over all their occurrences."""
+    by_words: dict[tuple[str, ...], list[_Occurrence]] = defaultdict(list)
+    for o in occurrences:
+        by_words[o.words].append(o)
+    person_words: set[tuple[str, ...]] = set()
+    for words, occ in by_words.items():
+        if any(w.lower() in NON_NAMES for w in words if len(words) == 1):
+            continue
+        honored = sum(1 for o in occ if o.honorific and o.honorific not in {"the"})
+        mid = sum(1 for o in occ if not o.initial and not o.titled)
+        speech = sum(1 for o in occ if o.speech)
+        verbs = sum(1 for o in occ if o.person_verb)
+        place = sum(1 for o in occ if o.place_prep)
+        key = " ".join(words)
+        low = sum(lowercase.get(w.lower(), 0) for w in words) / len(words)
+        capital = len(occ)
+        evidence = 3 * honored + 2 * speech + verbs + ner_votes.get(key, 0)
+        if ner_against.get(key, 0) > 2 * max(1, ner_votes.get(key, 0)) and honored == 0:
+            continue
+        if low > 0.5 * capital and honored == 0:
+            continue  # "Hope", "Will", "Grace": mostly a common word
+        if place > 0.25 * capital and honored == 0 and speech == 0:
+            continue  # "in Highbury", "at Randalls"
+        titled_only = all(o.titled for o in occ)
+        if titled_only:
+            if len(occ) >= 3 and (speech or verbs) and low < 0.5 * capital:
+                person_words.add(words)
+            continue
+        if (
+            honored
+            or (mid >= 2 and (evidence >= 1 or mid >= 4))
+            or (mid >= 1 and speech >= 1)
+            or ner_votes.get(key, 0) >= 2
+        ):
+            person_words.add(words)
+    return {_form(o) for o in occurrences if o.words in person_words}
+
+
+def _pronoun_votes(text: str, occurrences: list[_Occurrence]) -> dict[tuple[str, ...], Counter[str]]:
+    """For each name, which pronoun ("he"/"she") most often follows it before another name does."""
+    votes: dict[tuple[str, ...], Counter[str]] = defaultdict(Counter)
+    pattern = re.compile(r"(?<![\w'’])(he|him|his|she|her|hers)(?![\w'’])", re.IGNORECASE)
+    for i, o in enumerate(occurrences):
+        limit = min(o.end + 120, occurrences[i + 1].start if i + 1 < len(occurrences) else len(text))
+        m = pattern.search(text, o.end, limit)
+        if m:
+            votes[o.words]["male" if m.group().lower() in {"he", "him", "his"} else "female"] += 1
+    return votes
+
+
+def _gender_of(
+    honorific: str | None, words: tuple[str, ...], votes: dict[tuple[str, ...], Counter[str]]
+) -> str:
+    if honorific and honorific != "the":
+        implied = HONORIFICS.get(honorific, "unknown")
+        if implied != "unknown":
+            return implied
+    v = votes.get(words, Counter())
+    total = v["male"] + v["female"]
+    if total >= 2 and max(v.values()) >= 0.7 * total:
+        return v.most_common(1)[0][0]
+    return "unknown"
+
+
+def _compatible(a: str, b: str) -> bool:
+    return a == "unknown" or b == "unknown" or a == b
+
+
+def _cluster(
+    occurrences: list[_Occurrence], votes: dict[tuple[str, ...], Counter[str]]
+) -> tuple[dict[int, _Cluster], dict[tuple[str | None, tuple[str, ...]], int]]:
+    counts: Counter[tuple[str | None, tuple[str, ...]]] = Counter(_form(o) for o in occurrences)
+    word_counts: Counter[tuple[str, ...]] = Counter()
+    for (_, words), n in counts.items():
+        word_counts[words] += n
+    clusters: dict[int, _Cluster] = {}
+    assign: dict[tuple[str | None, tuple[str, ...]], int] = {}
+
+    def new_cluster(form: tuple[str | None, tuple[str, ...]], gender: str) -> _Cluster:
+        cluster = _Cluster(len(clusters) + 1, gender=gender)
+        clusters[cluster.id] = cluster
+        add(cluster, form)
+        return cluster
+
+    def add(cluster: _Cluster, form: tuple[str | None, tuple[str, ...]]) -> None:
+        honorific, words = form
+        cluster.forms[form] += counts[form]
+        assign[form] = cluster.id
+        if honorific and honorific != "the":
+            cluster.honorifics.add(honorific)
+        if len(words) > 1 or (
+            honorific
+            and HONORIFICS.get(honorific)
+            and honorific not in SURNAME_HONORIFICS
+            and honorific in {"lady", "sir", "lord", "aunt", "uncle", "cousin"}
+        ):
+            cluster.first_names.add(words[0])
+        if len(words) > 1 or (honorific in SURNAME_HONORIFICS or honorific in STANDALONE_TITLES):
+            cluster.last_names.add(words[-1])
+        gender = _gender_of(honorific, words, votes)
+        if cluster.gender == "unknown":
+            cluster.gender = gender
+
+    forms = sorted(counts, key=lambda f: (-len(f[1]), -(f[0] is not None and f[0] != "the"), -counts[f]))
+    # 1. full names (two or more words): one cluster each, or the longer name that contains them
+    for form in forms:
+        honorific, words = form
+        if len(words) < 2 or honorific == "the":
+            continue
+        gender = _gender_of(honorific, words, votes)
+        target = None
+        for cluster in clusters.values():
+            if not _compatible(cluster.gender, gender) or not _same_class(cluster, honorific):
+                continue
+            if any(_contains(other, words) for (_, other) in cluster.forms if len(other) >= len(words)):
+                target = cluster
+                break
+        if target is None:
+            new_cluster(form, gender)
+        else:
+            add(target, form)
+    # 2. honorific + one word ("Mr. Darcy", "Lady Catherine", "Miss Bennet")
+    for form in forms:
+        honorific, words = form
+        if form in assign or len(words) != 1 or honorific in (None, "the"):
+            continue
+        gender = _gender_of(honorific, words, votes)
+        word = words[0]
+        first_name_title = honorific in {"lady", "sir", "lord", "aunt", "uncle", "cousin", "miss", "master"}
+        candidates = [
+            c
+            for c in clusters.values()
+            if _compatible(c.gender, gender)
+            and _same_class(c, honorific)
+            and (word in c.last_names or (first_name_title and word in c.first_names))
+        ]
+        target = _dominant(candidates)
+        if target is not None and honorific in SURNAME_HONORIFICS and word in target.last_names:
+            personal = sum(
+                n for (h, w), n in target.forms.items() if len(w) > 1 or w[0] in target.first_names
+            )
+            if counts[form] > 3 * max(1, personal) + 5 and honorific != "miss":
+                target = None  # "Mr. Knightley" is far more frequent than "John Knightley": another man
+        if target is None:
+            target = _find_same(clusters, honorific, words)
+        if target is None:
+            new_cluster(form, gender)
+        else:
+            add(target, form)
+    # 3. one word alone: first name, nickname, surname, or a new character
+    for form in forms:
+        honorific, words = form
+        if form in assign or len(words) != 1 or honorific not in (None,):
+            continue
+        word = words[0]
+        gender = _gender_of(None, words, votes)
+        by_first = [c for c in clusters.values() if word in c.first_names and _compatible(c.gender, gender)]
+        target = _dominant(by_first)
+        if target is None and word.lower() in NICKNAMES:
+            formal = {f.capitalize() for f in NICKNAMES[word.lower()]}
+            target = _dominant(
+                [
+                    c
+                    for c in clusters.values()
+                    if (formal & c.first_names or any((None, (f,)) in c.forms for f in formal))
+                ]
+            )
+        if target is None:
+            by_last = [c for c in clusters.values() if word in c.last_names]
+            male = [
+                c
+                for c in by_last
+                if c.honorifics
+                & {
+                    "mr",
+                    "sir",
+                    "lord",
+                    "captain",
+                    "colonel",
+                    "dr",
+                    "doctor",
+                    "major",
+                    "general",
+                    "admiral",
+                    "professor",
+                    "inspector",
+                }
+            ]
+            target = _dominant(male) or _dominant(by_last)
+        if target is None:
+            new_cluster(form, gender)
+        else:
+            add(target, form)
+    # 4. "the Colonel", "the Caterpillar": a titled person alone, else one of a kind
+    for form in forms:
+        honorific, words = form
+        if form in assign or honorific != "the":
+            continue
+        word = words[-1].lower()
+        holders = [c for c in clusters.values() if word in c.honorifics]
+        if len(words) == 1 and len(holders) == 1 and word in STANDALONE_TITLES:
+            add(holders[0], form)
+            continue
+        bare = clusters.get(assign.get((None, words), -1))
+        if bare is not None:
+            add(bare, form)
+        else:
+            new_cluster(form, "unknown")
+    # nicknames that became their own cluster before their formal name existed: join them now
+    _join_nicknames(clusters, assign)
+    return clusters, assign
+
+
+def _same_class(cluster: _Cluster, honorific: str | None) -> bool:
+    """Mr./Mrs./Miss forms of one surname are different people: never join different classes."""
+    if honorific not in SURNAME_HONORIFICS:
+        return True
+    classes = {_surname_class(h) for h in cluster.honorifics if h in SURNAME_HONORIFICS}
+    return not classes or _surname_class(honorific) in classes
+
+
+def _surname_class(honorific: str | None) -> str:
+    if honorific in {"mrs", "madame", "mme", "frau", "signora"}:
+        return "married"
+    if honorific in {"miss", "ms", "mademoiselle", "mlle", "fraulein", "fräulein", "signorina"}:
+        return "unmarried"
+    return "male"
+
+
+def _contains(longer: tuple[str, ...], shorter: tuple[str, ...]) -> bool:
+    if len(shorter) > len(longer):
+        return False
+    n = len(shorter)
+    return any(longer[i : i + n] == shorter for i in range(len(longer) - n + 1)) and (
+        longer[0] == shorter[0] or longer[-1] == shorter[-1]
+    )
+
+
+def _dominant(candidates: list[_Cluster]) -> _Cluster | None:
+    """The only candidate, or one mentioned at least twice as often as the next."""
+    if not candidates:
+        return None
+    ordered = sorted(candidates, key=lambda c: -c.size)
+    if len(ordered) == 1 or ordered[0].size >= 2 * ordered[1].size:
+        return ordered[0]
+    return None
+
+
+def _find_same(
+    clusters: dict[int, _Cluster], honorific: str | None, words: tuple[str, ...]
+) -> _Cluster | None:
+    for cluster in clusters.values():
+        if (honorific, words) in cluster.forms:
+            return cluster
+    return None
+
+
+def _join_nicknames(
+    clusters: dict[int, _Cluster], assign: dict[tuple[str | None, tuple[str, ...]], int]
+) -> None:
+    for cluster in list(clusters.values()):
+        if len(cluster.forms) != 1:
+            continue
+        ((honorific, words),) = cluster.forms
+        if honorific is not None or len(words) != 1 or words[0].lower() not in NICKNAMES:
+            continue
+        formal = {f.capitalize() for f in NICKNAMES[words[0].lower()]}
+        targets = [
+            c
+            for c in clusters.values()
+            if c is not cluster and (formal & c.first_names or any((None, (f,)) in c.forms for f in formal))
+        ]
+        target = _dominant(targets)
+        if target is not None:
+            target.forms.update(cluster.forms)
+            for form in cluster.forms:
+                assign[form] = target.id
+            del clusters[cluster.id]
+
+
+def _canonical(cluster: _Cluster) -> str:
+    """The display name: the fullest form used a fair number of times, else the most frequent."""
+
+    def render(form: tuple[str | None, tuple[str, ...]]) -> str:
+        honorific, words = form
+        name = " ".join(words)
+        if honorific == "the":
+            return f"the {name}"
+        if honorific:
+            head = honorific.capitalize() + ("." if honorific in {"mr", "mrs", "dr", "st", "ms"} else "")
+            return f"{head} {name}"
+        return name
+
+    total = cluster.size
+    frequent = [f for f, n in cluster.forms.items() if n >= max(2, 0.1 * total)]
+    if frequent:
+        best = max(frequent, key=lambda f: (len(f[1]), f[0] not in (None, "the"), cluster.forms[f]))
+        return render(best)
+    return render(cluster.forms.most_common(1)[0][0])
