@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -90,7 +91,7 @@ def test_ranking_on_a_real_book(alice: Book, name: str, tmp_path: object) -> Non
     hits = retriever.search("croquet flamingo hedgehog", k=5)
     assert len(hits) == 5
     assert [h.rank for h in hits] == [1, 2, 3, 4, 5]
-    assert all(a.score >= b.score for a, b in zip(hits, hits[1:], strict=False))
+    assert all(a.score >= b.score for a, b in itertools.pairwise(hits))
     assert all(t in hits[0].unit.text.lower() for t in ("flamingo", "hedgehog"))
 
 
@@ -125,7 +126,8 @@ def test_until_drops_every_unit_after_the_reading_position(alice: Book, name: st
 
 def test_chinese_goes_through_jieba() -> None:
     book = book_from_text(
-        "第一章\n\n林黛玉进了荣国府，见到了贾宝玉。\n\n王熙凤笑着说话。\n\n贾宝玉摔了那块玉。\n", language="zh"
+        "第一章\n\n林黛玉进了荣国府，见到了贾宝玉。\n\n王熙凤笑着说话。\n\n贾宝玉摔了那块玉。\n",
+        language="zh",
     )
     retriever = index_book(book, "bm25", cache=False)
     hits = retriever.search("贾宝玉", k=5)

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from fabula.book import Book, book_from_text
@@ -12,7 +14,7 @@ def _check_spans(book: Book, kind: str, **options: int) -> None:
     units = make_units(book, UnitSpec(kind, **options))  # type: ignore[arg-type]
     assert units, kind
     assert [u.id for u in units] == list(range(len(units)))
-    for previous, unit in zip(units, units[1:], strict=False):
+    for previous, unit in itertools.pairwise(units):
         assert previous.start <= unit.start and previous.end <= unit.end
     for unit in units:
         assert book.body.start <= unit.start < unit.end <= book.body.end
