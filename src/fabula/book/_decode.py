@@ -70,7 +70,14 @@ def read_book_file(path: str | Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> D
 
 
 def decode_bytes(data: bytes, where: str | Path = "<bytes>") -> tuple[str, str]:
-    """Decode book bytes, returning ``(text, encoding)``; raise InputError for binary or undecodable data."""
+    """Decode book bytes, returning ``(text, encoding)``; raise InputError for binary or undecodable data.
+
+    Order: byte-order mark; UTF-16 without a BOM (every other byte NUL); strict UTF-8; then, because
+    charset-normalizer guesses wrong on short texts (it calls a short cp1252 text cp1250 and a short
+    GBK text cp874), two checks of our own before asking it: mostly-ASCII text that is valid cp1252
+    is cp1252 (Western European novels), and text that decodes as GB18030 or Big5 into common Chinese
+    characters is Chinese.
+    """
     for bom, encoding in _BOMS:
         if data.startswith(bom):
             try:
@@ -79,12 +86,31 @@ def decode_bytes(data: bytes, where: str | Path = "<bytes>") -> tuple[str, str]:
                 raise InputError(
                     f"has a {encoding} byte-order mark but is not valid {encoding}", where
                 ) from exc
+    utf16 = _utf16_without_bom(data)
+    if utf16 is not None:
+        return utf16
     if _looks_binary(data):
         raise InputError("looks like a binary file, not text (contains NUL or control bytes)", where)
     try:
         return data.decode("utf-8"), "utf-8"
-    except UnicodeDecodeError:
-        pass
+    except UnicodeDecodeError as exc:
+        utf8_error = exc
+    if _mostly_utf8(data[:1_000_000]):
+        # valid UTF-8 but for a few broken bytes: decoding it as anything else would be mojibake
+        raise InputError(
+            f"is UTF-8 but has invalid bytes (first at byte {utf8_error.start}); "
+            "fix or re-encode the file",
+            where,
+        )
+    high = sum(1 for byte in data[:200_000] if byte >= 0x80) / max(1, min(len(data), 200_000))
+    if high < 0.3:
+        try:
+            return data.decode("cp1252"), "cp1252"
+        except UnicodeDecodeError:
+            pass
+    chinese = _chinese(data)
+    if chinese is not None:
+        return chinese
     from charset_normalizer import from_bytes
 
     best = from_bytes(data[:2_000_000]).best()
@@ -97,6 +123,23 @@ def decode_bytes(data: bytes, where: str | Path = "<bytes>") -> tuple[str, str]:
         raise InputError(f"undecodable bytes for detected encoding {encoding}", where) from exc
 
 
+_UTF8_MULTIBYTE = re.compile(rb"[\xc2-\xdf][\x80-\xbf]|[\xe0-\xef][\x80-\xbf]{2}|[\xf0-\xf4][\x80-\xbf]{3}")
+# the most frequent Chinese characters, simplified and traditional: GB18030 decodes almost any byte
+# pairs, so "decodes" proves nothing; decoding into common characters does
+_COMMON_HANZI = frozenset(
+    "的一是不了人我在有他这這个個们們中来來上大为為和国國地到以说說时時要就出会會可也你对對生能而子那得"
+    "于於着著下自之年过過发發后後作里裡用道行所然家种種事成方多经經么麼去法学學如都同现現当當没沒动動"
+    "面起看定天分还還进進好小部其些主样樣理心她本前开開但因只从從想实實日军軍者意无無力它与與长長把机機"
+)
+
+
+def _mostly_utf8(sample: bytes) -> bool:
+    """Many valid UTF-8 multi-byte characters and only a few invalid bytes."""
+    valid = len(_UTF8_MULTIBYTE.findall(sample))
+    invalid = sample.decode("utf-8", errors="replace").count("\ufffd")
+    return valid >= 20 and invalid <= max(4, valid // 20)
+
+
 def _widen(encoding: str) -> str:
     """Use the superset of a detected legacy encoding (GB2312 ⊂ GBK ⊂ GB18030, latin-1 → cp1252)."""
     name = encoding.lower().replace("-", "_")
@@ -105,6 +148,51 @@ def _widen(encoding: str) -> str:
     if name in {"latin_1", "iso8859_1", "ascii"}:
         return "cp1252"
     return encoding
+
+
+def _chinese(data: bytes) -> tuple[str, str] | None:
+    """GB18030 or Big5, whichever decodes ``data`` into common Chinese characters, else None."""
+    sample = data[:200_000]
+    best: tuple[float, str] | None = None
+    for encoding in ("gb18030", "big5"):
+        try:
+            text = sample.decode(encoding)
+        except UnicodeDecodeError:
+            if len(sample) < len(data):  # the sample may cut a character in two
+                try:
+                    text = sample[:-1].decode(encoding)
+                except UnicodeDecodeError:
+                    continue
+            else:
+                continue
+        wide = [ch for ch in text if ord(ch) >= 0x80]
+        if not wide:
+            continue
+        score = sum(1 for ch in wide if ch in _COMMON_HANZI) / len(wide)
+        if score >= 0.12 and (best is None or score > best[0]):
+            best = (score, encoding)
+    if best is None:
+        return None
+    try:
+        return data.decode(best[1]), best[1]
+    except UnicodeDecodeError:
+        return None
+
+
+def _utf16_without_bom(data: bytes) -> tuple[str, str] | None:
+    """UTF-16 text saved without a BOM: mostly-ASCII text has NUL in every other byte."""
+    sample = data[:4096]
+    if len(sample) < 8 or len(data) % 2:
+        return None
+    even = sample[0::2].count(0) / (len(sample) // 2)
+    odd = sample[1::2].count(0) / (len(sample) // 2)
+    for encoding, nul_share, other in (("utf-16-le", odd, even), ("utf-16-be", even, odd)):
+        if nul_share > 0.6 and other < 0.05:
+            try:
+                return data.decode(encoding), encoding
+            except UnicodeDecodeError:
+                return None
+    return None
 
 
 def _looks_binary(data: bytes) -> bool:

@@ -82,7 +82,8 @@ def _next_line(text: str, offset: int) -> int:
 
 
 # --- paragraphs ------------------------------------------------------------------------------------
-_BLANK_LINES = re.compile(r"\n[ \t\r\f\v\u3000]*\n\s*")
+# a blank line between paragraphs, whatever the line ends (\n, \r\n, or old Mac \r)
+_BLANK_LINES = re.compile(r"(?:\r\n?+|\n)[ \t\f\v\u3000]*(?:\r\n?+|\n)\s*")
 
 
 def find_paragraphs(text: str, body: Span) -> SpanLayer:

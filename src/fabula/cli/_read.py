@@ -10,15 +10,14 @@ import typer
 from rich.table import Table
 
 from fabula._files import write_bytes_atomic
-from fabula.book import DEFAULT_MAX_BYTES, book_to_json, load_book
+from fabula.book import DEFAULT_MAX_BYTES, Book, book_to_json, load_book
 from fabula.cli._app import app, stdout
+from fabula.cli._options import BookArgument
 
 
 @app.command("read")
 def read_command(
-    book_path: Annotated[
-        Path, typer.Argument(metavar="BOOK", help="A .txt (any common encoding) or .epub novel.")
-    ],
+    book_path: BookArgument,
     json_out: Annotated[
         bool,
         typer.Option(
@@ -28,23 +27,36 @@ def read_command(
     output: Annotated[
         Path | None,
         typer.Option(
-            "--output", "-o", help="With --json: write to this file (atomically) instead of stdout."
+            "--output",
+            "-o",
+            metavar="FILE",
+            help="Write the Book JSON to FILE (implies --json); written atomically, never half a file.",
         ),
     ] = None,
+    chapters: Annotated[
+        bool, typer.Option("--chapters", help="Also list every chapter: part, title, words.")
+    ] = False,
     max_bytes: Annotated[
-        int, typer.Option(help="Refuse files larger than this many bytes.")
+        int, typer.Option(min=1, metavar="N", help="Refuse files larger than N bytes.")
     ] = DEFAULT_MAX_BYTES,
 ) -> None:
     """Load a book and print what fabula found: title, encoding, chapters, paragraphs, sentences, words."""
     book = load_book(book_path, max_bytes=max_bytes)
-    if json_out:
+    if json_out or output is not None:
         data = book_to_json(book)
         if output is not None:
             write_bytes_atomic(output, data)
         else:
             sys.stdout.buffer.write(data + b"\n")
+            sys.stdout.flush()
         return
-    table = Table(show_header=False, box=None)
+    _print_summary(book, book_path)
+    if chapters:
+        _print_chapters(book)
+
+
+def _print_summary(book: Book, book_path: Path) -> None:
+    synthetic = bool(book.chapters) and book.chapters[0].synthetic
     rows = [
         ("file", str(book_path)),
         ("title", book.meta.title or "(unknown)"),
@@ -52,15 +64,10 @@ def read_command(
         ("language", book.meta.language),
         ("format", f"{book.meta.source_format}, {book.meta.encoding}"),
         ("gutenberg boilerplate", "excluded" if book.meta.gutenberg else "none found"),
-        ("body", f"characters {book.body.start}-{book.body.end} of {len(book.text)}"),
+        ("body", f"characters {book.body.start:,}-{book.body.end:,} of {len(book.text):,}"),
         (
             "chapters",
-            f"{len(book.chapters)}"
-            + (
-                " (no headings found: synthetic sections)"
-                if book.chapters and book.chapters[0].synthetic
-                else ""
-            ),
+            f"{len(book.chapters)}" + (" (no headings found: synthetic sections)" if synthetic else ""),
         ),
         ("paragraphs", f"{len(book.paragraphs):,}"),
         ("sentences", f"{len(book.sentences):,}"),
@@ -68,9 +75,21 @@ def read_command(
         ("words", f"{book.word_count:,}"),
         ("characters of text", f"{book.body.end - book.body.start:,}"),
     ]
-    for key, value in rows:
-        table.add_row(f"[bold]{key}[/bold]", value)
-    stdout.print(table)
     if book.chapters:
-        first, last = book.chapters[0], book.chapters[-1]
-        stdout.print(f"first chapter: {first.title!s}; last chapter: {last.title!s}", markup=False)
+        rows.append(("first chapter", book.chapters[0].title or "(untitled)"))
+        rows.append(("last chapter", book.chapters[-1].title or "(untitled)"))
+    table = Table(show_header=False, box=None)
+    table.add_column(style="bold", no_wrap=True)
+    table.add_column(overflow="fold")
+    for key, value in rows:
+        table.add_row(key, value)
+    stdout.print(table, markup=False)
+
+
+def _print_chapters(book: Book) -> None:
+    table = Table("#", "part", "title", "words", box=None)
+    for chapter in book.chapters:
+        tokens = book.tokens.within(chapter.start, chapter.end)
+        words = sum(1 for i in tokens if book.text[int(book.tokens.starts[i])].isalnum())
+        table.add_row(str(chapter.id + 1), chapter.part or "", chapter.title or "", f"{words:,}")
+    stdout.print(table, markup=False)
