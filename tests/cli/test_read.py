@@ -80,6 +80,7 @@ def test_bad_input_is_one_line_and_writes_nothing(
     path, problem = _bad_inputs(tmp_path)[case]
     target = tmp_path / "out.json"
     code, out, err = _run(["read", str(path), "-o", str(target)], capsys)
+    assert out == ""
     assert code != 0
     assert err.startswith(f"fabula: error: {path}: ")
     assert problem in err
