@@ -1,3 +1,6 @@
+"""``python -m fabula``; guarded so worker processes (forkserver/spawn) can import it without running the CLI."""
+
 from fabula.cli import main
 
-main()
+if __name__ == "__main__":
+    main()
