@@ -98,8 +98,7 @@ def decode_bytes(data: bytes, where: str | Path = "<bytes>") -> tuple[str, str]:
     if _mostly_utf8(data[:1_000_000]):
         # valid UTF-8 but for a few broken bytes: decoding it as anything else would be mojibake
         raise InputError(
-            f"is UTF-8 but has invalid bytes (first at byte {utf8_error.start}); "
-            "fix or re-encode the file",
+            f"is UTF-8 but has invalid bytes (first at byte {utf8_error.start}); fix or re-encode the file",
             where,
         )
     high = sum(1 for byte in data[:200_000] if byte >= 0x80) / max(1, min(len(data), 200_000))

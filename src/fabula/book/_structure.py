@@ -19,21 +19,27 @@ from fabula.book._spans import Span, SpanLayer
 # --- Project Gutenberg boilerplate ---------------------------------------------------------------
 _PG_START = re.compile(
     r"^[ \t]*\*{3}[ \t]*START OF (?:THE |THIS )?PROJECT GUTENBERG[^\n]*$"
-    r"|^[ \t]*\*END\*THE SMALL PRINT[^\n]*$"
-    r"|^[ \t]*\*{3}[ \t]*START OF THE PROJECT GUTENBERG[^\n]*$",
+    r"|^[ \t]*\*END\*THE SMALL PRINT[^\n]*$",
     re.I | re.M,
 )
 _PG_END = re.compile(
     r"^[ \t]*\*{3}[ \t]*END OF (?:THE |THIS )?PROJECT GUTENBERG[^\n]*$"
-    r"|^[ \t]*End of (?:the )?Project Gutenberg'?s?[^\n]*$"
-    r"|^[ \t]*End of Project Gutenberg[^\n]*$",
+    r"|^[ \t]*End of (?:the |this )?Project Gutenberg[^\n]*$",
     re.I | re.M,
 )
 _PG_HINT = re.compile(r"project gutenberg", re.I)
+# credit lines right after the START marker ("Produced by ...", "E-text prepared by ...") and their
+# continuation lines, up to the first blank line
 _PRODUCED_BY = re.compile(
-    r"\A\s*(?:(?:E-text |Etext )?(?:prepared|produced|transcribed) by[^\n]*\n(?:[^\n]+\n)*)", re.I
+    r"\s*(?:(?:E-text |Etext |E-book |eBook )?(?:prepared|produced|transcribed|scanned)(?: from [^\n]*)?"
+    r"\s*by\b[^\n]*\n(?:[ \t]*\S[^\n]*\n)*)",
+    re.I,
 )
 _META_LINE = re.compile(r"^(Title|Author):[ \t]*(.+)$", re.M)
+_PG_FIRST_LINE = re.compile(
+    r"^\W*The Project Gutenberg (?:e-?book|etext|e-text)(?:\s+of)?\s+(.+?)(?:,?\s+by\s+(.+?))?\s*$",
+    re.I | re.M,
+)
 
 
 @dataclass(slots=True)
@@ -60,6 +66,10 @@ def find_body(text: str) -> FrontMatter:
                     title = value.strip()
                 elif key.lower() == "author" and author is None:
                     author = value.strip()
+            first_line = _PG_FIRST_LINE.search(header[:500])
+            if first_line:  # "The Project Gutenberg EBook of Emma, by Jane Austen"
+                title = title or first_line.group(1).strip()
+                author = author or (first_line.group(2) or "").strip() or None
             start = _next_line(text, match.end())
             produced = _PRODUCED_BY.match(text, start)
             if produced:
