@@ -45,12 +45,15 @@ _HONORIFIC_ALT = "|".join(sorted((h.capitalize() for h in HONORIFICS), key=len, 
 _GAP = r"[ \t]*\n?[ \t]*"  # words of one name may be split by a line break, never by a blank line
 _RUN = re.compile(
     rf"(?<![\w'’.-])(?:(?P<hon>{_HONORIFIC_ALT})\.?{_GAP})?"
-    rf"(?P<name>{_CAP_WORD}(?:{_GAP}(?:(?:{'|'.join(p for p in NAME_PARTICLES if p != 'of')}){_GAP})?(?:{_CAP_WORD}|[{_UPPER}]\.))*)"
+    rf"(?P<name>{_CAP_WORD}(?:{_GAP}(?:(?:{'|'.join(p for p in NAME_PARTICLES if p != 'of')}){_GAP})?(?!(?:{_HONORIFIC_ALT})\b)(?:{_CAP_WORD}|[{_UPPER}]\.))*)"
     rf"(?P<poss>['’]s)?(?![\w])"
 )
 _LOWER_WORD = re.compile(rf"(?<![\w'’])[{_LOWER}][{_LOWER}'’-]*")
 _PREV_WORD = re.compile(r"([A-Za-z]+)[^\w\n]{0,3}$")
 
+_NOBLE = frozenset(
+    {"lady", "sir", "lord", "duke", "duchess", "earl", "count", "countess", "prince", "princess"}
+)
 MIN_MENTIONS = 2  # a name seen once is not a character (unless NER or an honorific vouches for it)
 
 
@@ -235,6 +238,12 @@ def _accept(
             or ner_votes.get(key, 0) >= 2
         ):
             person_words.add(words)
+    # a full name is a person when its first or last word is ("Catherine Morland" used thrice)
+    singles = {w[0] for w in person_words if len(w) == 1}
+    for words in by_words:
+        if len(words) > 1 and (words[0] in singles or words[-1] in singles):
+            if not any(w.lower() in NON_NAMES for w in words):
+                person_words.add(words)
     return {_form(o) for o in occurrences if o.words in person_words}
 
 
@@ -257,7 +266,9 @@ def _gender_of(
         implied = HONORIFICS.get(honorific, "unknown")
         if implied != "unknown":
             return implied
-    v = votes.get(words, Counter())
+    v = Counter(votes.get(words, Counter()))
+    if len(words) > 1:
+        v.update(votes.get(words[:1], Counter()))
     total = v["male"] + v["female"]
     if total >= 2 and max(v.values()) >= 0.7 * total:
         return v.most_common(1)[0][0]
@@ -321,6 +332,32 @@ def _cluster(
             new_cluster(form, gender)
         else:
             add(target, form)
+
+    def by_first_name(word: str, gender: str) -> _Cluster | None:
+        """The full-name cluster this first name (or nickname) belongs to, if one dominates."""
+        target = _dominant(
+            [c for c in clusters.values() if word in c.first_names and _compatible(c.gender, gender)]
+        )
+        if target is None and word.lower() in NICKNAMES:
+            formal = {f.capitalize() for f in NICKNAMES[word.lower()]}
+            target = _dominant(
+                [
+                    c
+                    for c in clusters.values()
+                    if not c.honorifics & _NOBLE  # nobody calls Lady Catherine "Kitty"
+                    and (formal & c.first_names or any((None, (f,)) in c.forms for f in formal))
+                ]
+            )
+        return target
+
+    # 1b. first names alone join the full name they start ("Emma" -> "Emma Woodhouse")
+    for form in forms:
+        honorific, words = form
+        if form in assign or len(words) != 1 or honorific is not None:
+            continue
+        target = by_first_name(words[0], _gender_of(None, words, votes))
+        if target is not None:
+            add(target, form)
     # 2. honorific + one word ("Mr. Darcy", "Lady Catherine", "Miss Bennet")
     for form in forms:
         honorific, words = form
@@ -332,17 +369,22 @@ def _cluster(
         candidates = [
             c
             for c in clusters.values()
-            if _compatible(c.gender, gender)
-            and _same_class(c, honorific)
-            and (word in c.last_names or (first_name_title and word in c.first_names))
+            if _compatible(c.gender, gender) and _same_class(c, honorific) and word in c.last_names
         ]
-        target = _dominant(candidates)
+        # "Miss Bennet" with several Bennet sisters about: only a unique candidate is safe
+        target = _dominant(candidates) if honorific != "miss" or len(candidates) == 1 else None
+        if target is None and first_name_title:
+            target = by_first_name(word, gender)
+            if target is not None and not _same_class(target, honorific):
+                target = None
         if target is not None and honorific in SURNAME_HONORIFICS and word in target.last_names:
             personal = sum(
                 n for (h, w), n in target.forms.items() if len(w) > 1 or w[0] in target.first_names
             )
-            if counts[form] > 3 * max(1, personal) + 5 and honorific != "miss":
-                target = None  # "Mr. Knightley" is far more frequent than "John Knightley": another man
+            first_named = any(h == honorific and len(w) > 1 for (h, w) in target.forms)
+            if first_named and counts[form] > 3 * max(1, personal):
+                # "Mr. John Knightley" is named with his first name to tell him from "Mr. Knightley"
+                target = None
         if target is None:
             target = _find_same(clusters, honorific, words)
         if target is None:
@@ -356,17 +398,7 @@ def _cluster(
             continue
         word = words[0]
         gender = _gender_of(None, words, votes)
-        by_first = [c for c in clusters.values() if word in c.first_names and _compatible(c.gender, gender)]
-        target = _dominant(by_first)
-        if target is None and word.lower() in NICKNAMES:
-            formal = {f.capitalize() for f in NICKNAMES[word.lower()]}
-            target = _dominant(
-                [
-                    c
-                    for c in clusters.values()
-                    if (formal & c.first_names or any((None, (f,)) in c.forms for f in formal))
-                ]
-            )
+        target = None
         if target is None:
             by_last = [c for c in clusters.values() if word in c.last_names]
             male = [
@@ -388,7 +420,7 @@ def _cluster(
                     "inspector",
                 }
             ]
-            target = _dominant(male) or _dominant(by_last)
+            target = _dominant(male) or _dominant(by_last) or by_first_name(word, gender)
         if target is None:
             new_cluster(form, gender)
         else:
@@ -414,19 +446,28 @@ def _cluster(
 
 
 def _same_class(cluster: _Cluster, honorific: str | None) -> bool:
-    """Mr./Mrs./Miss forms of one surname are different people: never join different classes."""
-    if honorific not in SURNAME_HONORIFICS:
+    """Mr./Mrs./Miss/General/Captain forms of one surname are different people ("General Tilney",
+    "Captain Tilney", "Mr. Tilney"): forms with different honorific classes never join."""
+    if honorific is None or honorific == "the":
         return True
-    classes = {_surname_class(h) for h in cluster.honorifics if h in SURNAME_HONORIFICS}
+    classes = {_surname_class(h) for h in cluster.honorifics}
     return not classes or _surname_class(honorific) in classes
 
 
 def _surname_class(honorific: str | None) -> str:
-    if honorific in {"mrs", "madame", "mme", "frau", "signora"}:
+    if honorific in {"mrs", "madame", "mme", "frau", "signora", "señora"}:
         return "married"
-    if honorific in {"miss", "ms", "mademoiselle", "mlle", "fraulein", "fräulein", "signorina"}:
+    if honorific in {"miss", "ms", "mademoiselle", "mlle", "fraulein", "fräulein", "signorina", "señorita"}:
         return "unmarried"
-    return "male"
+    if honorific in {"mr", "mister", "master", "monsieur", "m", "herr", "signor", "señor"}:
+        return "plain"
+    if honorific in {"dr", "doctor"}:
+        return "doctor"
+    if honorific in {"rev", "reverend"}:
+        return "reverend"
+    if honorific in {"capt", "captain"}:
+        return "captain"
+    return honorific or ""
 
 
 def _contains(longer: tuple[str, ...], shorter: tuple[str, ...]) -> bool:

@@ -91,8 +91,6 @@ HONORIFICS: dict[str, HonorificGender] = {
     "detective": "unknown",
     "judge": "unknown",
     "comrade": "unknown",
-    "saint": "unknown",
-    "st": "unknown",
     "president": "unknown",
     "governor": "unknown",
     "senator": "unknown",
