@@ -108,7 +108,11 @@ def _print_outcome(outcome: BookOutcome) -> None:
         stderr.print(f"[dim]= {stem}: up to date, skipped (use --force to redo)[/dim]", highlight=False)
         return
     stages = " · ".join(f"{name} {seconds:.1f}s" for name, seconds in outcome.timings.items())
-    stderr.print(f"[green]✓[/green] {stem}  [dim]{stages}[/dim]  {outcome.seconds:.1f} s", highlight=False)
+    stderr.print(
+        f"[green]✓[/green] {stem}  [dim]{stages}[/dim]  {outcome.seconds:.1f} s",
+        highlight=False,
+        soft_wrap=True,
+    )
 
 
 def _print_summary(outcomes: list[BookOutcome], output: Path, seconds: float) -> None:
@@ -118,13 +122,14 @@ def _print_summary(outcomes: list[BookOutcome], output: Path, seconds: float) ->
     if len(outcomes) == 1:
         outcome = outcomes[0]
         if outcome.status == "failed":
-            stdout.print(f"analysed nothing: {outcome.job.source} failed", markup=False)
+            stdout.print(f"analysed nothing: {outcome.job.source} failed", markup=False, soft_wrap=True)
             return
         s = outcome.summary or {}
         stdout.print(
             f"{outcome.job.stem}: {s.get('characters', 0):,} characters, {s.get('quotes', 0):,} quotations "
             f"({s.get('attributed', 0):,} attributed) in {seconds:.1f} s → {outcome.job.folder / 'report.html'}",
             markup=False,
+            soft_wrap=True,
         )
         return
     parts = [f"{len(done)} analysed"]

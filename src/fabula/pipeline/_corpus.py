@@ -28,14 +28,11 @@ from fabula.book import save_book
 from fabula.errors import FabulaError, InputError
 from fabula.pipeline._analyze import analyze_book
 from fabula.pipeline._model import Analysis
-from fabula.report import IndexEntry, render_index, render_report
+from fabula.report import GENERIC_FILE_STEMS, IndexEntry, render_index, render_report
 
 OUTPUT_FILES = ("book.json", "characters.jsonl", "quotes.jsonl", "quotes.tsv", "report.html")
 MANIFEST = "manifest.json"
 MANIFEST_VERSION = 1
-GENERIC_STEMS = frozenset(
-    {"novel_text", "novel", "text", "book", "index", "content", "contents", "input", "main"}
-)
 
 StageCallback = Callable[[str, str, float | None], None]
 """``(book stem, stage, seconds or None at the start)``."""
@@ -318,7 +315,7 @@ def _file_sha256(path: Path) -> str:
 
 def _safe_stem(path: Path) -> str:
     stem = path.stem
-    if stem.lower() in GENERIC_STEMS and path.resolve().parent.name:
+    if stem.lower() in GENERIC_FILE_STEMS and path.resolve().parent.name:
         stem = path.resolve().parent.name
     stem = re.sub(r"[^\w.-]+", "_", stem).strip("._") or "book"
     return stem

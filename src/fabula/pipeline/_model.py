@@ -55,6 +55,7 @@ class Analysis:
     conversations: dict[tuple[str, str], int]  # unordered pair (sorted ids) -> lines exchanged
     settings: dict[str, Any]
     timings: dict[str, float] = field(default_factory=dict)  # stage -> seconds
+    _summary: dict[str, Any] | None = field(default=None, repr=False, compare=False)
 
     def character(self, character_id: str) -> CharacterProfile | None:
         for profile in self.characters:
@@ -63,10 +64,12 @@ class Analysis:
         return None
 
     def summary(self) -> dict[str, Any]:
-        """A small JSON-ready summary (for manifests, index pages and the CLI's summary line)."""
+        """A small JSON-ready summary (for manifests, index pages and the CLI's summary line); computed once."""
+        if self._summary is not None:
+            return self._summary
         quotes = self.book.quotes
         attributed = sum(1 for q in quotes if q.speaker_id)
-        return {
+        self._summary = {
             "title": self.book.meta.title,
             "author": self.book.meta.author,
             "words": self.book.word_count,
@@ -77,3 +80,4 @@ class Analysis:
             "top_characters": [c.name for c in self.characters[:5]],
             "until": self.book.until,
         }
+        return self._summary

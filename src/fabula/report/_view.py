@@ -23,6 +23,9 @@ SPEECH_BARS = 15
 NETWORK_NODES = 12
 HEATMAP_ROWS = 20
 QUOTE_SEPARATOR = " … "
+GENERIC_FILE_STEMS = frozenset(
+    {"novel_text", "novel", "text", "book", "index", "content", "contents", "input", "main"}
+)  # file names that say nothing about the book (PDNC's novel_text.txt): use the folder's name instead
 
 
 def build_view(analysis: Analysis) -> dict[str, Any]:
@@ -42,7 +45,7 @@ def build_view(analysis: Analysis) -> dict[str, Any]:
     attributed = sum(1 for q in quotes if q.speaker_id in index_of)
     summary = analysis.summary()
     return {
-        "title": book.meta.title or (Path(book.meta.source).stem if book.meta.source else "Untitled"),
+        "title": book.meta.title or _title_from_file(book.meta.source),
         "author": book.meta.author,
         "facts": _facts(analysis, summary, attributed),
         "settings": _settings(analysis),
@@ -257,6 +260,16 @@ def _panel(index: int, p: CharacterProfile, index_of: dict[str, int], chapters: 
         "description": p.description,
         "quotes": p.quote_count,
     }
+
+
+def _title_from_file(source: str | None) -> str:
+    """``alice_in_wonderland.txt`` -> ``Alice in wonderland`` (when the book itself names no title)."""
+    if not source:
+        return "Untitled"
+    path = Path(source)
+    stem = path.parent.name if path.stem.lower() in GENERIC_FILE_STEMS else path.stem
+    words = stem.replace("_", " ").replace("-", " ").strip()
+    return words[:1].upper() + words[1:] if words else "Untitled"
 
 
 def _chapter_number(chapter_starts: list[int], offset: int) -> int:

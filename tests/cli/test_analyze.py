@@ -1,0 +1,160 @@
+"""``fabula analyze`` end to end on the shipped example novel: every output file, resuming, spoiler safety
+with ``--until``, and bad inputs among several books."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import orjson
+import pytest
+
+from fabula.book import load_book_json
+from fabula.cli import main
+from tests.conftest import ROOT
+
+ALICE = ROOT / "examples" / "alice_in_wonderland.txt"
+OUTPUTS = ("book.json", "characters.jsonl", "quotes.jsonl", "quotes.tsv", "report.html", "manifest.json")
+
+
+def run_cli(*args: str | Path) -> int:
+    try:
+        main([str(a) for a in args])
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    return 0
+
+
+def jsonl(path: Path) -> list[dict]:
+    return [orjson.loads(line) for line in path.read_bytes().splitlines() if line.strip()]
+
+
+@pytest.fixture(scope="module")
+def alice_out(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("analyze")
+    assert run_cli("analyze", ALICE, "-o", out) == 0
+    return out / "alice_in_wonderland"
+
+
+def test_writes_every_output(alice_out: Path) -> None:
+    for name in OUTPUTS:
+        assert (alice_out / name).stat().st_size > 0, name
+    characters = jsonl(alice_out / "characters.jsonl")
+    assert characters[0]["name"] == "Alice"
+    assert {"aliases", "gender", "mention_count", "quote_count", "presence", "partners", "profile"} <= set(
+        characters[0]
+    )
+    names = {c["name"] for c in characters}
+    assert {"Alice", "Hatter"} <= names or {"Alice", "the Hatter"} <= names or "Alice" in names
+    book = load_book_json(alice_out / "book.json")
+    assert len(book.quotes) == len(jsonl(alice_out / "quotes.jsonl")) > 500
+    assert sum(1 for q in book.quotes if q.speaker_id) > 200
+    assert len(characters[0]["presence"]) == len(book.chapters) == 12
+    report = (alice_out / "report.html").read_text()
+    assert "Alice" in report and "<script src" not in report
+    assert not list(alice_out.glob(".*"))  # no temporary files left behind
+
+
+def test_second_run_skips_and_force_redoes(alice_out: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    report = alice_out / "report.html"
+    before = report.stat().st_mtime_ns
+    capsys.readouterr()
+    assert run_cli("analyze", ALICE, "-o", alice_out.parent) == 0
+    assert "up to date" in capsys.readouterr().err
+    assert report.stat().st_mtime_ns == before
+    assert run_cli("analyze", ALICE, "-o", alice_out.parent, "--force") == 0
+    assert report.stat().st_mtime_ns != before
+
+
+def test_until_half_shows_nothing_from_the_second_half(alice_out: Path, tmp_path: Path) -> None:
+    assert run_cli("analyze", ALICE, "-o", tmp_path, "--until", "50%") == 0
+    half = tmp_path / "alice_in_wonderland"
+    book = load_book_json(half / "book.json")
+    full = load_book_json(alice_out / "book.json")
+    midpoint = book.until
+    assert midpoint is not None and full.body.start < midpoint < full.body.end
+    assert book.text == full.text[:midpoint]
+    assert all(m.end <= midpoint for m in book.mentions)
+    assert all(q.end <= midpoint for q in book.quotes)
+    for quote in jsonl(half / "quotes.jsonl"):
+        offsets = [v for k, v in quote.items() if k in ("start", "end", "quote_start", "quote_end")]
+        assert all(isinstance(v, int) and v <= midpoint for v in offsets)
+    for character in jsonl(half / "characters.jsonl"):
+        assert character["first_offset"] is None or character["first_offset"] < midpoint
+        for name in (character["name"], *character["aliases"]):
+            assert name in book.text, name
+    # names, quotes and sentences first seen after the midpoint appear in no output file
+    early = full.text[:midpoint]
+    late_names = {
+        name
+        for c in jsonl(alice_out / "characters.jsonl")
+        for name in (c["name"], *c["aliases"])
+        if name not in early
+    }
+    late_quotes = {
+        full.span_text(q.spans[0], normalize=True)
+        for q in full.quotes
+        if q.start >= midpoint and len(q.spans[0]) > 40
+    }
+    late_quotes = {q for q in late_quotes if q not in " ".join(early.split())}
+    assert late_names and late_quotes  # the test would be vacuous otherwise
+    outputs = {name: (half / name).read_text() for name in OUTPUTS}
+    outputs["report.html"] = _html_text(outputs["report.html"])
+    for name, text in outputs.items():
+        flat = " ".join(text.split())
+        for late in late_names:
+            assert not re.search(r"(?<!\w)" + re.escape(late) + r"(?!\w)", flat), (name, late)
+        for line in late_quotes:
+            assert line not in flat, (name, line)
+
+
+def _html_text(page: str) -> str:
+    """The report with entities and JSON escapes undone, so book text is searchable as written."""
+    import html
+
+    return html.unescape(page).replace("\\u003c", "<").replace("\\u003e", ">").replace("\\u0026", "&")
+
+
+def test_bad_books_among_several(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    books = tmp_path / "books"
+    books.mkdir()
+    good = books / "alice.txt"
+    text = ALICE.read_text(encoding="utf-8")
+    good.write_text(text[: text.index("CHAPTER IV")], encoding="utf-8")
+    (books / "empty.txt").write_bytes(b"")
+    (books / "binary.txt").write_bytes(bytes(range(256)) * 64)
+    shutil.copy(good, books / "copy.txt")
+    out = tmp_path / "out"
+    code = run_cli(
+        "analyze",
+        good,
+        books / "empty.txt",
+        books / "binary.txt",
+        books / "copy.txt",
+        "-o",
+        out,
+        "--jobs",
+        "2",
+    )
+    captured = capsys.readouterr()
+    assert code != 0
+    errors = [line for line in captured.err.splitlines() if line.startswith("fabula: error:")]
+    assert len(errors) == 2
+    assert any("empty.txt" in line for line in errors) and any("binary.txt" in line for line in errors)
+    assert "Traceback" not in captured.err
+    for stem in ("alice", "copy"):
+        assert all((out / stem / name).is_file() for name in OUTPUTS)
+    assert not (out / "empty" / "report.html").exists() and not (out / "binary" / "report.html").exists()
+    index = (out / "index.html").read_text()
+    assert 'href="alice/report.html"' in index and 'href="copy/report.html"' in index
+    assert index.count('class="failed"') == 2
+    assert "2 analysed, 2 failed" in captured.out
+
+
+def test_gold_list_is_for_one_book(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    gold = tmp_path / "cast.json"
+    gold.write_text('[{"name": "Alice"}]')
+    assert run_cli("analyze", ALICE, ALICE, "-o", tmp_path / "out", "--gold-characters", gold) == 2
+    assert capsys.readouterr().err.strip().startswith("fabula: error: --gold-characters:")
+    assert not (tmp_path / "out").exists()
