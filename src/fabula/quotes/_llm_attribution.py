@@ -21,6 +21,7 @@ count as wrong.
 from __future__ import annotations
 
 import bisect
+import importlib
 import itertools
 import json
 import re
@@ -419,3 +420,91 @@ def _answer_name(value: Any) -> str:
 
 def _json_object(mapping: dict[str, str]) -> str:
     return json.dumps(mapping, ensure_ascii=False)
+
+
+# --- registration with fabula.quotes.attribute_quotes ----------------------------------------------
+
+
+def attribute_with_llm(
+    book: Book,
+    *,
+    llm: LLM | str | None = None,
+    strategy: Strategy | str = "first",
+    window_tokens: int = DEFAULT_WINDOW_TOKENS,
+    stride_tokens: int = DEFAULT_STRIDE_TOKENS,
+    cache: bool | str = True,
+    progress: str | None = "LLM attribution",
+    **_other: Any,
+) -> list[Quote]:
+    """``attribute_quotes(book, method="llm", llm=SPEC)``: every quote of ``book`` attributed by the LLM.
+
+    The run's `LlmAttributionReport` (failures, unmapped names, usage) is available from `last_report()`.
+    """
+    model = _model_for(llm, cache)
+    global _LAST_REPORT
+    _LAST_REPORT = attribute_quotes_with_llm(
+        book,
+        model,
+        strategy=strategy,
+        window_tokens=window_tokens,
+        stride_tokens=stride_tokens,
+        progress=progress,
+    )
+    return book.quotes
+
+
+def attribute_hybrid(
+    book: Book,
+    *,
+    llm: LLM | str | None = None,
+    rules_method: str = "rules",
+    strategy: Strategy | str = "first",
+    window_tokens: int = DEFAULT_WINDOW_TOKENS,
+    stride_tokens: int = DEFAULT_STRIDE_TOKENS,
+    cache: bool | str = True,
+    progress: str | None = "LLM attribution",
+    **options: Any,
+) -> list[Quote]:
+    """Rules for explicit quotes (a speech verb next to a name), the LLM for all others."""
+    attribute_quotes = getattr(importlib.import_module("fabula.quotes"), "attribute_quotes", None)
+    if attribute_quotes is None:
+        raise ConfigError("the hybrid method needs fabula.quotes.attribute_quotes (rule-based attribution)")
+    attribute_quotes(book, method=rules_method, **options)
+    rest = [q for q in book.quotes if not (q.type == "explicit" and q.speaker_id is not None)]
+    global _LAST_REPORT
+    _LAST_REPORT = attribute_quotes_with_llm(
+        book,
+        _model_for(llm, cache),
+        quotes=rest,
+        strategy=strategy,
+        window_tokens=window_tokens,
+        stride_tokens=stride_tokens,
+        progress=progress,
+    )
+    return book.quotes
+
+
+_LAST_REPORT: LlmAttributionReport | None = None
+
+
+def last_report() -> LlmAttributionReport | None:
+    """The report of the most recent registered-method run in this process (for CLI summaries)."""
+    return _LAST_REPORT
+
+
+def _model_for(llm: LLM | str | None, cache: bool | str) -> LLM:
+    if llm is None:
+        raise ConfigError("the llm attribution method needs a model: give --llm SPEC (e.g. openai:MODEL@URL)")
+    return get_llm(llm, cache=cache) if isinstance(llm, str) else llm
+
+
+def _register() -> None:
+    """Register "llm" and "hybrid" when fabula.quotes has its method registry (issue 4)."""
+    attribution_method = getattr(importlib.import_module("fabula.quotes"), "attribution_method", None)
+    if attribution_method is None:
+        return
+    attribution_method("llm")(attribute_with_llm)
+    attribution_method("hybrid")(attribute_hybrid)
+
+
+_register()
