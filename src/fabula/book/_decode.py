@@ -11,7 +11,7 @@ import codecs
 import html
 import re
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from fabula.errors import InputError
@@ -34,6 +34,8 @@ class DecodedFile:
     source_format: str  # "txt" or "epub"
     title: str | None = None
     author: str | None = None
+    # EPUB: offset of each content document's first heading, so chapters follow the book's own files
+    headings: list[int] = field(default_factory=list)
 
 
 def read_book_file(path: str | Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> DecodedFile:
@@ -209,7 +211,7 @@ def _looks_like_epub(data: bytes) -> bool:
 _BLOCK_END = re.compile(r"</(p|div|h[1-6]|li|blockquote|tr|section|pre)\s*>|<br\s*/?>", re.I)
 _HEADING = re.compile(r"<h[1-6][^>]*>(.*?)</h[1-6]\s*>", re.I | re.S)
 _TAG = re.compile(r"<[^>]+>")
-_SCRIPT = re.compile(r"<(script|style|head)[^>]*>.*?</\1\s*>", re.I | re.S)
+_SCRIPT = re.compile(r"<(script|style|head)\b[^>]*>.*?</\1\s*>", re.I | re.S)
 
 
 def _read_epub(path: Path) -> DecodedFile:
@@ -223,24 +225,54 @@ def _read_epub(path: Path) -> DecodedFile:
         book = epub.read_epub(str(path), options={"ignore_ncx": True})
     except (zipfile.BadZipFile, KeyError, ValueError, OSError, epub.EpubException) as exc:
         raise InputError(f"not a readable EPUB ({exc.__class__.__name__}: {exc})", path) from exc
-    parts: list[str] = []
+    text = ""
+    headings: list[int] = []
     for item_id, _linear in book.spine:
         item = book.get_item_with_id(item_id)
-        if item is None or item.get_type() != ebooklib.ITEM_DOCUMENT:
+        if item is None or item.get_type() != ebooklib.ITEM_DOCUMENT or isinstance(item, epub.EpubNav):
             continue
-        markup = item.get_content().decode("utf-8", errors="replace")
-        markup = _SCRIPT.sub(" ", markup)
+        markup = _SCRIPT.sub(" ", item.get_content().decode("utf-8", errors="replace"))
+        if _is_table_of_contents(markup):
+            continue
+        heading = _HEADING.search(markup)
+        heading_text = " ".join(html.unescape(_TAG.sub("", heading.group(1))).split()) if heading else ""
         markup = _HEADING.sub(lambda m: "\n\n" + m.group(1) + "\n\n", markup)
         markup = _BLOCK_END.sub("\n\n", markup)
         plain = html.unescape(_TAG.sub("", markup))
         paragraphs = [" ".join(p.split()) for p in re.split(r"\n\s*\n", plain)]
-        parts.append("\n\n".join(p for p in paragraphs if p))
-    text = "\n\n\n".join(p for p in parts if p)
+        document = "\n\n".join(p for p in paragraphs if p)
+        if not document:
+            continue
+        if text:
+            text += "\n\n\n"
+        if heading_text and document.startswith(heading_text):
+            headings.append(len(text))
+        text += document
     if not text.strip():
         raise InputError("EPUB contains no readable text", path)
     title = _first_meta(book, "title")
     author = _first_meta(book, "creator")
-    return DecodedFile(text=text + "\n", encoding="utf-8", source_format="epub", title=title, author=author)
+    return DecodedFile(
+        text=text + "\n",
+        encoding="utf-8",
+        source_format="epub",
+        title=title,
+        author=author,
+        headings=headings,
+    )
+
+
+_LINK = re.compile(r"<a\b[^>]*>(.*?)</a\s*>", re.I | re.S)
+
+
+def _is_table_of_contents(markup: str) -> bool:
+    """A document that is a <nav> or nothing but links (an EPUB 2 "Contents" page) is not reading text."""
+    if re.search(r"<nav\b[^>]*epub:type=[\"']toc", markup, re.I):
+        return True
+    body = markup[markup.lower().find("<body") :] if "<body" in markup.lower() else markup
+    words = len(html.unescape(_TAG.sub(" ", body)).split())
+    linked = sum(len(html.unescape(_TAG.sub(" ", m)).split()) for m in _LINK.findall(body))
+    return words >= 4 and linked >= 0.8 * words
 
 
 def _first_meta(book: object, name: str) -> str | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from pathlib import Path
 
 from fabula.book._decode import DEFAULT_MAX_BYTES, read_book_file
@@ -20,7 +21,7 @@ def load_book(path: str | Path, *, max_bytes: int = DEFAULT_MAX_BYTES, language:
     Raises `fabula.errors.InputError` with a one-line message for anything that is not a book.
     """
     decoded = read_book_file(path, max_bytes=max_bytes)
-    book = book_from_text(decoded.text, language=language, source=str(path))
+    book = book_from_text(decoded.text, language=language, source=str(path), headings=decoded.headings)
     book.meta.encoding = decoded.encoding
     book.meta.source_format = decoded.source_format
     book.meta.title = decoded.title or book.meta.title
@@ -28,12 +29,22 @@ def load_book(path: str | Path, *, max_bytes: int = DEFAULT_MAX_BYTES, language:
     return book
 
 
-def book_from_text(text: str, *, language: str | None = None, source: str | None = None) -> Book:
-    """Segment already-decoded text into a `Book` (the text is kept exactly as given)."""
+def book_from_text(
+    text: str,
+    *,
+    language: str | None = None,
+    source: str | None = None,
+    headings: Sequence[int] = (),
+) -> Book:
+    """Segment already-decoded text into a `Book` (the text is kept exactly as given).
+
+    ``headings``: offsets where the source itself says chapters begin (an EPUB's content documents);
+    used when the text has no recognisable CHAPTER headings of its own.
+    """
     front = find_body(text)
     lang = language or detect_language(text[front.body.start : front.body.end])
     paragraphs = find_paragraphs(text, front.body)
-    chapters = find_chapters(text, paragraphs, front.body, language=lang)
+    chapters = find_chapters(text, paragraphs, front.body, language=lang, known_headings=headings)
     sentences = split_sentences(text, paragraphs, lang)
     tokens = tokenize(text, paragraphs, lang)
     title, author = front.title, front.author

@@ -11,6 +11,7 @@ No library does heading detection for plain-text novels, hence this module.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from fabula.book._model import Chapter
@@ -231,7 +232,14 @@ class _Heading:
     number: int | None  # the chapter number, when it can be read
 
 
-def find_chapters(text: str, paragraphs: SpanLayer, body: Span, *, language: str = "en") -> list[Chapter]:
+def find_chapters(
+    text: str,
+    paragraphs: SpanLayer,
+    body: Span,
+    *,
+    language: str = "en",
+    known_headings: Sequence[int] = (),
+) -> list[Chapter]:
     """Chapters from heading paragraphs; synthetic sections when the book has no recognisable headings.
 
     Bare numerals ("I.", "12") count only when there are several and no explicit CHAPTER headings, and
@@ -254,6 +262,10 @@ def find_chapters(text: str, paragraphs: SpanLayer, body: Span, *, language: str
     chosen = _numbered_run(explicit, drop_leading=False) if len(explicit) >= 2 else []
     if not chosen:
         chosen = _numbered_run(bare, drop_leading=True) if len(bare) >= 3 else explicit
+    if len(chosen) < 2 and known_headings:  # e.g. an EPUB's chapter files with unnumbered <h1> titles
+        indices = sorted({i for i in map(paragraphs.index_at, known_headings) if i is not None})
+        chosen = [_Heading(i, "chapter", None) for i in indices]
+        parts = [h for h in parts if h.index not in indices]
     if len(chosen) < 2 and len(parts) >= 2:
         chosen = parts
         parts = []
