@@ -75,6 +75,8 @@ def analyze_command(
         transient=True,
     ) as progress:
         tasks: dict[str, TaskID] = {}
+        overall = progress.add_task(f"0/{len(books)} books", visible=len(books) > 1)
+        finished = 0
 
         def on_stage(stem: str, stage: str, seconds: float | None) -> None:
             if stem not in tasks:
@@ -86,6 +88,9 @@ def analyze_command(
                 )
 
         def on_book(outcome: BookOutcome) -> None:
+            nonlocal finished
+            finished += 1
+            progress.update(overall, description=f"{finished}/{len(books)} books")
             if outcome.job.stem in tasks:
                 progress.remove_task(tasks.pop(outcome.job.stem))
             _print_outcome(outcome)
