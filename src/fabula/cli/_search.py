@@ -127,7 +127,7 @@ def search_command(
     index = index_book(
         book,
         retriever,
-        units=UnitSpec(unit, max_tokens=max_tokens),  # type: ignore[arg-type]
+        units=UnitSpec(unit, max_tokens=max_tokens),
         cache=not no_index_cache,
         character_filter=character_filter,
         **options,

@@ -58,7 +58,7 @@ def characters_named_in(book: Book, query: str) -> list[Character]:
 
 
 def _weight(book: Book, mention: Mention, aliases: dict[str, set[str]]) -> float:
-    kind = mention.kind
+    kind: str = mention.kind
     if kind == "name" and book.text[mention.start : mention.end].casefold() in aliases.get(
         mention.character_id or "", ()
     ):
