@@ -158,3 +158,32 @@ def test_gold_list_is_for_one_book(tmp_path: Path, capsys: pytest.CaptureFixture
     assert run_cli("analyze", ALICE, ALICE, "-o", tmp_path / "out", "--gold-characters", gold) == 2
     assert capsys.readouterr().err.strip().startswith("fabula: error: --gold-characters:")
     assert not (tmp_path / "out").exists()
+
+
+def test_llm_attribution_through_a_scripted_server(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--llm`` sends every quotation to the model; "Alice" for every marked quote comes back as her lines."""
+    from fabula.llm.testing import ScriptedOpenAIServer
+
+    monkeypatch.setenv("FABULA_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    book = tmp_path / "alice2.txt"
+    text = ALICE.read_text(encoding="utf-8")
+    book.write_text(text[: text.index("CHAPTER III")], encoding="utf-8")
+
+    def answer(messages: list[dict[str, str]]) -> str:
+        ids = sorted({int(n) for n in re.findall(r"\[(\d+)\]", messages[-1]["content"])})
+        return orjson.dumps({str(i): "Alice" for i in ids}).decode()
+
+    with ScriptedOpenAIServer(answer) as server:
+        spec = f"openai:test-model@{server.url}"
+        assert run_cli("analyze", book, "-o", tmp_path / "out", "--llm", spec) == 0, capsys.readouterr().err
+        assert server.requests > 0
+    folder = tmp_path / "out" / "alice2"
+    manifest = orjson.loads((folder / "manifest.json").read_bytes())
+    assert manifest["settings"]["llm"] == spec
+    alice = jsonl(folder / "characters.jsonl")[0]
+    book_quotes = load_book_json(folder / "book.json").quotes
+    assert alice["name"] == "Alice" and alice["quote_count"] == len(book_quotes) > 20
+    assert "LLM (openai:test-model@" in (folder / "report.html").read_text()

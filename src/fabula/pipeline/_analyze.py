@@ -7,6 +7,7 @@ can skip pronouns inside quotations, and attribution needs both. With a reading 
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -71,8 +72,8 @@ def analyze_book(
     with stage("attribution"):
         if model is None:
             attribute_quotes(book, method="rules")
-        else:
-            attribute_quotes(book, method="llm", llm=model)
+        else:  # progress=None: the CLI already shows a live display; a second one would clash
+            attribute_quotes(book, method="llm", llm=model, progress=None)
     with stage("profiles"):
         if book.until is not None:
             hide_unseen_names(book)
@@ -101,23 +102,24 @@ def _gold_list(gold: str | Path | list[Character] | None) -> list[Character] | N
 
 
 def _resolve_llm(llm: Any) -> Any:
-    """An LLM object for attribution (None: rules). A spec string is turned into a model here."""
+    """The model (a spec string or an LLM object) for attribution, after checking the LLM method exists."""
     if llm is None:
         return None
     from fabula.quotes import available_methods
 
     if "llm" not in available_methods():
         raise ConfigError("LLM quote attribution is not available in this installation of fabula", "--llm")
-    if isinstance(llm, str):
-        from fabula.llm import get_llm
+    return llm  # a spec is opened by the method itself, with its response cache
 
-        return get_llm(llm)
-    return llm
+
+def redacted_spec(spec: str) -> str:
+    """An LLM spec safe to record: credentials written into a server URL (``//user:key@host``) removed."""
+    return re.sub(r"//[^/@\s]+@", "//", spec)
 
 
 def _llm_name(spec: Any, model: Any) -> str | None:
     if model is None:
         return None
     if isinstance(spec, str):
-        return spec
+        return redacted_spec(spec)
     return str(getattr(model, "name", None) or getattr(model, "model", None) or type(model).__name__)

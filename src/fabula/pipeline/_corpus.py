@@ -26,7 +26,7 @@ from fabula._files import atomic_open, write_bytes_atomic, write_text_atomic
 from fabula._version import __version__
 from fabula.book import save_book
 from fabula.errors import FabulaError, InputError
-from fabula.pipeline._analyze import analyze_book
+from fabula.pipeline._analyze import analyze_book, redacted_spec
 from fabula.pipeline._model import Analysis
 from fabula.report import GENERIC_FILE_STEMS, IndexEntry, render_index, render_report
 
@@ -54,7 +54,7 @@ class AnalyzeSettings:
             "gold_characters_sha256": _file_sha256(self.gold_characters) if self.gold_characters else None,
             "until": self.until,
             "until_chapter": self.until_chapter,
-            "llm": self.llm,
+            "llm": redacted_spec(self.llm) if self.llm else None,
         }
 
 
