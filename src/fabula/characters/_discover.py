@@ -241,9 +241,22 @@ def _accept(
     # a full name is a person when its first or last word is ("Catherine Morland" used thrice)
     singles = {w[0] for w in person_words if len(w) == 1}
     for words in by_words:
-        if len(words) > 1 and (words[0] in singles or words[-1] in singles):
-            if not any(w.lower() in NON_NAMES for w in words):
-                person_words.add(words)
+        if (
+            len(words) > 1
+            and (words[0] in singles or words[-1] in singles)
+            and not any(w.lower() in NON_NAMES for w in words)
+        ):
+            person_words.add(words)
+    # ... and the parts of an accepted full name, or a nickname of an accepted first name, are names
+    parts = {w for words in person_words if len(words) > 1 for w in (words[0], words[-1])}
+    firsts = {w[0].lower() for w in person_words}
+    for words in by_words:
+        if len(words) != 1 or words[0].lower() in NON_NAMES:
+            continue
+        word = words[0]
+        formal = NICKNAMES.get(word.lower(), ())
+        if word in parts or any(f in firsts for f in formal):
+            person_words.add(words)
     return {_form(o) for o in occurrences if o.words in person_words}
 
 
@@ -325,6 +338,8 @@ def _cluster(
         for cluster in clusters.values():
             if not _compatible(cluster.gender, gender) or not _same_class(cluster, honorific):
                 continue
+            if honorific is None and {_surname_class(h) for h in cluster.honorifics} == {"married"}:
+                continue  # "John Dashwood" is not "Mrs. John Dashwood"
             if any(_contains(other, words) for (_, other) in cluster.forms if len(other) >= len(words)):
                 target = cluster
                 break
@@ -358,18 +373,24 @@ def _cluster(
         target = by_first_name(words[0], _gender_of(None, words, votes))
         if target is not None:
             add(target, form)
-    # 2. honorific + one word ("Mr. Darcy", "Lady Catherine", "Miss Bennet")
-    for form in forms:
+    # 2. honorific + one word ("Mr. Darcy", "Lady Catherine", "Miss Bennet"); the most frequent first,
+    # "Mr." before "General" on a tie, so "General Tilney" finds "Mr. Tilney" already taken
+    for form in sorted(forms, key=lambda f: (-counts[f], _surname_class(f[0]) != "plain")):
         honorific, words = form
         if form in assign or len(words) != 1 or honorific in (None, "the"):
             continue
         gender = _gender_of(honorific, words, votes)
         word = words[0]
         first_name_title = honorific in {"lady", "sir", "lord", "aunt", "uncle", "cousin", "miss", "master"}
+        married = _surname_class(honorific) == "married"
         candidates = [
             c
             for c in clusters.values()
-            if _compatible(c.gender, gender) and _same_class(c, honorific) and word in c.last_names
+            if _compatible(c.gender, gender)
+            and _same_class(c, honorific)
+            and word in c.last_names
+            # "Mrs. Dashwood" is the mother, not "Marianne Dashwood": only join a cluster already married
+            and (not married or "married" in {_surname_class(h) for h in c.honorifics})
         ]
         # "Miss Bennet" with several Bennet sisters about: only a unique candidate is safe
         target = _dominant(candidates) if honorific != "miss" or len(candidates) == 1 else None
