@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fabula.pipeline._corpus import plan_jobs
+import pytest
+
+from fabula.errors import InputError
+from fabula.pipeline._corpus import expand_inputs, plan_jobs
 
 
 def test_generic_file_names_take_the_folder_name(tmp_path: Path) -> None:
@@ -20,3 +23,20 @@ def test_generic_file_names_take_the_folder_name(tmp_path: Path) -> None:
     )
     assert [j.stem for j in jobs] == ["Emma", "Persuasion", "alice", "alice-2", "my_book"]
     assert jobs[0].folder == tmp_path / "out" / "Emma"
+
+
+def test_a_folder_stands_for_the_books_in_it(tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus"
+    for name in ("b/novel_text.txt", "a/novel_text.txt", "a/character_info.csv", "c.EPUB"):
+        (corpus / name).parent.mkdir(parents=True, exist_ok=True)
+        (corpus / name).write_text("x")
+    single = tmp_path / "single.txt"
+    assert expand_inputs([corpus, single]) == [
+        corpus / "a" / "novel_text.txt",
+        corpus / "b" / "novel_text.txt",
+        corpus / "c.EPUB",
+        single,  # a file is taken as named (a missing one fails later, on its own)
+    ]
+    (tmp_path / "nothing").mkdir()
+    with pytest.raises(InputError, match=r"no \.txt or \.epub"):
+        expand_inputs([tmp_path / "nothing"])

@@ -15,14 +15,17 @@ from fabula.cli._app import app, stderr, stdout
 from fabula.cli._options import GoldCharactersOption, LlmOption, UntilChapterOption, UntilOption
 from fabula.errors import ConfigError
 from fabula.pipeline import STAGES
-from fabula.pipeline._corpus import AnalyzeSettings, BookOutcome, analyze_corpus
+from fabula.pipeline._corpus import AnalyzeSettings, BookOutcome, analyze_corpus, expand_inputs
 
 DEFAULT_JOBS = min(2, os.cpu_count() or 1)
 
 
 @app.command("analyze")
 def analyze_command(
-    books: Annotated[list[Path], typer.Argument(metavar="BOOK...", help="One or more .txt or .epub novels.")],
+    books: Annotated[
+        list[Path],
+        typer.Argument(metavar="BOOK...", help="One or more .txt or .epub novels, or folders of them."),
+    ],
     output: Annotated[
         Path,
         typer.Option(
@@ -46,6 +49,7 @@ def analyze_command(
     and report.html; with several books also OUTDIR/index.html. Books already analysed with the same input
     and settings are skipped, so an interrupted run resumes.
     """
+    books = expand_inputs(books)
     if gold_characters is not None and len(books) > 1:
         raise ConfigError(
             f"a gold character list belongs to one book, but {len(books)} books were given",

@@ -78,6 +78,24 @@ class BookOutcome:
     exit_code: int = 0
 
 
+BOOK_SUFFIXES = (".txt", ".epub")
+
+
+def expand_inputs(paths: Sequence[str | Path]) -> list[Path]:
+    """The book files named: a folder stands for every .txt/.epub file under it (sorted); files as given."""
+    books: list[Path] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            found = sorted(p for p in path.rglob("*") if p.suffix.lower() in BOOK_SUFFIXES and p.is_file())
+            if not found:
+                raise InputError("folder holds no .txt or .epub files", path)
+            books.extend(found)
+        else:
+            books.append(path)
+    return books
+
+
 def plan_jobs(paths: Sequence[str | Path], outdir: str | Path) -> list[BookJob]:
     """One job per input, each with a distinct output folder name.
 
@@ -187,7 +205,7 @@ def analyze_corpus(
 ) -> list[BookOutcome]:
     """Analyse every book (in ``jobs`` worker processes when there are several) and, for more than one
     book, write ``OUTDIR/index.html``. Outcomes come back in input order."""
-    planned = plan_jobs(paths, outdir)
+    planned = plan_jobs(expand_inputs(paths), outdir)
     outcomes: dict[int, BookOutcome] = {}
 
     def finished(index: int, outcome: BookOutcome) -> None:
@@ -328,6 +346,7 @@ __all__ = [
     "BookOutcome",
     "analyze_corpus",
     "analyze_to_folder",
+    "expand_inputs",
     "plan_jobs",
     "write_index",
     "write_outputs",
