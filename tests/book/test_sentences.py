@@ -36,6 +36,10 @@ ENGLISH: list[list[str]] = [
     ["Col. Brandon is forty-five.", "He is not old."],
     ["Gen. Tilney was fond of his walks."],
     ["I saw Mr. and Mrs. Bennet at the ball."],
+    ["It was very dry.", "Mr. Smith came."],
+    ['"Go away!"', "Mrs. Bennet screamed."],
+    ["He looked at Mr. Darcy.", "Dr. Watson left.", "St. Paul's bells rang."],
+    ["She sighed.", "Mr. and Mrs. Gardiner were kind."],
     # initials
     ["J. R. R. Tolkien wrote it."],
     ["He met J. Smith at the station."],

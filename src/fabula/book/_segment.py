@@ -136,24 +136,44 @@ def _en_sentences(paragraph: str) -> list[tuple[int, int]]:
 
     flat = paragraph.replace("\n", " ").replace("\r", " ")
     _, offsets = blingfire.text_to_sentences_and_offsets(flat)
-    spans = _split_interrupted(_repair([(int(s), int(e)) for s, e in offsets], flat), flat)
+    spans = _split_missed(_repair([(int(s), int(e)) for s, e in offsets], flat), flat)
     return _cover(spans, len(paragraph), paragraph)
 
 
-# a quotation broken off by a dash, then a new capitalised sentence: '"whether Mrs. Weston--" She stopped.'
+# Sentence ends blingfire misses: a quotation broken off by a dash, then a new capitalised sentence
+# ('"whether Mrs. Weston--" She stopped.'), and any sentence end before a title abbreviation
+# ("It was dry. Mr. Smith came." is one sentence to blingfire).
 _INTERRUPTED = re.compile(r"(?:--|[—–])[\"”’']+(?=\s+[A-Z\"“‘'])")
+_BEFORE_TITLE = re.compile(
+    r"[.!?][\"”’')\]]*(?=\s+(?:Mr|Mrs|Ms|Messrs|Dr|St|Mme|Mlle|Capt|Col|Gen|Prof|Rev|Lt|Sgt|Hon)\.\s*[A-Z])"
+)
 
 
-def _split_interrupted(spans: list[tuple[int, int]], text: str) -> list[tuple[int, int]]:
-    """Split where a quotation ends in a dash and a capitalised sentence follows (blingfire keeps them)."""
+def _split_missed(spans: list[tuple[int, int]], text: str) -> list[tuple[int, int]]:
+    """Split where blingfire keeps two sentences together (see the patterns above)."""
     out: list[tuple[int, int]] = []
     for start, end in spans:
-        for match in _INTERRUPTED.finditer(text, start, end):
-            if match.end() < end:
-                out.append((start, match.end()))
-                start = match.end()
+        cuts = [m.end() for m in _INTERRUPTED.finditer(text, start, end)]
+        cuts += [
+            m.end()
+            for m in _BEFORE_TITLE.finditer(text, start, end)
+            if not _after_abbreviation(text, m.start())
+        ]
+        for cut in sorted(set(cuts)):
+            if start < cut < end:
+                out.append((start, cut))
+                start = cut
         out.append((start, end))
     return out
+
+
+def _after_abbreviation(text: str, period: int) -> bool:
+    """Whether the "." at ``period`` closes an abbreviation or an initial ("Mr.", "J.") rather than a sentence."""
+    word = re.search(r"([A-Za-z][A-Za-z.]*)$", text[max(0, period - 20) : period])
+    if not word:
+        return False
+    token = word.group(1).lower().rstrip(".")
+    return token in _ABBREVIATIONS or (len(token) == 1 and word.group(1).isupper())
 
 
 def _repair(spans: list[tuple[int, int]], text: str) -> list[tuple[int, int]]:
@@ -181,13 +201,14 @@ def _continues(text: str, previous: tuple[int, int], start: int) -> bool:
     if first.islower():
         return True
     # "Mr." / "St." / initials: a period after an abbreviation or single capital does not end it
-    word = re.search(r"([A-Za-z][A-Za-z.]*)\.$", before)
-    if word:
-        token = word.group(1).lower().rstrip(".")
-        if token in _ABBREVIATIONS or (len(token) == 1 and word.group(1).isupper()):
-            return True
-        if token in _NUMBER_ABBREVIATIONS and nxt[:1].isdigit():
-            return True
+    if before.endswith(".") and _after_abbreviation(before, len(before) - 1):
+        return True
+    if (
+        before.endswith(".")
+        and nxt[:1].isdigit()
+        and before[:-1].rsplit(None, 1)[-1].lower() in _NUMBER_ABBREVIATIONS
+    ):
+        return True
     # a closing quote or bracket that blingfire left on its own
     return bool(re.fullmatch(r"[\"'”’)\]]+", text[start : start + len(nxt.split()[0])]))
 
