@@ -98,7 +98,7 @@ _ABBREVIATIONS = frozenset(
     ]
 )
 # abbreviations that end a sentence unless a number follows ("No. 10", but "No. I will not.")
-_NUMBER_ABBREVIATIONS = frozenset(["no", "nos"])
+_NUMBER_ABBREVIATION = re.compile(r"\b(?:no|nos)\.$", re.I)
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _EN_TOKEN = re.compile(r"[^\W_]+(?:[-'’][^\W_]+)*|\S", re.U)
 _ZH_CLOSING = "”’」』\"')）》"
@@ -203,11 +203,7 @@ def _continues(text: str, previous: tuple[int, int], start: int) -> bool:
     # "Mr." / "St." / initials: a period after an abbreviation or single capital does not end it
     if before.endswith(".") and _after_abbreviation(before, len(before) - 1):
         return True
-    if (
-        before.endswith(".")
-        and nxt[:1].isdigit()
-        and before[:-1].rsplit(None, 1)[-1].lower() in _NUMBER_ABBREVIATIONS
-    ):
+    if nxt[:1].isdigit() and _NUMBER_ABBREVIATION.search(before):  # "No. 10", but "No. I will not."
         return True
     # a closing quote or bracket that blingfire left on its own
     return bool(re.fullmatch(r"[\"'”’)\]]+", text[start : start + len(nxt.split()[0])]))
