@@ -1,0 +1,77 @@
+"""``fabula search`` end to end through the console entry point."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from fabula.book import book_from_text
+from fabula.cli import main
+from tests.retrieval.conftest import ALICE
+
+
+def _run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    try:
+        main(args)
+        code = 0
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+@pytest.fixture(autouse=True)
+def _cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FABULA_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("COLUMNS", "200")
+
+
+def test_search_prints_ranked_passages_with_chapters(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    out_json = tmp_path / "hits.json"
+    code, out, _ = _run(
+        ["search", str(ALICE), "croquet flamingo", "-k", "3", "--json", str(out_json)], capsys
+    )
+    assert code == 0
+    assert "Croquet-Ground" in out and "flamingo" in out
+    data = json.loads(out_json.read_text())
+    assert [h["rank"] for h in data["hits"]] == [1, 2, 3]
+    assert data["hits"][0]["score"] >= data["hits"][1]["score"]
+    code, out, _ = _run(
+        ["search", str(ALICE), "Queen", "-r", "tfidf", "--unit", "sentence", "--until", "chapter:2"], capsys
+    )
+    assert code == 0 and "No matching passages" in out  # the Queen appears from chapter VIII on
+
+
+def test_search_escapes_book_text_for_rich(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    book = tmp_path / "markup.txt"
+    book.write_text("The sign read [bold red]DANGER[/bold red] in big letters.\n\nNothing else here.\n")
+    code, out, _ = _run(["search", str(book), "danger sign"], capsys)
+    assert code == 0 and "[bold red]DANGER[/bold red]" in out
+
+
+def test_search_mentions_and_errors(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(["search", str(ALICE), "Alice", "-r", "mentions", "-k", "2"], capsys)
+    assert code == 0 and "Alice" in out
+    code, _, err = _run(["search", str(ALICE), "Zebediah", "-r", "mentions"], capsys)
+    assert code != 0 and "no character called 'Zebediah'" in err and "Traceback" not in err
+    code, _, err = _run(["search", str(ALICE), "x", "-r", "nope"], capsys)
+    assert code != 0 and "unknown retriever 'nope'" in err
+    code, _, err = _run(["search", str(ALICE), "x", "--unit", "page"], capsys)
+    assert code != 0 and "unknown unit 'page'" in err
+    code, _, err = _run(["search", "/no/such/book.txt", "x"], capsys)
+    assert code != 0 and "Traceback" not in err
+    code, out, _ = _run(["search", str(ALICE), ""], capsys)
+    assert code == 0 and "empty query" in out
+
+
+def test_search_one_paragraph_book(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    book = tmp_path / "one.txt"
+    book.write_text(book_from_text("A single paragraph about a cat.").text)
+    code, out, _ = _run(
+        ["search", str(book), "cat", "-k", "50", "-r", "hybrid", "--fuse", "bm25,tfidf"], capsys
+    )
+    assert code == 0 and "A single paragraph about a cat." in out
