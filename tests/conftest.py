@@ -11,7 +11,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = Path(os.environ.get("FABULA_SHARED_DATA", ROOT.parent / "shared" / "data"))
 PDNC_DIR = SHARED_DATA / "pdnc"
 LFED_DIR = SHARED_DATA / "lfed"
-EXAMPLE_NOVEL = ROOT / "examples" / "pride_and_prejudice_ch1-10.txt"
+EXAMPLE_NOVEL = ROOT / "examples" / "alice_in_wonderland.txt"
 
 
 def pdnc_novel_dir(name: str) -> Path:
