@@ -67,7 +67,7 @@ class LlamaCppLLM(LLM):
             arguments["response_format"] = {"type": "json_object"}
         with self._model_lock:
             try:
-                response = self._llama.create_chat_completion(**arguments)
+                response: Any = self._llama.create_chat_completion(**arguments)
             except ValueError as exc:  # e.g. the prompt does not fit the context window
                 raise RequestError(str(exc)) from exc
         choice = response["choices"][0]
