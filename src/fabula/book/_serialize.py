@@ -50,7 +50,7 @@ def book_to_dict(book: Book) -> dict[str, Any]:
             "ends": [m.end for m in book.mentions],
             "character_ids": [m.character_id for m in book.mentions],
             "kinds": [m.kind for m in book.mentions],
-            "confidences": [round(m.confidence, 4) for m in book.mentions],
+            "confidences": [m.confidence for m in book.mentions],
         },
         "quotes": [_quote_out(q) for q in book.quotes],
     }
