@@ -7,6 +7,8 @@ paragraphs cover every non-space character of the body; chapters tile the body f
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -28,7 +30,9 @@ PIECES = [
 texts = st.one_of(
     st.lists(st.sampled_from(PIECES), min_size=1, max_size=200).map("".join),
     st.text(
-        alphabet=st.sampled_from(list("abc XYZ.!?\"'\u201c\u201d\n\r\t-\u2014\u4e00\u4e8c\u3002\uff01\uff1f")),
+        alphabet=st.sampled_from(
+            list("abc XYZ.!?\"'\u201c\u201d\n\r\t-\u2014\u4e00\u4e8c\u3002\uff01\uff1f")
+        ),
         min_size=1,
         max_size=400,
     ),
@@ -82,7 +86,7 @@ def _check_book(book: Book) -> None:
         if chapters[0].synthetic:
             assert chapters[0].start == book.paragraphs.starts[0]
         assert chapters[-1].end == body.end
-        for previous, chapter in zip(chapters, chapters[1:], strict=False):
+        for previous, chapter in itertools.pairwise(chapters):
             assert previous.start < previous.end <= chapter.start
             assert not text[previous.end : chapter.start].strip(), "a gap between chapters"
         for chapter in chapters:

@@ -23,7 +23,11 @@ from fabula.book import (
 from fabula.errors import InputError
 from tests.conftest import PDNC_DIR
 
-NOVELS = sorted(p.name for p in PDNC_DIR.glob("*/") if (p / "novel_text.txt").is_file()) if PDNC_DIR.is_dir() else []
+NOVELS = (
+    sorted(p.name for p in PDNC_DIR.glob("*/") if (p / "novel_text.txt").is_file())
+    if PDNC_DIR.is_dir()
+    else []
+)
 
 
 def _round_trip(book: Book) -> Book:
