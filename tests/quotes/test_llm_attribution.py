@@ -16,6 +16,7 @@ import pytest
 
 from fabula.book import Book, Character, Quote, Span, book_from_text
 from fabula.datasets._pdnc import PdncNovel, load_pdnc_novel
+from fabula.errors import ConfigError
 from fabula.llm import get_llm
 from fabula.llm.testing import ScriptedOpenAIServer
 from fabula.quotes._llm_attribution import attribute_quotes_with_llm
@@ -265,3 +266,15 @@ def test_incremental_prompting_shows_and_revises_overlap_answers(tmp_path: Path)
     shared = [q for i, q in enumerate(fresh, start=1) if str(i) in first_window_ids & second_window_ids]
     randolph = next(c.id for c in novel.characters if c.name.startswith("Randolph"))
     assert all(q.speaker_id == randolph for q in shared)
+
+
+def test_registered_as_the_llm_method_of_attribute_quotes() -> None:
+    registry = pytest.importorskip("fabula.quotes._registry")
+    book, quotes = _synthetic()
+    book.quotes, book.characters = quotes, CAST
+    with ScriptedOpenAIServer('{"1": "Anna", "2": "Bell", "3": "Miss Grey", "4": "Tom"}') as server:
+        result = registry.attribute_quotes(book, method="llm", llm=f"openai:m@{server.url}", cache=False)
+    assert "llm" in registry.available_methods() and "hybrid" in registry.available_methods()
+    assert [q.speaker_id for q in result[:4]] == ["anna", "bell", "anna", "tom"]
+    with pytest.raises(ConfigError, match="--llm"):
+        registry.attribute_quotes(book, method="llm")

@@ -466,7 +466,7 @@ def attribute_hybrid(
     **options: Any,
 ) -> list[Quote]:
     """Rules for explicit quotes (a speech verb next to a name), the LLM for all others."""
-    attribute_quotes = getattr(importlib.import_module("fabula.quotes"), "attribute_quotes", None)
+    attribute_quotes = getattr(_quotes_registry(), "attribute_quotes", None)
     if attribute_quotes is None:
         raise ConfigError("the hybrid method needs fabula.quotes.attribute_quotes (rule-based attribution)")
     attribute_quotes(book, method=rules_method, **options)
@@ -498,9 +498,17 @@ def _model_for(llm: LLM | str | None, cache: bool | str) -> LLM:
     return get_llm(llm, cache=cache) if isinstance(llm, str) else llm
 
 
+def _quotes_registry() -> Any:
+    """The quotes method registry module (issue 4), or None before it exists."""
+    try:
+        return importlib.import_module("fabula.quotes._registry")
+    except ImportError:
+        return None
+
+
 def _register() -> None:
     """Register "llm" and "hybrid" when fabula.quotes has its method registry (issue 4)."""
-    attribution_method = getattr(importlib.import_module("fabula.quotes"), "attribution_method", None)
+    attribution_method = getattr(_quotes_registry(), "attribution_method", None)
     if attribution_method is None:
         return
     attribution_method("llm")(attribute_with_llm)
