@@ -1,0 +1,17 @@
+"""Quotations: detection (a span layer on the Book), speaker attribution, and output records.
+
+Pipeline: ``detect_quotes(book)``, then ``fabula.characters.find_characters(book, gold=...)``, then
+``attribute_quotes(book, method="rules")``. Methods plug in with ``@attribution_method("name")``.
+"""
+
+from fabula.quotes import _rules  # noqa: F401  registers the "rules" method
+from fabula.quotes._detect import detect_quote_style, detect_quotes
+from fabula.quotes._registry import attribute_quotes, attribution_method, available_methods
+
+__all__ = [
+    "attribute_quotes",
+    "attribution_method",
+    "available_methods",
+    "detect_quote_style",
+    "detect_quotes",
+]

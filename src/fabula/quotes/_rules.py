@@ -1,0 +1,442 @@
+"""Rule-based speaker attribution: a sieve in the spirit of Muzny et al. (EACL 2017).
+
+No model and no download: the sieve reads the narration around each quote and the mentions that
+`fabula.characters.find_characters` put on the book. Passes, most precise first:
+
+1. ``tag``: a speech tag next to the quote — ``"…," said Emma`` / ``Emma said, "…"`` / ``"…," he
+   replied`` (speech verbs from `fabula.characters.SPEECH_VERBS`); a pronoun is resolved to a recent
+   participant of the conversation of that gender, else through its mention. Type explicit (a name) or
+   anaphoric (a pronoun or title).
+2. ``beat``: no speech verb, but the narration right after (or before) the quote in the same paragraph
+   is about one character (``"No." Emma turned away.``).
+3. ``vocative``: the previous turn addressed someone by name (``"Oh, Lucy!"``): they answer.
+4. ``alternation``: in a run of turns, speakers alternate A-B-A-B; an untagged turn takes the speaker of
+   the turn before last (or after next).
+5. ``paragraph``: a character named in the paragraph's narration.
+6. ``recent``: the most recent other speaker in the conversation (low confidence).
+
+Quotes in one paragraph are one turn and share a speaker unless one of them has its own tag.
+Addressees are vocatives in the quote, else the speaker of the neighbouring turn.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from fabula.book import Book, Character, Mention, Quote, Span
+from fabula.characters import SPEECH_VERBS
+from fabula.quotes._registry import attribution_method
+
+CONVERSATION_GAP_CHARS = 600  # more narration than this between two turns ends a conversation
+PARTICIPANT_TURNS = 6  # how far back a pronoun looks for a matching speaker
+_TAG_CHARS = 120  # how far a speech tag may reach from the quote
+_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
+_CLAUSE_END = re.compile(r"[.!?;:]|--|—|\n\s*\n")
+_PRONOUNS = {"he": "male", "she": "female", "i": "first", "we": "first"}
+_VOCATIVE_BEFORE = re.compile(r"(?:^|[,!?.;—-]|\b(?:oh|o|dear|my|dearest|ah|well|yes|no))\s*$", re.I)
+_VOCATIVE_AFTER = re.compile(r"^\s*[,!?.;—-]")
+
+
+@dataclass(slots=True)
+class _Turn:
+    quotes: list[Quote]
+    paragraph: int
+    start: int
+    end: int
+    speaker: str | None = None
+    rule: str | None = None
+    confidence: float = 0.0
+    vocatives: list[str] = field(default_factory=list)
+    conversation: int = 0
+
+
+@dataclass(slots=True)
+class _Context:
+    book: Book
+    characters: dict[str, Character]
+    name_mentions: list[Mention]
+    name_starts: list[int]
+    pronoun_at: dict[int, Mention]
+    narrator_id: str | None
+
+
+@attribution_method("rules")
+def attribute_with_rules(book: Book, **options: Any) -> list[Quote]:
+    """Attribute ``book.quotes`` with the rule sieve (no options)."""
+    if options:
+        raise TypeError(f"the rules method takes no options, got {sorted(options)}")
+    context = _context(book)
+    turns = _turns(book)
+    for index, turn in enumerate(turns):
+        _tag_pass(context, turns, index)
+    _conversation_passes(context, turns)
+    for index, turn in enumerate(turns):
+        _finish(context, turns, index)
+    return book.quotes
+
+
+# --- set-up -----------------------------------------------------------------------------------------
+
+
+def _context(book: Book) -> _Context:
+    names = [m for m in book.mentions if m.kind in ("name", "title") and m.character_id is not None]
+    names.sort(key=lambda m: m.start)
+    pronouns = {m.start: m for m in book.mentions if m.kind == "pronoun" and m.character_id is not None}
+    characters = {c.id: c for c in book.characters}
+    narrator = next((c.id for c in book.characters if c.id == "narrator"), None)
+    if narrator is None:
+        narrator = _narrator_from_mentions(book, pronouns)
+    return _Context(book, characters, names, [m.start for m in names], pronouns, narrator)
+
+
+def _narrator_from_mentions(book: Book, pronouns: dict[int, Mention]) -> str | None:
+    """The character that narration's "I" resolves to (first-person novels), if any."""
+    counts: dict[str, int] = {}
+    for start, mention in pronouns.items():
+        if book.text[start : mention.end] == "I":
+            counts[mention.character_id or ""] = counts.get(mention.character_id or "", 0) + 1
+    counts.pop("", None)
+    return max(counts, key=lambda k: counts[k]) if counts else None
+
+
+def _turns(book: Book) -> list[_Turn]:
+    """Quotes grouped by paragraph (one turn each), with conversation ids."""
+    turns: list[_Turn] = []
+    for quote in book.quotes:
+        paragraph = book.paragraphs.index_at(quote.start)
+        key = paragraph if paragraph is not None else -1 - quote.start
+        if turns and turns[-1].paragraph == key:
+            turns[-1].quotes.append(quote)
+            turns[-1].end = quote.end
+        else:
+            turns.append(_Turn([quote], key, quote.start, quote.end))
+    conversation = 0
+    for previous, turn in zip(turns, turns[1:], strict=False):
+        if _narration_between(book, previous, turn) > CONVERSATION_GAP_CHARS:
+            conversation += 1
+        turn.conversation = conversation
+    return turns
+
+
+def _narration_between(book: Book, previous: _Turn, turn: _Turn) -> int:
+    if previous.paragraph < 0 or turn.paragraph < 0:
+        return turn.start - previous.end
+    chapter_a, chapter_b = book.chapter_at(previous.start), book.chapter_at(turn.start)
+    if chapter_a is not chapter_b:
+        return CONVERSATION_GAP_CHARS + 1
+    paragraphs = book.paragraphs
+    total = int(paragraphs.ends[previous.paragraph]) - previous.end
+    for i in range(previous.paragraph + 1, turn.paragraph):
+        total += int(paragraphs.ends[i] - paragraphs.starts[i])
+    return total + turn.start - int(paragraphs.starts[turn.paragraph])
+
+
+# --- pass 1: speech tags and beats ------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _Candidate:
+    character_id: str
+    mention: Span
+    kind: str  # "name" | "title" | "pronoun"
+    rule: str  # "tag" | "beat"
+    confidence: float
+
+
+def _tag_pass(context: _Context, turns: list[_Turn], index: int) -> None:
+    turn = turns[index]
+    book = context.book
+    p_start, p_end = _paragraph_bounds(book, turn)
+    found: list[tuple[Quote, _Candidate]] = []
+    for position, quote in enumerate(turn.quotes):
+        after_end = turn.quotes[position + 1].start if position + 1 < len(turn.quotes) else p_end
+        before_start = turn.quotes[position - 1].end if position > 0 else p_start
+        candidate = _find_tag(context, turns, index, quote, before_start, after_end)
+        if candidate is not None:
+            found.append((quote, candidate))
+            _apply(quote, candidate.character_id, candidate.rule, candidate.confidence, candidate.mention)
+            quote.type = "explicit" if candidate.kind == "name" else "anaphoric"
+    if found:
+        best = max(found, key=lambda qc: qc[1].confidence)[1]
+        turn.speaker, turn.rule, turn.confidence = best.character_id, best.rule, best.confidence
+
+
+def _paragraph_bounds(book: Book, turn: _Turn) -> tuple[int, int]:
+    if turn.paragraph < 0:
+        return max(book.body.start, turn.start - _TAG_CHARS), min(book.body.end, turn.end + _TAG_CHARS)
+    return int(book.paragraphs.starts[turn.paragraph]), int(book.paragraphs.ends[turn.paragraph])
+
+
+def _find_tag(
+    context: _Context, turns: list[_Turn], index: int, quote: Quote, before_start: int, after_end: int
+) -> _Candidate | None:
+    """A speech tag or beat for one quote: inside its interruptions, after it, or before it."""
+    text = context.book.text
+    regions: list[tuple[int, int, str]] = []
+    for a, b in zip(quote.spans, quote.spans[1:], strict=False):
+        regions.append((a.end, b.start, "inside"))
+    regions.append((quote.end, after_end, "after"))
+    regions.append((before_start, quote.start, "before"))
+    beats: list[_Candidate] = []
+    for start, end, where in regions:
+        clause = _clause(text, start, end, where)
+        if clause is None:
+            continue
+        c_start, c_end = clause
+        words = [(m.start(), m.end(), m.group().lower()) for m in _WORD.finditer(text, c_start, c_end)]
+        verbs = [w for w in words if w[2] in SPEECH_VERBS]
+        mentions = _clause_mentions(context, turns, index, c_start, c_end, words)
+        if not mentions:
+            continue
+        if verbs:
+            verb = verbs[0] if where != "before" else verbs[-1]
+            best = min(mentions, key=lambda c: _distance(c.mention, verb[0], verb[1]))
+            if _distance(best.mention, verb[0], verb[1]) <= 40:
+                best.rule = "tag"
+                best.confidence = 0.95 if best.kind == "name" else 0.85
+                return best
+        if where != "before" or text[c_end - 1 : c_end] in ":,":
+            first = min(mentions, key=lambda c: c.mention.start)
+            # a beat: the clause is about this character (its first mention, early in the clause)
+            if first.kind != "pronoun" and first.mention.start - c_start <= 30:
+                first.rule, first.confidence = "beat", 0.6
+                beats.append(first)
+            elif first.kind == "pronoun" and first.mention.start - c_start <= 8 and where != "before":
+                first.rule, first.confidence = "beat", 0.5
+                beats.append(first)
+    return beats[0] if beats else None
+
+
+def _distance(span: Span, start: int, end: int) -> int:
+    if span.end <= start:
+        return start - span.end
+    if span.start >= end:
+        return span.start - end
+    return 0
+
+
+def _clause(text: str, start: int, end: int, where: str) -> tuple[int, int] | None:
+    """The narration clause adjacent to the quote: after it up to the first sentence end, before it
+    back to the previous sentence end; inside an interruption, the whole gap."""
+    if end <= start:
+        return None
+    if where == "inside":
+        return start, min(end, start + _TAG_CHARS * 2)
+    if where == "after":
+        skip = start
+        while skip < end and text[skip] in "\"'”’»」!?.,;: \n-—":
+            skip += 1
+        stop = _CLAUSE_END.search(text, skip, min(end, skip + _TAG_CHARS))
+        clause_end = stop.start() if stop else min(end, skip + _TAG_CHARS)
+        return (skip, clause_end) if clause_end > skip else None
+    # before: from the last clause end before the quote
+    window_start = max(start, end - _TAG_CHARS)
+    stop_at = end
+    while stop_at > window_start and text[stop_at - 1] in "\"'“‘«「 \n":
+        stop_at -= 1
+    last = window_start
+    for m in re.finditer(r"[.!?;]\s|\n\s*\n", text[window_start:stop_at]):
+        last = window_start + m.end()
+    return (last, stop_at) if stop_at > last else None
+
+
+def _clause_mentions(
+    context: _Context, turns: list[_Turn], index: int, start: int, end: int, words: list[tuple[int, int, str]]
+) -> list[_Candidate]:
+    out: list[_Candidate] = []
+    lo = bisect.bisect_left(context.name_starts, start)
+    hi = bisect.bisect_left(context.name_starts, end)
+    for mention in context.name_mentions[lo:hi]:
+        if mention.end <= end and mention.character_id is not None:
+            out.append(_Candidate(mention.character_id, mention.span, mention.kind, "", 0.0))
+    for w_start, w_end, word in words:
+        gender = _PRONOUNS.get(word)
+        if gender is None:
+            continue
+        character_id = _resolve_pronoun(context, turns, index, w_start, gender)
+        if character_id is not None:
+            out.append(_Candidate(character_id, Span(w_start, w_end), "pronoun", "", 0.0))
+    return out
+
+
+def _resolve_pronoun(
+    context: _Context, turns: list[_Turn], index: int, offset: int, gender: str
+) -> str | None:
+    """A tag pronoun: "I" is the narrator; he/she is the most recent conversation participant of that
+    gender other than the previous turn's speaker, else what the mention layer says."""
+    if gender == "first":
+        return context.narrator_id
+    turn = turns[index]
+    previous = (
+        turns[index - 1].speaker if index > 0 and turns[index - 1].conversation == turn.conversation else None
+    )
+    seen: list[str] = []
+    for back in range(index - 1, max(-1, index - 1 - PARTICIPANT_TURNS), -1):
+        other = turns[back]
+        if other.conversation != turn.conversation:
+            break
+        for candidate in (other.speaker, *other.vocatives):
+            if candidate and candidate not in seen:
+                seen.append(candidate)
+    matching = [c for c in seen if _gender(context, c) == gender]
+    if previous is not None and len(matching) > 1:
+        matching = [c for c in matching if c != previous] or matching
+    mention = context.pronoun_at.get(offset)
+    if mention is not None and mention.character_id is not None:
+        layer = mention.character_id
+        if not matching or (layer in matching and layer != previous):
+            return layer
+    if matching:
+        if previous is not None and matching[0] == previous and len(matching) == 1 and mention is not None:
+            return mention.character_id
+        return matching[0]
+    return mention.character_id if mention is not None else None
+
+
+def _gender(context: _Context, character_id: str) -> str:
+    character = context.characters.get(character_id)
+    return character.gender if character is not None else "unknown"
+
+
+# --- passes 3-6: conversation structure -------------------------------------------------------------
+
+
+def _conversation_passes(context: _Context, turns: list[_Turn]) -> None:
+    for turn in turns:
+        turn.vocatives = _vocatives(context, turn)
+    changed = True
+    rounds = 0
+    while changed and rounds < 4:
+        changed = False
+        rounds += 1
+        for index, turn in enumerate(turns):
+            if turn.speaker is not None:
+                continue
+            guess = _conversation_guess(context, turns, index)
+            if guess is not None:
+                turn.speaker, turn.rule, turn.confidence = guess
+                changed = True
+    for index, turn in enumerate(turns):
+        if turn.speaker is None:
+            guess = _fallback(turns, index)
+            if guess is not None:
+                turn.speaker, turn.rule, turn.confidence = guess
+
+
+def _same_conversation(turns: list[_Turn], a: int, b: int) -> bool:
+    return 0 <= a < len(turns) and 0 <= b < len(turns) and turns[a].conversation == turns[b].conversation
+
+
+def _conversation_guess(context: _Context, turns: list[_Turn], index: int) -> tuple[str, str, float] | None:
+    turn = turns[index]
+    previous = turns[index - 1] if _same_conversation(turns, index - 1, index) else None
+    if previous is not None and previous.speaker is not None:
+        addressed = [v for v in previous.vocatives if v != previous.speaker]
+        if addressed:
+            return addressed[0], "vocative", 0.7
+    if _same_conversation(turns, index - 2, index):
+        before_last, last = turns[index - 2], turns[index - 1]
+        if (
+            before_last.speaker is not None
+            and before_last.speaker != last.speaker
+            and last.speaker is not None
+        ):
+            return before_last.speaker, "alternation", 0.65
+    if _same_conversation(turns, index, index + 2):
+        after_next, following = turns[index + 2], turns[index + 1]
+        if (
+            after_next.speaker is not None
+            and following.speaker is not None
+            and after_next.speaker != following.speaker
+        ):
+            if after_next.rule in ("tag", "beat", "vocative"):
+                return after_next.speaker, "alternation", 0.6
+    mention = _paragraph_mention(context, turn)
+    if mention is not None:
+        return mention, "paragraph", 0.5
+    return None
+
+
+def _paragraph_mention(context: _Context, turn: _Turn) -> str | None:
+    """The first character named in the narration of the turn's paragraph."""
+    if turn.paragraph < 0:
+        return None
+    start = int(context.book.paragraphs.starts[turn.paragraph])
+    end = int(context.book.paragraphs.ends[turn.paragraph])
+    inside = [(s.start, s.end) for q in turn.quotes for s in q.spans]
+    lo = bisect.bisect_left(context.name_starts, start)
+    hi = bisect.bisect_left(context.name_starts, end)
+    for mention in context.name_mentions[lo:hi]:
+        if not any(a <= mention.start < b for a, b in inside):
+            return mention.character_id
+    return None
+
+
+def _fallback(turns: list[_Turn], index: int) -> tuple[str, str, float] | None:
+    turn = turns[index]
+    previous = turns[index - 1].speaker if _same_conversation(turns, index - 1, index) else None
+    for back in range(index - 1, max(-1, index - 1 - PARTICIPANT_TURNS), -1):
+        other = turns[back]
+        if other.conversation != turn.conversation:
+            break
+        if other.speaker is not None and other.speaker != previous:
+            return other.speaker, "recent", 0.3
+    for forward in range(index + 1, min(len(turns), index + 1 + PARTICIPANT_TURNS)):
+        other = turns[forward]
+        if other.conversation != turn.conversation:
+            break
+        if other.speaker is not None and other.speaker != previous:
+            return other.speaker, "recent", 0.25
+    return None
+
+
+def _vocatives(context: _Context, turn: _Turn) -> list[str]:
+    """Characters addressed by name inside the turn's quotes (``"Oh, Lucy!"``, ``"Lucy, come."``)."""
+    text = context.book.text
+    out: list[str] = []
+    for quote in turn.quotes:
+        for span in quote.spans:
+            lo = bisect.bisect_left(context.name_starts, span.start)
+            hi = bisect.bisect_left(context.name_starts, span.end)
+            for mention in context.name_mentions[lo:hi]:
+                before = text[span.start : mention.start]
+                after = text[mention.end : span.end]
+                if (
+                    (_VOCATIVE_BEFORE.search(before) or not before.strip())
+                    and (_VOCATIVE_AFTER.match(after) or not after.strip())
+                    and mention.character_id is not None
+                    and mention.character_id not in out
+                ):
+                    out.append(mention.character_id)
+    return out
+
+
+# --- output -----------------------------------------------------------------------------------------
+
+
+def _apply(quote: Quote, speaker: str, rule: str, confidence: float, mention: Span | None) -> None:
+    quote.speaker_id = speaker
+    quote.method = f"rules:{rule}"
+    quote.confidence = confidence
+    quote.mention = mention
+
+
+def _finish(context: _Context, turns: list[_Turn], index: int) -> None:
+    turn = turns[index]
+    neighbours: list[str] = []
+    for other in (index - 1, index + 1):
+        if _same_conversation(turns, other, index) and turns[other].speaker is not None:
+            neighbours.append(turns[other].speaker or "")
+    for quote in turn.quotes:
+        if quote.speaker_id is None and turn.speaker is not None:
+            _apply(quote, turn.speaker, turn.rule or "turn", turn.confidence, None)
+            quote.type = "implicit"
+        elif quote.speaker_id is None:
+            quote.method, quote.confidence, quote.type = "rules:none", 0.0, "implicit"
+        addressees = [v for v in turn.vocatives if v != quote.speaker_id]
+        if not addressees:
+            addressees = [n for n in neighbours if n and n != quote.speaker_id][:1]
+        quote.addressee_ids = addressees
