@@ -138,4 +138,6 @@ def create_retriever(name: str, book: Book | None = None, **options: Any) -> Ret
     try:
         return cls.for_book(book, **options)
     except TypeError as exc:
+        if "argument" not in str(exc):  # a bug, not a misspelt option: let it surface
+            raise
         raise ConfigError(f"retriever {name!r}: {exc}") from exc
