@@ -197,8 +197,8 @@ def _blingfire_sentences(text: str) -> list[tuple[int, int]]:
     lead = (np.frombuffer(data, dtype=np.uint8) & 0xC0) != 0x80
     char_of_byte = np.cumsum(lead) - 1
     last = len(data) - 1
-    first_bytes = np.minimum(np.frombuffer(byte_starts, dtype=np.int32, count=count), last)
-    last_bytes = np.minimum(np.frombuffer(byte_ends, dtype=np.int32, count=count), last)
+    first_bytes = np.minimum(np.ctypeslib.as_array(byte_starts)[:count], last)
+    last_bytes = np.minimum(np.ctypeslib.as_array(byte_ends)[:count], last)
     starts = char_of_byte[first_bytes].tolist()
     ends = (char_of_byte[last_bytes] + 1).tolist()
     return [(s, e) for s, e in zip(starts, ends, strict=True) if e > s]
