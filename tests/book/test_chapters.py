@@ -157,3 +157,18 @@ def test_chapters_tile_the_body_from_the_first_heading() -> None:
         assert not book.text[previous.end : chapter.start].strip()
         assert chapter.heading is not None and chapter.start <= chapter.heading.start
     assert book.chapters[-1].end == book.body.end
+
+
+def test_table_of_contents_is_not_chapters() -> None:
+    entries = [
+        "CHAPTER I. Down the Rabbit-Hole",
+        "CHAPTER II. The Pool of Tears",
+        "CHAPTER III. A Caucus-Race",
+    ]
+    chapters = "\n\n".join(f"{e}\n\n{FILLER}\n\n{FILLER}" for e in entries)
+    one_per_paragraph = "CONTENTS\n\n" + "\n\n".join(entries) + "\n\n\n\n" + chapters
+    one_block = "CONTENTS\n\n" + "\n".join(entries) + "\n\n\n\n" + chapters
+    for text in (one_per_paragraph, one_block):
+        book = book_from_text(text)
+        assert [c.title for c in book.chapters] == entries
+        assert book.text[book.chapters[0].start :].startswith(f"{entries[0]}\n\n{FILLER}")

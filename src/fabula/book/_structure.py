@@ -10,6 +10,7 @@ No library does heading detection for plain-text novels, hence this module.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -254,10 +255,10 @@ def find_chapters(
             continue
         line = " ".join(text[start:end].split())
         found = _classify(line, language, long=end - start > _MAX_HEADING_CHARS)
-        if found:
+        if found and not _is_contents_block(text[start:end], language):
             headings.append(_Heading(i, found[0], found[1]))
-    explicit = [h for h in headings if h.kind == "chapter"]
-    bare = [h for h in headings if h.kind == "bare"]
+    explicit = _drop_contents_list([h for h in headings if h.kind == "chapter"], pairs)
+    bare = _drop_contents_list([h for h in headings if h.kind == "bare"], pairs)
     parts = [h for h in headings if h.kind == "part"]
     chosen = _numbered_run(explicit, drop_leading=False) if len(explicit) >= 2 else []
     if not chosen:
@@ -298,6 +299,32 @@ def find_chapters(
             n, starts[n], _trim_end(text, starts[n], end), title, heading_span, part=part_names[n]
         )
     return chapters
+
+
+def _is_contents_block(paragraph: str, language: str) -> bool:
+    """A table of contents kept as one block: several of its lines are headings themselves."""
+    lines = [line.strip() for line in paragraph.splitlines() if line.strip()]
+    return len(lines) >= 2 and sum(1 for line in lines if _classify(line, language)) >= 2
+
+
+_CONTENTS_GAP = 300  # characters from one contents entry to the next
+
+
+def _drop_contents_list(headings: list[_Heading], pairs: list[tuple[int, int]]) -> list[_Heading]:
+    """Drop a table of contents written as one heading per paragraph before the real chapters.
+
+    It shows as a run of headings with (almost) no text between them, after which the numbering
+    starts again ("CHAPTER I. ... CHAPTER XII." in the contents, then the real "CHAPTER I.").
+    """
+    for k in range(1, len(headings)):
+        previous, current = headings[k - 1].number, headings[k].number
+        if previous is not None and current is not None and current <= previous:
+            run = headings[:k]
+            tight = all(
+                pairs[b.index][0] - pairs[a.index][0] < _CONTENTS_GAP for a, b in itertools.pairwise(run)
+            )
+            return headings[k:] if k >= 2 and tight else headings
+    return headings
 
 
 def _classify(line: str, language: str, *, long: bool = False) -> tuple[str, int | None] | None:
