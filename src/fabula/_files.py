@@ -12,6 +12,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any, Literal, overload
 
+_UMASK = os.umask(0)  # read the process umask once (os.umask can only read it by setting it)
+os.umask(_UMASK)
+
 
 @overload
 @contextlib.contextmanager
@@ -26,6 +29,7 @@ def atomic_open(path: str | Path, mode: str = "w", encoding: str = "utf-8") -> I
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
+        os.chmod(tmp_name, 0o666 & ~_UMASK)  # mkstemp makes 0600 files; outputs get the usual permissions
         handle = os.fdopen(fd, mode) if "b" in mode else os.fdopen(fd, mode, encoding=encoding, newline="")
         with handle:
             yield handle

@@ -3,8 +3,10 @@ with ``--until``, and bad inputs among several books."""
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
+import stat
 from pathlib import Path
 
 import orjson
@@ -54,6 +56,9 @@ def test_writes_every_output(alice_out: Path) -> None:
     report = (alice_out / "report.html").read_text()
     assert "Alice" in report and "<script src" not in report
     assert not list(alice_out.glob(".*"))  # no temporary files left behind
+    umask = os.umask(0)
+    os.umask(umask)
+    assert stat.S_IMODE((alice_out / "report.html").stat().st_mode) == 0o666 & ~umask  # not mkstemp's 0600
 
 
 def test_second_run_skips_and_force_redoes(alice_out: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -182,14 +182,8 @@ def write_outputs(analysis: Analysis, folder: str | Path) -> None:
     with atomic_open(out / "characters.jsonl", "wb") as handle:
         for profile in analysis.characters:
             handle.write(orjson.dumps(profile.to_dict(), option=orjson.OPT_APPEND_NEWLINE))
-    for name, fmt in (("quotes.jsonl", "jsonl"), ("quotes.tsv", "tsv")):
-        # write_quotes writes to a path; go through a temporary name so the real one appears whole or not at all
-        partial = out / f".{name}.partial"
-        try:
-            write_quotes(analysis.book, partial, format=fmt)
-            os.replace(partial, out / name)
-        finally:
-            partial.unlink(missing_ok=True)
+    write_quotes(analysis.book, out / "quotes.jsonl", format="jsonl")  # atomic, like every writer here
+    write_quotes(analysis.book, out / "quotes.tsv", format="tsv")
     write_text_atomic(out / "report.html", render_report(analysis))
 
 
