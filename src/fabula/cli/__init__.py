@@ -16,6 +16,8 @@ from fabula.cli import _search  # noqa: F401  isort: skip
 from fabula.cli import _characters  # noqa: F401  isort: skip
 from fabula.cli import _eval_characters  # noqa: F401  isort: skip
 from fabula.cli import _analyze  # noqa: F401  isort: skip
+from fabula.cli import _quotes  # noqa: F401  isort: skip
+from fabula.cli import _eval_quotes  # noqa: F401  isort: skip
 
 
 def main(argv: list[str] | None = None) -> None:

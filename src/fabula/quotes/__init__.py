@@ -6,12 +6,16 @@ Pipeline: ``detect_quotes(book)``, then ``fabula.characters.find_characters(book
 
 from fabula.quotes import _rules  # noqa: F401  registers the "rules" method
 from fabula.quotes._detect import detect_quote_style, detect_quotes
+from fabula.quotes._output import TSV_COLUMNS, quote_records, write_quotes
 from fabula.quotes._registry import attribute_quotes, attribution_method, available_methods
 
 __all__ = [
+    "TSV_COLUMNS",
     "attribute_quotes",
     "attribution_method",
     "available_methods",
     "detect_quote_style",
     "detect_quotes",
+    "quote_records",
+    "write_quotes",
 ]

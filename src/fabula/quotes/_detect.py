@@ -278,11 +278,11 @@ def _closes_here(text: str, offset: int, end: int) -> bool:
 
 def _is_elision(text: str, offset: int) -> bool:
     match = re.match(r"[A-Za-z]+", text[offset + 1 : offset + 12])
-    return bool(match) and match.group().lower() in _ELISIONS
+    return match is not None and match.group().lower() in _ELISIONS
 
 
 _DASH_START = re.compile(r"\s*(?:[—―]|--)\s*")
-_DASH_BREAK = re.compile(r"\s+(?:[—―]|--)|(?:[—―]|--)(?=\s)")
+_DASH_BREAK = re.compile(r"\s+(?:[—―]|--)|(?:[—―]|--)(?=[\s.,;:]|$)")
 
 
 def _dash_segments(text: str, start: int, end: int, index: int) -> list[_Segment]:
@@ -301,7 +301,7 @@ def _dash_segments(text: str, start: int, end: int, index: int) -> list[_Segment
         if brk is None:
             break
         position = brk.end()
-        while position < end and text[position].isspace():
+        while position < end and (text[position].isspace() or (not speaking and text[position] in ".,;:")):
             position += 1
         speaking = not speaking
     return segments
@@ -321,13 +321,15 @@ def _group(book: Book, segments: list[_Segment]) -> list[Quote]:
         if groups and _same_quote(text, groups[-1][-1], segment):
             groups[-1].append(segment)
         else:
+            if groups and groups[-1][-1].continues:
+                segment.flags.append("continuation")  # the same speech, one paragraph on
             groups.append([segment])
     groups = [g for g in groups if not _is_mention_quote(text, g)]
     quotes = []
     for i, group in enumerate(groups):
         flags = sorted({f for s in group for f in s.flags})
-        if any(s.continues for s in group[:-1]) or group[-1].continues:
-            flags.append("multi-paragraph") if len({s.paragraph for s in group}) > 1 else None
+        if group[-1].continues:
+            flags.append("continues")  # the speech goes on in the next quote (next paragraph)
         quotes.append(Quote(id=f"Q{i}", spans=[Span(s.start, s.end) for s in group], flags=flags))
     return quotes
 
@@ -366,4 +368,4 @@ def _trimmed(text: str, segment: _Segment) -> _Segment:
         start += 1
     while end > start and text[end - 1].isspace():
         end -= 1
-    return _Segment(start, end, segment.paragraph, segment.flags, segment.continues)
+    return _Segment(start, end, segment.paragraph, list(segment.flags), segment.continues)

@@ -22,12 +22,13 @@ Addressees are vocatives in the quote, else the speaker of the neighbouring turn
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from fabula.book import Book, Character, Mention, Quote, Span
-from fabula.characters import SPEECH_VERBS
+from fabula.characters import HONORIFICS, SPEECH_VERBS
 from fabula.quotes._registry import attribution_method
 
 CONVERSATION_GAP_CHARS = 600  # more narration than this between two turns ends a conversation
@@ -43,7 +44,8 @@ _VOCATIVE_AFTER = re.compile(r"^\s*[,!?.;—-]")
 @dataclass(slots=True)
 class _Turn:
     quotes: list[Quote]
-    paragraph: int
+    paragraph: int  # the last paragraph of the turn
+    first_paragraph: int
     start: int
     end: int
     speaker: str | None = None
@@ -70,10 +72,12 @@ def attribute_with_rules(book: Book, **options: Any) -> list[Quote]:
         raise TypeError(f"the rules method takes no options, got {sorted(options)}")
     context = _context(book)
     turns = _turns(book)
-    for index, turn in enumerate(turns):
+    for turn in turns:
+        turn.vocatives = _vocatives(context, turn)
+    for index, _turn in enumerate(turns):
         _tag_pass(context, turns, index)
     _conversation_passes(context, turns)
-    for index, turn in enumerate(turns):
+    for index, _turn in enumerate(turns):
         _finish(context, turns, index)
     return book.quotes
 
@@ -108,13 +112,14 @@ def _turns(book: Book) -> list[_Turn]:
     for quote in book.quotes:
         paragraph = book.paragraphs.index_at(quote.start)
         key = paragraph if paragraph is not None else -1 - quote.start
-        if turns and turns[-1].paragraph == key:
+        if turns and (turns[-1].paragraph == key or "continuation" in quote.flags):
             turns[-1].quotes.append(quote)
             turns[-1].end = quote.end
+            turns[-1].paragraph = key
         else:
-            turns.append(_Turn([quote], key, quote.start, quote.end))
+            turns.append(_Turn([quote], key, key, quote.start, quote.end))
     conversation = 0
-    for previous, turn in zip(turns, turns[1:], strict=False):
+    for previous, turn in itertools.pairwise(turns):
         if _narration_between(book, previous, turn) > CONVERSATION_GAP_CHARS:
             conversation += 1
         turn.conversation = conversation
@@ -129,9 +134,9 @@ def _narration_between(book: Book, previous: _Turn, turn: _Turn) -> int:
         return CONVERSATION_GAP_CHARS + 1
     paragraphs = book.paragraphs
     total = int(paragraphs.ends[previous.paragraph]) - previous.end
-    for i in range(previous.paragraph + 1, turn.paragraph):
+    for i in range(previous.paragraph + 1, turn.first_paragraph):
         total += int(paragraphs.ends[i] - paragraphs.starts[i])
-    return total + turn.start - int(paragraphs.starts[turn.paragraph])
+    return total + turn.start - int(paragraphs.starts[turn.first_paragraph])
 
 
 # --- pass 1: speech tags and beats ------------------------------------------------------------------
@@ -149,11 +154,11 @@ class _Candidate:
 def _tag_pass(context: _Context, turns: list[_Turn], index: int) -> None:
     turn = turns[index]
     book = context.book
-    p_start, p_end = _paragraph_bounds(book, turn)
     found: list[tuple[Quote, _Candidate]] = []
     for position, quote in enumerate(turn.quotes):
-        after_end = turn.quotes[position + 1].start if position + 1 < len(turn.quotes) else p_end
-        before_start = turn.quotes[position - 1].end if position > 0 else p_start
+        p_start, p_end = _paragraph_bounds(book, quote)
+        after_end = min(p_end, turn.quotes[position + 1].start) if position + 1 < len(turn.quotes) else p_end
+        before_start = max(p_start, turn.quotes[position - 1].end) if position > 0 else p_start
         candidate = _find_tag(context, turns, index, quote, before_start, after_end)
         if candidate is not None:
             found.append((quote, candidate))
@@ -164,10 +169,11 @@ def _tag_pass(context: _Context, turns: list[_Turn], index: int) -> None:
         turn.speaker, turn.rule, turn.confidence = best.character_id, best.rule, best.confidence
 
 
-def _paragraph_bounds(book: Book, turn: _Turn) -> tuple[int, int]:
-    if turn.paragraph < 0:
-        return max(book.body.start, turn.start - _TAG_CHARS), min(book.body.end, turn.end + _TAG_CHARS)
-    return int(book.paragraphs.starts[turn.paragraph]), int(book.paragraphs.ends[turn.paragraph])
+def _paragraph_bounds(book: Book, quote: Quote) -> tuple[int, int]:
+    paragraph = book.paragraphs.index_at(quote.start)
+    if paragraph is None:
+        return max(book.body.start, quote.start - _TAG_CHARS), min(book.body.end, quote.end + _TAG_CHARS)
+    return int(book.paragraphs.starts[paragraph]), int(book.paragraphs.ends[paragraph])
 
 
 def _find_tag(
@@ -229,8 +235,7 @@ def _clause(text: str, start: int, end: int, where: str) -> tuple[int, int] | No
         skip = start
         while skip < end and text[skip] in "\"'”’»」!?.,;: \n-—":
             skip += 1
-        stop = _CLAUSE_END.search(text, skip, min(end, skip + _TAG_CHARS))
-        clause_end = stop.start() if stop else min(end, skip + _TAG_CHARS)
+        clause_end = _clause_end(text, skip, min(end, skip + _TAG_CHARS))
         return (skip, clause_end) if clause_end > skip else None
     # before: from the last clause end before the quote
     window_start = max(start, end - _TAG_CHARS)
@@ -239,8 +244,28 @@ def _clause(text: str, start: int, end: int, where: str) -> tuple[int, int] | No
         stop_at -= 1
     last = window_start
     for m in re.finditer(r"[.!?;]\s|\n\s*\n", text[window_start:stop_at]):
+        word = re.search(
+            r"([A-Za-z]+)$", text[max(window_start, window_start + m.start() - 6) : window_start + m.start()]
+        )
+        if m.group().startswith(".") and word is not None and word.group(1).lower() in HONORIFICS:
+            continue
         last = window_start + m.end()
     return (last, stop_at) if stop_at > last else None
+
+
+def _clause_end(text: str, start: int, end: int) -> int:
+    """The first sentence or clause end in ``[start, end)``; the period of "Mr." is not one."""
+    position = start
+    while True:
+        stop = _CLAUSE_END.search(text, position, end)
+        if stop is None:
+            return end
+        if stop.group() == ".":
+            word = re.search(r"([A-Za-z]+)$", text[max(start, stop.start() - 6) : stop.start()])
+            if word is not None and word.group(1).lower() in HONORIFICS:
+                position = stop.end()
+                continue
+        return stop.start()
 
 
 def _clause_mentions(
@@ -250,7 +275,7 @@ def _clause_mentions(
     lo = bisect.bisect_left(context.name_starts, start)
     hi = bisect.bisect_left(context.name_starts, end)
     for mention in context.name_mentions[lo:hi]:
-        if mention.end <= end and mention.character_id is not None:
+        if mention.character_id is not None:
             out.append(_Candidate(mention.character_id, mention.span, mention.kind, "", 0.0))
     for w_start, w_end, word in words:
         gender = _PRONOUNS.get(word)
@@ -270,30 +295,77 @@ def _resolve_pronoun(
     if gender == "first":
         return context.narrator_id
     turn = turns[index]
-    previous = (
-        turns[index - 1].speaker if index > 0 and turns[index - 1].conversation == turn.conversation else None
+    addressed = set(turn.vocatives)  # a speaker does not name themself: "Hello, Jake," he said
+    previous_turn = (
+        turns[index - 1] if index > 0 and turns[index - 1].conversation == turn.conversation else None
     )
+    previous = previous_turn.speaker if previous_turn is not None else None
+    if previous_turn is not None:
+        for candidate in previous_turn.vocatives:
+            if candidate != previous and candidate not in addressed and _gender(context, candidate) == gender:
+                return candidate  # the one just addressed answers
+    local = _narration_antecedent(context, turn, offset, gender, addressed)
+    if local is not None:
+        return local
     seen: list[str] = []
     for back in range(index - 1, max(-1, index - 1 - PARTICIPANT_TURNS), -1):
         other = turns[back]
         if other.conversation != turn.conversation:
             break
-        for candidate in (other.speaker, *other.vocatives):
-            if candidate and candidate not in seen:
+        for candidate in [other.speaker, *other.vocatives]:
+            if candidate is not None and candidate not in seen and candidate not in addressed:
                 seen.append(candidate)
     matching = [c for c in seen if _gender(context, c) == gender]
     if previous is not None and len(matching) > 1:
         matching = [c for c in matching if c != previous] or matching
     mention = context.pronoun_at.get(offset)
-    if mention is not None and mention.character_id is not None:
-        layer = mention.character_id
-        if not matching or (layer in matching and layer != previous):
-            return layer
+    layer = mention.character_id if mention is not None else None
+    if (
+        layer is not None
+        and layer not in addressed
+        and (not matching or (layer in matching and layer != previous))
+    ):
+        return layer
     if matching:
-        if previous is not None and matching[0] == previous and len(matching) == 1 and mention is not None:
-            return mention.character_id
         return matching[0]
-    return mention.character_id if mention is not None else None
+    return layer
+
+
+def _narration_antecedent(
+    context: _Context, turn: _Turn, offset: int, gender: str, excluded: set[str]
+) -> str | None:
+    """The last character of that gender named in the narration before the pronoun: in its own
+    paragraph, else in the paragraph before it when that one is pure narration."""
+    paragraphs = context.book.paragraphs
+    paragraph = paragraphs.index_at(offset)
+    if paragraph is None:
+        return None
+    inside = [(s.start, s.end) for q in turn.quotes for s in q.spans]
+    start = int(paragraphs.starts[paragraph])
+    found = _last_named(context, start, offset, gender, excluded, inside)
+    if found is None and paragraph > 0 and offset - start < 300:
+        p_start, p_end = int(paragraphs.starts[paragraph - 1]), int(paragraphs.ends[paragraph - 1])
+        if not _has_quote_mark(context.book.text[p_start:p_end]):
+            found = _last_named(context, p_start, p_end, gender, excluded, [])
+    return found
+
+
+def _has_quote_mark(text: str) -> bool:
+    return any(mark in text for mark in '"“”«»「」')
+
+
+def _last_named(
+    context: _Context, start: int, end: int, gender: str, excluded: set[str], inside: list[tuple[int, int]]
+) -> str | None:
+    lo = bisect.bisect_left(context.name_starts, start)
+    hi = bisect.bisect_left(context.name_starts, end)
+    for mention in reversed(context.name_mentions[lo:hi]):
+        character_id = mention.character_id
+        if character_id is None or character_id in excluded or any(a <= mention.start < b for a, b in inside):
+            continue
+        if _gender(context, character_id) == gender:
+            return character_id
+    return None
 
 
 def _gender(context: _Context, character_id: str) -> str:
@@ -305,8 +377,6 @@ def _gender(context: _Context, character_id: str) -> str:
 
 
 def _conversation_passes(context: _Context, turns: list[_Turn]) -> None:
-    for turn in turns:
-        turn.vocatives = _vocatives(context, turn)
     changed = True
     rounds = 0
     while changed and rounds < 4:
@@ -351,9 +421,8 @@ def _conversation_guess(context: _Context, turns: list[_Turn], index: int) -> tu
             after_next.speaker is not None
             and following.speaker is not None
             and after_next.speaker != following.speaker
-        ):
-            if after_next.rule in ("tag", "beat", "vocative"):
-                return after_next.speaker, "alternation", 0.6
+        ) and after_next.rule in ("tag", "beat", "vocative"):
+            return after_next.speaker, "alternation", 0.6
     mention = _paragraph_mention(context, turn)
     if mention is not None:
         return mention, "paragraph", 0.5
@@ -364,8 +433,8 @@ def _paragraph_mention(context: _Context, turn: _Turn) -> str | None:
     """The first character named in the narration of the turn's paragraph."""
     if turn.paragraph < 0:
         return None
-    start = int(context.book.paragraphs.starts[turn.paragraph])
-    end = int(context.book.paragraphs.ends[turn.paragraph])
+    start = int(context.book.paragraphs.starts[turn.first_paragraph])
+    end = int(context.book.paragraphs.ends[turn.first_paragraph])
     inside = [(s.start, s.end) for q in turn.quotes for s in q.spans]
     lo = bisect.bisect_left(context.name_starts, start)
     hi = bisect.bisect_left(context.name_starts, end)

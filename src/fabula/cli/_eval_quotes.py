@@ -1,0 +1,56 @@
+"""``fabula eval quotes --pdnc DIR``: quote detection and speaker attribution with the PDNC protocol."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from fabula.cli._app import eval_app, stderr, stdout
+from fabula.cli._options import JsonOutOption, LlmOption
+from fabula.errors import InputError
+from fabula.quotes import available_methods
+
+
+@eval_app.command("quotes")
+def eval_quotes_command(
+    pdnc: Annotated[
+        Path,
+        typer.Option("--pdnc", metavar="DIR", help="A directory laid out like PDNC (one folder per novel)."),
+    ],
+    characters: Annotated[
+        str,
+        typer.Option("--characters", metavar="gold|predicted", help="Gold character lists or fabula's own."),
+    ] = "gold",
+    method: Annotated[
+        str,
+        typer.Option(
+            "--method", metavar="NAME", help=f"Attribution method: {', '.join(available_methods())}."
+        ),
+    ] = "rules",
+    llm: LlmOption = None,
+    novel: Annotated[
+        list[str] | None, typer.Option("--novel", metavar="NAME", help="Only this novel (repeatable).")
+    ] = None,
+    json_out: JsonOutOption = None,
+) -> None:
+    """Detection P/R/F1 and attribution accuracy (speakers with >= 10 quotes) per novel, with the mean."""
+    from fabula.tasks.pdnc_quotes import COUNTS, evaluate_quotes
+
+    if characters not in ("gold", "predicted"):
+        raise InputError(f"--characters must be gold or predicted, not {characters!r}", "--characters")
+    options: dict[str, Any] = {"llm": llm} if llm is not None else {}
+    report = evaluate_quotes(
+        pdnc,
+        characters="gold" if characters == "gold" else "predicted",
+        method=method,
+        novels=novel or None,
+        progress=lambda name: stderr.print(f"… {name}", markup=False, highlight=False),
+        **options,
+    )
+    report.print_table(
+        stdout, counts=COUNTS[:1], title=f"fabula eval quotes ({characters} characters, {method})"
+    )
+    if json_out is not None:
+        report.write_json(json_out)

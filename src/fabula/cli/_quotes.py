@@ -1,0 +1,65 @@
+"""``fabula quotes BOOK``: detect the quotations of a novel and say who speaks each one."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from fabula.book import load_book
+from fabula.characters import find_characters, load_character_list
+from fabula.cli._app import app, stderr
+from fabula.cli._options import (
+    BookArgument,
+    GoldCharactersOption,
+    LlmOption,
+    UntilChapterOption,
+    UntilOption,
+    reading_limit,
+)
+from fabula.errors import InputError
+from fabula.quotes import attribute_quotes, available_methods, detect_quotes, write_quotes
+from fabula.quotes._output import QuoteFormat, quotes_bytes
+
+
+@app.command("quotes")
+def quotes_command(
+    book_path: BookArgument,
+    gold_characters: GoldCharactersOption = None,
+    output_format: Annotated[
+        str,
+        typer.Option(
+            "--format", metavar="jsonl|tsv", help="jsonl (one record a line) or tsv (BookNLP .quotes layout)."
+        ),
+    ] = "jsonl",
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", "-o", metavar="OUT", help="Write to OUT (atomically) instead of stdout."),
+    ] = None,
+    method: Annotated[
+        str,
+        typer.Option(
+            "--method", metavar="NAME", help=f"Attribution method: {', '.join(available_methods())}."
+        ),
+    ] = "rules",
+    llm: LlmOption = None,
+    until: UntilOption = None,
+    until_chapter: UntilChapterOption = None,
+) -> None:
+    """Find every quotation and its speaker, addressees, type (explicit/anaphoric/implicit) and confidence."""
+    if output_format not in ("jsonl", "tsv"):
+        raise InputError(f"unknown format {output_format!r} (use jsonl or tsv)", "--format")
+    fmt: QuoteFormat = "jsonl" if output_format == "jsonl" else "tsv"
+    gold = load_character_list(gold_characters) if gold_characters is not None else None
+    book = reading_limit(load_book(book_path), until, until_chapter)
+    detect_quotes(book)
+    find_characters(book, gold=gold)
+    options: dict[str, Any] = {"llm": llm} if llm is not None else {}
+    attribute_quotes(book, method=method, **options)
+    if output is not None:
+        write_quotes(book, output, format=fmt)
+        stderr.print(f"{len(book.quotes)} quotes written to {output}", markup=False, highlight=False)
+        return
+    sys.stdout.buffer.write(quotes_bytes(book, fmt))

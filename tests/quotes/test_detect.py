@@ -1,0 +1,89 @@
+"""Quote detection on hand-written passages: one test per convention the detector handles."""
+
+from __future__ import annotations
+
+from fabula.book import book_from_text
+from fabula.quotes import detect_quotes
+
+
+def _quotes(text: str, language: str | None = None) -> list[list[str]]:
+    book = book_from_text(text, language=language)
+    return [[book.text[s.start : s.end] for s in q.spans] for q in detect_quotes(book)]
+
+
+def test_straight_double_quotes_exclude_the_marks() -> None:
+    assert _quotes('He looked up.\n\n"Good morning," he said.\n') == [["Good morning,"]]
+
+
+def test_curly_double_quotes() -> None:
+    assert _quotes("“Come in,” said Anne.\n\n“Thank you.”\n") == [["Come in,"], ["Thank you."]]
+
+
+def test_interrupted_quote_is_one_quote_with_two_spans() -> None:
+    assert _quotes('"Yes," said he, "I will."\n') == [["Yes,", "I will."]]
+
+
+def test_sentence_ending_sub_quote_then_narration_starts_a_new_quote() -> None:
+    text = '"I will go." She turned to the window and waited a long time. "Now."\n'
+    assert _quotes(text) == [["I will go."], ["Now."]]
+
+
+def test_narration_ending_in_a_colon_introduces_a_new_quote() -> None:
+    assert _quotes('"Well," he said, and she answered: "No."\n') == [["Well,"], ["No."]]
+
+
+def test_british_single_quotes_ignore_apostrophes() -> None:
+    text = (
+        "'I don't know,' said Alice, 'but 'tis the boys' room, isn't it?'\n\n"
+        "The Rabbit's ears twitched. 'Of course it is.'\n"
+    )
+    assert _quotes(text) == [["I don't know,", "but 'tis the boys' room, isn't it?"], ["Of course it is."]]
+
+
+def test_nested_quote_stays_inside_the_outer_one() -> None:
+    text = "\"He told me 'never again,' and left,\" said Jane.\n"
+    assert _quotes(text) == [["He told me 'never again,' and left,"]]
+
+
+def test_multi_paragraph_speech_is_one_quote_per_paragraph_linked_by_flags() -> None:
+    text = '"The first part of my story is long.\n\n"And the second part ends here."\n\nShe stopped.\n'
+    book = book_from_text(text)
+    quotes = detect_quotes(book)
+    assert [book.text[q.start : q.end] for q in quotes] == [
+        "The first part of my story is long.",
+        "And the second part ends here.",
+    ]
+    assert "continues" in quotes[0].flags and "continuation" in quotes[1].flags
+    assert "unclosed" not in quotes[0].flags
+
+
+def test_unbalanced_mark_is_closed_at_the_paragraph_end_and_flagged() -> None:
+    text = 'He said "stop and went home.\n\nIt rained all night.\n\n"Good," said Mary.\n'
+    book = book_from_text(text)
+    quotes = detect_quotes(book)
+    texts = [book.text[q.start : q.end] for q in quotes]
+    assert texts == ["stop and went home.", "Good,"]
+    assert quotes[0].flags == ["unclosed"]
+
+
+def test_scare_quotes_inside_a_sentence_are_not_dialogue() -> None:
+    assert _quotes('She disliked the word "clever" and left.\n\n"Why?" asked Tom.\n') == [["Why?"]]
+
+
+def test_em_dash_dialogue() -> None:
+    text = "—Where are you going? —asked the old man—. It is late.\n\n—Home.\n\nThey walked on.\n"
+    assert _quotes(text) == [["Where are you going?", "It is late."], ["Home."]]
+
+
+def test_chinese_corner_and_curly_quotes() -> None:
+    corner = "他说：「你好。」\n\n她答道：「我很好，『谢谢』。」\n"
+    assert _quotes(corner, language="zh") == [["你好。"], ["我很好，『谢谢』。"]]
+    curly = "他说：“你好。”\n\n她笑了。\n"
+    assert _quotes(curly, language="zh") == [["你好。"]]
+
+
+def test_ids_are_in_text_order_and_set_on_the_book() -> None:
+    book = book_from_text('"One," said A.\n\n"Two," said B.\n')
+    quotes = detect_quotes(book)
+    assert [q.id for q in quotes] == ["Q0", "Q1"]
+    assert book.quotes is quotes
