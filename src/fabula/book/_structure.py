@@ -304,7 +304,11 @@ def find_chapters(
 def _is_contents_block(paragraph: str, language: str) -> bool:
     """A table of contents kept as one block: several of its lines are headings themselves."""
     lines = [line.strip() for line in paragraph.splitlines() if line.strip()]
-    return len(lines) >= 2 and sum(1 for line in lines if _classify(line, language)) >= 2
+    if len(lines) < 2:
+        return False
+    kinds = [found[0] for found in map(lambda line: _classify(line, language), lines) if found]
+    # "CHAPTER I.\nI GO TO STYLES" is one heading with its title, not two entries
+    return kinds.count("chapter") + kinds.count("part") >= 2 or len(kinds) >= 3
 
 
 _CONTENTS_GAP = 300  # characters from one contents entry to the next
