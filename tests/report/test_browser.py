@@ -59,3 +59,27 @@ def test_report_in_chromium(tmp_path: Path) -> None:
         page.screenshot(path=str(screenshot), full_page=True)
         assert screenshot.stat().st_size > 10_000
         assert problems == []
+
+
+def test_example_novel_report_in_chromium(tmp_path: Path) -> None:
+    """The real report of the shipped example: no console errors, one cast row per character, filter works."""
+    from fabula.pipeline import analyze_book
+    from tests.conftest import ROOT
+
+    analysis = analyze_book(ROOT / "examples" / "alice_in_wonderland.txt")
+    report = tmp_path / "report.html"
+    write_text_atomic(report, render_report(analysis))
+    with open_page(report.as_uri(), tmp_path / "profile") as (page, problems):
+        rows = page.locator("#cast-table tbody tr td:nth-child(2)").all_inner_texts()
+        assert rows == [c.name for c in analysis.characters]
+        assert rows[0] == "Alice"
+        alice_lines = analysis.characters[0].quote_count
+        page.select_option("#speaker-filter", value="0")
+        assert (
+            page.locator("#quote-count").inner_text()
+            == f"{alice_lines} of {len(analysis.book.quotes)} quotations"
+        )
+        assert set(page.locator("#quote-list li .who").all_inner_texts()) == {"Alice"}
+        assert page.locator("svg.network circle").count() >= 5
+        page.screenshot(path=str(tmp_path / "alice.png"))
+        assert problems == []
