@@ -1,8 +1,9 @@
 """Reading a book file into text: encoding detection for ``.txt`` and text extraction for ``.epub``.
 
-Byte-order marks decide first (they are unambiguous); then strict UTF-8; then charset-normalizer
-picks among legacy encodings (cp1252/latin-1, GB18030/GBK, ...). Binary files are refused with a
-one-line error instead of being decoded into garbage.
+Byte-order marks decide first (they are unambiguous); then UTF-16 without a BOM, strict UTF-8, two
+checks of our own for what charset-normalizer misreads on short texts (cp1252, GB18030/Big5), and
+finally charset-normalizer for the rest. Binary files, broken UTF-8 and oversized files are refused
+with a one-line error instead of being decoded into garbage. EPUBs are read with ebooklib.
 """
 
 from __future__ import annotations

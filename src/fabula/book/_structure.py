@@ -2,10 +2,12 @@
 
 Project Gutenberg boilerplate is recognised by its START/END markers (and the older "SMALL PRINT" and
 "End of the Project Gutenberg EBook" variants) and excluded as a span range; the text is never cut.
-Paragraphs are runs of non-blank lines (hard-wrapped lines belong to one paragraph). Chapter headings
-are short paragraphs matching the usual forms (CHAPTER I, Chapter 1, roman numerals, BOOK/PART/VOLUME,
-"1." lines, 第一章, 第1回); a book without any gets synthetic sections so per-chapter views still work.
-No library does heading detection for plain-text novels, hence this module.
+Paragraphs are runs of non-blank lines (hard-wrapped lines belong to one paragraph; \n, \r\n or \r).
+Chapter headings are short paragraphs matching the usual forms (CHAPTER I, Chapter 1, CHAPTER THE
+FIRST, roman numerals, "1." lines, BOOK/PART/VOLUME, 第一章, 第1回) whose numbers continue the
+sequence; a table of contents is skipped; a book without headings gets synthetic sections so
+per-chapter views still work. No library does heading detection for plain-text novels, hence this
+module.
 """
 
 from __future__ import annotations
