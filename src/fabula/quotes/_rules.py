@@ -312,9 +312,9 @@ def _resolve_pronoun(
         other = turns[back]
         if other.conversation != turn.conversation:
             break
-        for candidate in [other.speaker, *other.vocatives]:
-            if candidate is not None and candidate not in seen and candidate not in addressed:
-                seen.append(candidate)
+        for who in [other.speaker, *other.vocatives]:
+            if who is not None and who not in seen and who not in addressed:
+                seen.append(who)
     matching = [c for c in seen if _gender(context, c) == gender]
     if previous is not None and len(matching) > 1:
         matching = [c for c in matching if c != previous] or matching
