@@ -182,3 +182,28 @@ def test_table_of_contents_is_not_chapters() -> None:
         book = book_from_text(text)
         assert [c.title for c in book.chapters] == entries
         assert book.text[book.chapters[0].start :].startswith(f"{entries[0]}\n\n{FILLER}")
+
+
+def test_chinese_layout_one_paragraph_per_indented_line() -> None:
+    text = (
+        "第一回 甄士隐梦幻识通灵\n"
+        "\u3000\u3000此开卷第一回也。作者自云：曾历过一番梦幻之后。\n"
+        "\u3000\u3000\u201c你好。\u201d他说。\n"
+        "第二回 贾夫人仙逝扬州城\n"
+        "\u3000\u3000诗云：一局输赢料不真。\n"
+    )
+    book = book_from_text(text)
+    assert [book.span_text(p) for p in book.paragraphs] == [
+        "第一回 甄士隐梦幻识通灵",
+        "此开卷第一回也。作者自云：曾历过一番梦幻之后。",
+        "\u201c你好。\u201d他说。",
+        "第二回 贾夫人仙逝扬州城",
+        "诗云：一局输赢料不真。",
+    ]
+    assert [c.title for c in book.chapters] == ["第一回 甄士隐梦幻识通灵", "第二回 贾夫人仙逝扬州城"]
+
+
+def test_long_unwrapped_lines_are_paragraphs() -> None:
+    line = "She walked to the window and looked out at the garden, where the rain fell on the roses. " * 2
+    book = book_from_text("\n".join([line.strip()] * 3))
+    assert len(book.paragraphs) == 3

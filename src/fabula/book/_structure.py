@@ -101,23 +101,51 @@ _BLANK_LINES = re.compile(r"(?:\r\n?+|\n)[ \t\f\v\u3000]*(?:\r\n?+|\n)\s*")
 
 
 def find_paragraphs(text: str, body: Span) -> SpanLayer:
-    """Paragraph spans inside ``body``: separated by blank lines, trimmed of surrounding white space."""
+    """Paragraph spans inside ``body``: separated by blank lines, trimmed of surrounding white space.
+
+    A block of lines between blank lines is one hard-wrapped paragraph, unless its lines are too long
+    to be hard-wrapped or are indented with full-width spaces (Chinese layout): then every line is a
+    paragraph.
+    """
     starts: list[int] = []
     ends: list[int] = []
     position = body.start
     for match in _BLANK_LINES.finditer(text, body.start, body.end):
-        _add_trimmed(text, position, match.start(), starts, ends)
+        _add_block(text, position, match.start(), starts, ends)
         position = match.end()
-    _add_trimmed(text, position, body.end, starts, ends)
+    _add_block(text, position, body.end, starts, ends)
     if len(starts) <= 3 and body.end - body.start > 20000:
         # Books with one paragraph per line and no blank lines: fall back to single line breaks.
         starts, ends = [], []
-        position = body.start
-        for match in re.finditer(r"\n\s*", text[body.start : body.end]):
-            _add_trimmed(text, position, body.start + match.start(), starts, ends)
-            position = body.start + match.end()
-        _add_trimmed(text, position, body.end, starts, ends)
+        _add_lines(text, body.start, body.end, starts, ends)
     return SpanLayer(starts, ends)
+
+
+_LINE_BREAK = re.compile(r"(?:\r\n?|\n)\s*")
+_MAX_WRAPPED_LINE = 120  # mean line length above which a block's lines are not hard-wrapped
+
+
+def _add_block(text: str, start: int, end: int, starts: list[int], ends: list[int]) -> None:
+    """Add the paragraph(s) of one block of non-blank lines."""
+    breaks = text.count("\n", start, end) or text.count("\r", start, end)
+    if breaks == 0:
+        _add_trimmed(text, start, end, starts, ends)
+        return
+    long_lines = (end - start) / (breaks + 1) > _MAX_WRAPPED_LINE
+    chinese_indent = text.count("\n\u3000", start, end) + text.count("\r\u3000", start, end) > 0
+    if not (long_lines or chinese_indent):  # a hard-wrapped paragraph
+        _add_trimmed(text, start, end, starts, ends)
+        return
+    _add_lines(text, start, end, starts, ends)
+
+
+def _add_lines(text: str, start: int, end: int, starts: list[int], ends: list[int]) -> None:
+    """Add every line of ``[start, end)`` as a paragraph."""
+    position = start
+    for match in _LINE_BREAK.finditer(text, start, end):
+        _add_trimmed(text, position, match.start(), starts, ends)
+        position = match.end()
+    _add_trimmed(text, position, end, starts, ends)
 
 
 def _add_trimmed(text: str, start: int, end: int, starts: list[int], ends: list[int]) -> None:
