@@ -197,3 +197,17 @@ def test_epub_suffix_on_text(tmp_path: Path) -> None:
 def test_read_book_file_reports_encoding(tmp_path: Path) -> None:
     decoded = read_book_file(_write(tmp_path, "a.txt", CHINESE.encode("gbk")))
     assert (decoded.encoding, decoded.source_format) == ("gb18030", "txt")
+
+
+def test_name_too_long(tmp_path: Path) -> None:
+    assert "cannot read file" in _error(tmp_path / ("a" * 5000))
+
+
+def test_path_through_a_file(tmp_path: Path) -> None:
+    assert _error(_write(tmp_path, "a.txt", b"text") / "b.txt") == "no such file"
+
+
+def test_pipe_is_refused_without_blocking(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe.txt"
+    os.mkfifo(fifo)
+    assert "not a regular file" in _error(fifo)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import codecs
 import html
 import re
+import stat
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,14 +43,17 @@ class DecodedFile:
 def read_book_file(path: str | Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> DecodedFile:
     """Read ``path`` (a .txt in any common encoding, or an .epub) into text, or raise InputError."""
     p = Path(path)
-    if not p.exists():
-        raise InputError("no such file", p)
-    if p.is_dir():
-        raise InputError("is a directory, not a book file", p)
     try:
-        size = p.stat().st_size
+        info = p.stat()
+    except (FileNotFoundError, NotADirectoryError) as exc:
+        raise InputError("no such file", p) from exc
     except OSError as exc:
-        raise InputError(f"cannot read file ({exc.strerror})", p) from exc
+        raise InputError(f"cannot read file ({exc.strerror or exc})", p) from exc
+    if stat.S_ISDIR(info.st_mode):
+        raise InputError("is a directory, not a book file", p)
+    if not stat.S_ISREG(info.st_mode):
+        raise InputError("is not a regular file (a device, pipe or socket)", p)
+    size = info.st_size
     if size == 0:
         raise InputError("file is empty", p)
     if size > max_bytes:
