@@ -21,7 +21,10 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+
+import numpy as np
 
 from fabula.book import Book, Character, Mention
 from fabula.characters._lexicon import (
@@ -54,6 +57,15 @@ _PREV_WORD = re.compile(r"([A-Za-z]+)[^\w\n]{0,3}$")
 _NOBLE = frozenset(
     {"lady", "sir", "lord", "duke", "duchess", "earl", "count", "countess", "prince", "princess"}
 )
+_FormKey = tuple[str | None, tuple[str, ...]]  # (honorific or "the" or None, words)
+#: honorifics used with a first name ("Lady Catherine", "Aunt Juley"), not with a surname
+_FIRST_NAME_TITLES = frozenset({"lady", "sir", "lord", "aunt", "uncle", "cousin", "auntie", "granny"})
+#: honorifics of a married woman: "Mrs. X" joins only a cluster already holding one (or a lone wife)
+_WIFE_TITLES = frozenset({"mrs", "madame", "mme", "frau", "signora", "señora", "lady"})
+_MALE_TITLES = frozenset({"dr", "doctor", "professor", "inspector"})
+#: two forms that share this share of the rarer one's sentences name two different people
+CONFLICT_SHARE = 0.05
+CONFLICT_MIN = 3  # sentences: a name beside another twice may be a slip of the segmenter
 MIN_MENTIONS = 2  # a name seen once is not a character (unless NER or an honorific vouches for it)
 
 
@@ -105,7 +117,8 @@ def discover_characters(book: Book, *, ner_model: str | None = None) -> tuple[li
     accepted = _accept(occurrences, lowercase, ner_votes, ner_against)
     occurrences = [o for o in occurrences if _form(o) in accepted]
     votes = _pronoun_votes(text, occurrences)
-    clusters, form_cluster = _cluster(occurrences, votes)
+    together = _sentence_cooccurrence(book, occurrences, dialogue)
+    clusters, form_cluster = _cluster(occurrences, votes, together)
     mentions: list[Mention] = []
     for o in occurrences:
         cid = form_cluster.get(_form(o))
@@ -272,6 +285,30 @@ def _pronoun_votes(text: str, occurrences: list[_Occurrence]) -> dict[tuple[str,
     return votes
 
 
+def _sentence_cooccurrence(
+    book: Book, occurrences: list[_Occurrence], dialogue: Regions
+) -> Counter[tuple[_FormKey, _FormKey]]:
+    """How many sentences name both forms (both orders stored). Two names in one sentence are
+    almost always two people ("Mr. Emerson and George", "'Jane,' said Elizabeth"), so this count
+    is the cannot-link evidence that keeps fathers, sons, sisters and nickname look-alikes apart.
+    Only names on the same side of a quotation mark count: '"Miss Woodhouse," said he, and Emma
+    smiled' addresses the person the narration then names."""
+    layer = book.sentences if len(book.sentences) else book.paragraphs
+    index = np.searchsorted(layer.starts, np.array([o.start for o in occurrences]), side="right") - 1
+    by_sentence: dict[tuple[int, int], set[_FormKey]] = defaultdict(set)
+    for o, i in zip(occurrences, index.tolist(), strict=True):
+        by_sentence[(i, dialogue.index(o.start))].add(_form(o))
+    out: Counter[tuple[_FormKey, _FormKey]] = Counter()
+    for forms in by_sentence.values():
+        if len(forms) < 2:
+            continue
+        for a in forms:
+            for b in forms:
+                if a != b:
+                    out[(a, b)] += 1
+    return out
+
+
 def _gender_of(
     honorific: str | None, words: tuple[str, ...], votes: dict[tuple[str, ...], Counter[str]]
 ) -> str:
@@ -293,39 +330,54 @@ def _compatible(a: str, b: str) -> bool:
 
 
 def _cluster(
-    occurrences: list[_Occurrence], votes: dict[tuple[str, ...], Counter[str]]
-) -> tuple[dict[int, _Cluster], dict[tuple[str | None, tuple[str, ...]], int]]:
-    counts: Counter[tuple[str | None, tuple[str, ...]]] = Counter(_form(o) for o in occurrences)
-    word_counts: Counter[tuple[str, ...]] = Counter()
-    for (_, words), n in counts.items():
-        word_counts[words] += n
+    occurrences: list[_Occurrence],
+    votes: dict[tuple[str, ...], Counter[str]],
+    together: Counter[tuple[_FormKey, _FormKey]],
+) -> tuple[dict[int, _Cluster], dict[_FormKey, int]]:
+    counts: Counter[_FormKey] = Counter(_form(o) for o in occurrences)
     clusters: dict[int, _Cluster] = {}
-    assign: dict[tuple[str | None, tuple[str, ...]], int] = {}
+    assign: dict[_FormKey, int] = {}
 
-    def new_cluster(form: tuple[str | None, tuple[str, ...]], gender: str) -> _Cluster:
+    def new_cluster(form: _FormKey, gender: str) -> _Cluster:
         cluster = _Cluster(len(clusters) + 1, gender=gender)
         clusters[cluster.id] = cluster
         add(cluster, form)
         return cluster
 
-    def add(cluster: _Cluster, form: tuple[str | None, tuple[str, ...]]) -> None:
+    def add(cluster: _Cluster, form: _FormKey) -> None:
         honorific, words = form
         cluster.forms[form] += counts[form]
         assign[form] = cluster.id
         if honorific and honorific != "the":
             cluster.honorifics.add(honorific)
-        if len(words) > 1 or (
-            honorific
-            and HONORIFICS.get(honorific)
-            and honorific not in SURNAME_HONORIFICS
-            and honorific in {"lady", "sir", "lord", "aunt", "uncle", "cousin"}
-        ):
+        if len(words) > 1 or honorific in _FIRST_NAME_TITLES:
             cluster.first_names.add(words[0])
-        if len(words) > 1 or (honorific in SURNAME_HONORIFICS or honorific in STANDALONE_TITLES):
+        if len(words) > 1 or (honorific not in (None, "the") and honorific not in _FIRST_NAME_TITLES):
             cluster.last_names.add(words[-1])
         gender = _gender_of(honorific, words, votes)
         if cluster.gender == "unknown":
             cluster.gender = gender
+
+    def conflict(form: _FormKey, cluster: _Cluster) -> bool:
+        return _conflict(together, counts, form, cluster)
+
+    def female_alone(word: str, exclude: _Cluster | None = None) -> _Cluster | None:
+        """The one female full-named cluster with surname ``word`` that is never "Miss", if it is the
+        only woman of that surname: "Mrs. Pontellier" is "Edna Pontellier" when no daughter shares it."""
+        women = [
+            c
+            for c in clusters.values()
+            if c is not exclude
+            and word in c.last_names
+            and c.gender == "female"
+            and any(len(w) > 1 for (_, w) in c.forms)
+        ]
+        if len(women) != 1:
+            return None
+        (woman,) = women
+        if {_surname_class(h) for h in woman.honorifics} & {"unmarried"}:
+            return None
+        return woman
 
     forms = sorted(counts, key=lambda f: (-len(f[1]), -(f[0] is not None and f[0] != "the"), -counts[f]))
     # 1. full names (two or more words): one cluster each, or the longer name that contains them
@@ -338,39 +390,36 @@ def _cluster(
         for cluster in clusters.values():
             if not _compatible(cluster.gender, gender) or not _same_class(cluster, honorific):
                 continue
-            if honorific is None and {_surname_class(h) for h in cluster.honorifics} == {"married"}:
-                continue  # "John Dashwood" is not "Mrs. John Dashwood"
+            if (
+                honorific is None
+                and {_surname_class(h) for h in cluster.honorifics} == {"married"}
+                and _gender_of(None, words[:1], votes) != "female"
+            ):
+                continue  # "John Dashwood" is not "Mrs. John Dashwood"; "Rachel Lynde" is "Mrs. Rachel Lynde"
             if any(_contains(other, words) for (_, other) in cluster.forms if len(other) >= len(words)):
                 target = cluster
                 break
-        if target is None:
+        if target is None or conflict(form, target):
             new_cluster(form, gender)
         else:
             add(target, form)
 
-    def by_first_name(word: str, gender: str) -> _Cluster | None:
+    def by_first_name(form: _FormKey, gender: str) -> _Cluster | None:
         """The full-name cluster this first name (or nickname) belongs to, if one dominates."""
+        word = form[1][0]
         target = _dominant(
             [c for c in clusters.values() if word in c.first_names and _compatible(c.gender, gender)]
         )
         if target is None and word.lower() in NICKNAMES:
-            formal = {f.capitalize() for f in NICKNAMES[word.lower()]}
-            target = _dominant(
-                [
-                    c
-                    for c in clusters.values()
-                    if not c.honorifics & _NOBLE  # nobody calls Lady Catherine "Kitty"
-                    and (formal & c.first_names or any((None, (f,)) in c.forms for f in formal))
-                ]
-            )
-        return target
+            target = _dominant(_nickname_targets(word, clusters.values(), form))
+        return None if target is None or conflict(form, target) else target
 
     # 1b. first names alone join the full name they start ("Emma" -> "Emma Woodhouse")
     for form in forms:
         honorific, words = form
         if form in assign or len(words) != 1 or honorific is not None:
             continue
-        target = by_first_name(words[0], _gender_of(None, words, votes))
+        target = by_first_name(form, _gender_of(None, words, votes))
         if target is not None:
             add(target, form)
     # 2. honorific + one word ("Mr. Darcy", "Lady Catherine", "Miss Bennet"); the most frequent first,
@@ -381,8 +430,9 @@ def _cluster(
             continue
         gender = _gender_of(honorific, words, votes)
         word = words[0]
-        first_name_title = honorific in {"lady", "sir", "lord", "aunt", "uncle", "cousin", "miss", "master"}
-        married = _surname_class(honorific) == "married"
+        surname = any(word in c.last_names for c in clusters.values())
+        # "Lady Otway" is a wife, like "Mrs. Otway"; "Lady Catherine" is a first name
+        married = _surname_class(honorific) == "married" or (honorific == "lady" and surname)
         candidates = [
             c
             for c in clusters.values()
@@ -390,22 +440,31 @@ def _cluster(
             and _same_class(c, honorific)
             and word in c.last_names
             # "Mrs. Dashwood" is the mother, not "Marianne Dashwood": only join a cluster already married
-            and (not married or "married" in {_surname_class(h) for h in c.honorifics})
+            and (not married or c.honorifics & _WIFE_TITLES)
         ]
         # "Miss Bennet" with several Bennet sisters about: only a unique candidate is safe
         target = _dominant(candidates) if honorific != "miss" or len(candidates) == 1 else None
-        if target is None and first_name_title:
-            target = by_first_name(word, gender)
+        if target is None and married and not candidates:
+            target = female_alone(word)
+            if target is not None and conflict(form, target):
+                target = None
+        if target is None and not surname:
+            target = by_first_name(form, gender)  # "Miss Marianne", "Mr. Thaddeus", "Lady Catherine"
             if target is not None and not _same_class(target, honorific):
                 target = None
         if target is not None and honorific in SURNAME_HONORIFICS and word in target.last_names:
             personal = sum(
                 n for (h, w), n in target.forms.items() if len(w) > 1 or w[0] in target.first_names
             )
-            first_named = any(h == honorific and len(w) > 1 for (h, w) in target.forms)
-            if first_named and counts[form] > 3 * max(1, personal):
+            first_named = [w for (h, w) in target.forms if h == honorific and len(w) > 1]
+            own_first_name = married and all(_gender_of(None, w[:1], votes) == "female" for w in first_named)
+            # ... and a first name used once or twice is no such habit ("Mr. Thomas Marvel" in a list)
+            habitual = sum(counts[(honorific, w)] for w in first_named) >= 3
+            if first_named and not own_first_name and habitual and counts[form] > 3 * max(1, personal):
                 # "Mr. John Knightley" is named with his first name to tell him from "Mr. Knightley"
                 target = None
+        if target is not None and conflict(form, target):
+            target = None
         if target is None:
             target = _find_same(clusters, honorific, words)
         if target is None:
@@ -415,34 +474,23 @@ def _cluster(
     # 3. one word alone: first name, nickname, surname, or a new character
     for form in forms:
         honorific, words = form
-        if form in assign or len(words) != 1 or honorific not in (None,):
+        if form in assign or len(words) != 1 or honorific is not None:
             continue
         word = words[0]
         gender = _gender_of(None, words, votes)
-        target = None
-        if target is None:
-            by_last = [c for c in clusters.values() if word in c.last_names]
-            male = [
-                c
-                for c in by_last
-                if c.honorifics
-                & {
-                    "mr",
-                    "sir",
-                    "lord",
-                    "captain",
-                    "colonel",
-                    "dr",
-                    "doctor",
-                    "major",
-                    "general",
-                    "admiral",
-                    "professor",
-                    "inspector",
-                }
-            ]
-            target = _dominant(male) or _dominant(by_last) or by_first_name(word, gender)
-        if target is None:
+        by_last = [c for c in clusters.values() if word in c.last_names]
+        men = [
+            c
+            for c in by_last
+            if c.honorifics & _MALE_TITLES or any(HONORIFICS.get(h) == "male" for h in c.honorifics)
+        ]
+        # a bare surname is a man's ("Bennet" is Mr. Bennet) before it is a woman's
+        target = _dominant(men) or _dominant([c for c in by_last if c.gender != "female"])
+        if target is None and not men and not any(c.gender != "female" for c in by_last):
+            target = _dominant(by_last)
+        if target is None and not by_last:
+            target = by_first_name(form, gender)
+        if target is None or conflict(form, target):
             new_cluster(form, gender)
         else:
             add(target, form)
@@ -451,9 +499,9 @@ def _cluster(
         honorific, words = form
         if form in assign or honorific != "the":
             continue
-        word = words[-1].lower()
-        holders = [c for c in clusters.values() if word in c.honorifics]
-        if len(words) == 1 and len(holders) == 1 and word in STANDALONE_TITLES:
+        title = _surname_class(words[-1].lower())
+        holders = [c for c in clusters.values() if title in {_surname_class(h) for h in c.honorifics}]
+        if len(words) == 1 and len(holders) == 1 and words[-1].lower() in STANDALONE_TITLES:
             add(holders[0], form)
             continue
         bare = clusters.get(assign.get((None, words), -1))
@@ -462,8 +510,68 @@ def _cluster(
         else:
             new_cluster(form, "unknown")
     # nicknames that became their own cluster before their formal name existed: join them now
-    _join_nicknames(clusters, assign)
+    _join_nicknames(clusters, assign, conflict)
+    _join_orphans(clusters, assign, conflict)
     return clusters, assign
+
+
+def _conflict(
+    together: Counter[tuple[_FormKey, _FormKey]], counts: Counter[_FormKey], form: _FormKey, cluster: _Cluster
+) -> bool:
+    """Whether ``form`` names someone else than ``cluster``: they share sentences too often."""
+    # "Knightley" and "Mr. Knightley", "Anne" and "Anne Shirley" in one sentence are one person
+    shared = sum(
+        together.get((form, other), 0)
+        for other in cluster.forms
+        if not (_contains(other[1], form[1]) or _contains(form[1], other[1]))
+    )
+    return shared >= max(CONFLICT_MIN, CONFLICT_SHARE * min(counts[form], cluster.size))
+
+
+def _nickname_targets(word: str, clusters: Iterable[_Cluster], form: _FormKey) -> list[_Cluster]:
+    formal = {f.capitalize() for f in NICKNAMES.get(word.lower(), ())}
+    return [
+        c
+        for c in clusters
+        if (form not in c.forms)
+        and not c.honorifics & _NOBLE  # nobody calls Lady Catherine "Kitty"
+        and (formal & c.first_names or any((None, (f,)) in c.forms for f in formal))
+    ]
+
+
+def _join_orphans(
+    clusters: dict[int, _Cluster], assign: dict[_FormKey, int], conflict: Callable[[_FormKey, _Cluster], bool]
+) -> None:
+    """Small clusters of one word ("Miss Marianne", "Bauerstein", "Mr. Teddy") made before the larger
+    cluster that carries that word as its first or last name: join it when exactly one does."""
+    for cluster in sorted(clusters.values(), key=lambda c: c.size):
+        words = {w for (_, w) in cluster.forms}
+        if len(words) != 1 or len(next(iter(words))) != 1:
+            continue
+        ((word,),) = words
+        honorifics = {h for (h, _) in cluster.forms if h not in (None, "the")}
+        married = {_surname_class(h) for h in honorifics} == {"married"}
+        # "Miss Marianne", "Mr. Thaddeus" may be first names; "Colonel Fitzwilliam" is a surname
+        by_first = honorifics <= _FIRST_NAME_TITLES | SURNAME_HONORIFICS
+        targets = [
+            c
+            for c in clusters.values()
+            if c is not cluster
+            and (word in c.last_names or (None, (word,)) in c.forms or (by_first and word in c.first_names))
+            and _compatible(c.gender, cluster.gender)
+            and all(_same_class(c, h) for h in honorifics)
+            and (not married or c.honorifics & _WIFE_TITLES)
+        ]
+        if len(targets) != 1:
+            continue
+        (target,) = targets
+        if target.size < cluster.size or any(conflict(form, target) for form in cluster.forms):
+            continue
+        target.forms.update(cluster.forms)
+        target.honorifics |= cluster.honorifics
+        for form in cluster.forms:
+            assign[form] = target.id
+        del clusters[cluster.id]
 
 
 def _same_class(cluster: _Cluster, honorific: str | None) -> bool:
@@ -495,8 +603,9 @@ def _contains(longer: tuple[str, ...], shorter: tuple[str, ...]) -> bool:
     if len(shorter) > len(longer):
         return False
     n = len(shorter)
+    # "Walter Elliot" is not "William Walter Elliot": a name of several words must keep the first one
     return any(longer[i : i + n] == shorter for i in range(len(longer) - n + 1)) and (
-        longer[0] == shorter[0] or longer[-1] == shorter[-1]
+        longer[0] == shorter[0] or (n == 1 and longer[-1] == shorter[-1])
     )
 
 
@@ -520,22 +629,17 @@ def _find_same(
 
 
 def _join_nicknames(
-    clusters: dict[int, _Cluster], assign: dict[tuple[str | None, tuple[str, ...]], int]
+    clusters: dict[int, _Cluster], assign: dict[_FormKey, int], conflict: Callable[[_FormKey, _Cluster], bool]
 ) -> None:
     for cluster in list(clusters.values()):
         if len(cluster.forms) != 1:
             continue
         ((honorific, words),) = cluster.forms
+        form = (honorific, words)
         if honorific is not None or len(words) != 1 or words[0].lower() not in NICKNAMES:
             continue
-        formal = {f.capitalize() for f in NICKNAMES[words[0].lower()]}
-        targets = [
-            c
-            for c in clusters.values()
-            if c is not cluster and (formal & c.first_names or any((None, (f,)) in c.forms for f in formal))
-        ]
-        target = _dominant(targets)
-        if target is not None:
+        target = _dominant(_nickname_targets(words[0], clusters.values(), form))
+        if target is not None and not conflict(form, target):
             target.forms.update(cluster.forms)
             for form in cluster.forms:
                 assign[form] = target.id
