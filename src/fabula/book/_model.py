@@ -140,8 +140,17 @@ class Book:
 
     @property
     def word_count(self) -> int:
-        """Number of word tokens (tokens containing a letter or digit)."""
-        return sum(1 for s, e in self.tokens.pairs() if any(ch.isalnum() for ch in self.text[s:e]))
+        """Number of word tokens (tokens containing a letter or digit).
+
+        Punctuation tokens are single characters, so checking a token's first and last character is
+        enough (and ~10x faster than scanning every character of every token).
+        """
+        text = self.text
+        return sum(
+            1
+            for s, e in zip(self.tokens.starts.tolist(), self.tokens.ends.tolist(), strict=True)
+            if text[s].isalnum() or text[e - 1].isalnum()
+        )
 
     @property
     def content_hash(self) -> str:
