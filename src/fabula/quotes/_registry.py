@@ -16,6 +16,7 @@ from fabula.errors import ConfigError
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+DEFAULT_METHOD = "rules"  # what `fabula quotes`, `fabula analyze` and the evaluation use unless told
 _METHODS: dict[str, Callable[..., list[Quote]]] = {}
 # Methods that live in modules with optional dependencies, imported on first use.
 _LAZY_MODULES = {"llm": "fabula.quotes._llm_attribution"}
@@ -46,7 +47,7 @@ def available_methods() -> list[str]:
     return sorted(_METHODS)
 
 
-def attribute_quotes(book: Book, *, method: str = "rules", **options: Any) -> list[Quote]:
+def attribute_quotes(book: Book, *, method: str = DEFAULT_METHOD, **options: Any) -> list[Quote]:
     """Attribute a speaker (and addressees, type, confidence) to each of ``book.quotes``.
 
     Needs ``book.quotes`` (`detect_quotes`) and ``book.characters``/``book.mentions``

@@ -34,11 +34,15 @@ from fabula.quotes._registry import attribution_method
 CONVERSATION_GAP_CHARS = 600  # more narration than this between two turns ends a conversation
 PARTICIPANT_TURNS = 6  # how far back a pronoun looks for a matching speaker
 _TAG_CHARS = 120  # how far a speech tag may reach from the quote
+_LEAD_IN_CHARS = 240  # how far back a lead-in clause (before the quote) may start
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
 _CLAUSE_END = re.compile(r"[.!?;:]|--|—|\n\s*\n")
 _PRONOUNS = {"he": "male", "she": "female", "i": "first", "we": "first"}
 _VOCATIVE_BEFORE = re.compile(r"(?:^|[,!?.;—-]|\b(?:oh|o|dear|my|dearest|ah|well|yes|no))\s*$", re.I)
 _VOCATIVE_AFTER = re.compile(r"^\s*[,!?.;—-]")
+_OPENING_MARKS = " \n\t\"'“‘«「"
+_CLOSING_MARKS = '"”»」'
+_SUBJECT_CHARS = 160  # how far before its speech verb the subject of a lead-in clause may be
 
 
 @dataclass(slots=True)
@@ -87,6 +91,7 @@ def attribute_with_rules(book: Book, **options: Any) -> list[Quote]:
 
 def _context(book: Book) -> _Context:
     names = [m for m in book.mentions if m.kind in ("name", "title") and m.character_id is not None]
+    names = _rejoin_broken_titles(book, names)
     names.sort(key=lambda m: m.start)
     pronouns = {m.start: m for m in book.mentions if m.kind == "pronoun" and m.character_id is not None}
     characters = {c.id: c for c in book.characters}
@@ -94,6 +99,29 @@ def _context(book: Book) -> _Context:
     if narrator is None:
         narrator = _narrator_from_mentions(book, pronouns)
     return _Context(book, characters, names, [m.start for m in names], pronouns, narrator)
+
+
+_BROKEN_TITLE = re.compile(r"\b([A-Z][a-z]{1,8}\.?)[ \t]*\n[ \t]*$")
+
+
+def _rejoin_broken_titles(book: Book, names: list[Mention]) -> list[Mention]:
+    """A name split by a line break after its honorific (``said Mrs.\nMiller``) is often matched as
+    the bare surname, i.e. another family member: give it to the character named ``Mrs. Miller``."""
+    by_name: dict[str, str | None] = {}
+    for character in book.characters:
+        for name in character.all_names():
+            key = " ".join(name.replace(".", "").split()).lower()
+            by_name[key] = character.id if by_name.get(key, character.id) == character.id else None
+    out: list[Mention] = []
+    for mention in names:
+        match = _BROKEN_TITLE.search(book.text, max(0, mention.start - 12), mention.start)
+        if match is not None and match.group(1).rstrip(".").lower() in HONORIFICS:
+            key = f"{match.group(1).rstrip('.')} {book.text[mention.start : mention.end]}".lower()
+            owner = by_name.get(" ".join(key.split()))
+            if owner is not None:
+                mention = Mention(match.start(1), mention.end, owner, mention.kind, mention.confidence)
+        out.append(mention)
+    return out
 
 
 def _narrator_from_mentions(book: Book, pronouns: dict[int, Mention]) -> str | None:
@@ -159,6 +187,8 @@ def _tag_pass(context: _Context, turns: list[_Turn], index: int) -> None:
         p_start, p_end = _paragraph_bounds(book, quote)
         after_end = min(p_end, turn.quotes[position + 1].start) if position + 1 < len(turn.quotes) else p_end
         before_start = max(p_start, turn.quotes[position - 1].end) if position > 0 else p_start
+        if position == 0 and not book.text[p_start : quote.start].strip(_OPENING_MARKS):
+            before_start = _lead_in_start(book, quote, p_start)
         candidate = _find_tag(context, turns, index, quote, before_start, after_end)
         if candidate is not None:
             found.append((quote, candidate))
@@ -167,6 +197,21 @@ def _tag_pass(context: _Context, turns: list[_Turn], index: int) -> None:
     if found:
         best = max(found, key=lambda qc: qc[1].confidence)[1]
         turn.speaker, turn.rule, turn.confidence = best.character_id, best.rule, best.confidence
+
+
+def _lead_in_start(book: Book, quote: Quote, p_start: int) -> int:
+    """Where the "before" region starts for a quote that opens its paragraph: the narration paragraph
+    before it when that one leads into the speech (``Mr. Darcy replied,`` / ``Emma continued:``)."""
+    paragraph = book.paragraphs.index_at(quote.start)
+    if paragraph is None or paragraph == 0:
+        return p_start
+    prev_start = int(book.paragraphs.starts[paragraph - 1])
+    prev_end = int(book.paragraphs.ends[paragraph - 1])
+    tail = book.text[prev_start:prev_end].rstrip()
+    if not tail or tail[-1] not in ":,-—" or tail[-1:] in _CLOSING_MARKS:
+        return p_start
+    last_mark = max(tail.rfind(mark) for mark in _CLOSING_MARKS)
+    return prev_start + last_mark + 1 if last_mark >= 0 else prev_start
 
 
 def _paragraph_bounds(book: Book, quote: Quote) -> tuple[int, int]:
@@ -200,7 +245,9 @@ def _find_tag(
         if verbs:
             verb = verbs[0] if where != "before" else verbs[-1]
             best = min(mentions, key=lambda c: _distance(c.mention, verb[0], verb[1]))
-            if _distance(best.mention, verb[0], verb[1]) <= 40:
+            if where == "before":
+                best = _subject(text, mentions, verbs, verb) or best
+            if _distance(best.mention, verb[0], verb[1]) <= (_SUBJECT_CHARS if where == "before" else 40):
                 best.rule = "tag"
                 best.confidence = 0.95 if best.kind == "name" else 0.85
                 return best
@@ -214,6 +261,24 @@ def _find_tag(
                 first.rule, first.confidence = "beat", 0.5
                 beats.append(first)
     return beats[0] if beats else None
+
+
+def _subject(
+    text: str, mentions: list[_Candidate], verbs: list[tuple[int, int, str]], verb: tuple[int, int, str]
+) -> _Candidate | None:
+    """The subject of a lead-in clause's speech verb: a mention right before the verb (``than Emma
+    exclaimed``), else the first mention after the previous speech verb, which skips names inside an
+    aside (``Mr. Darcy, drawing near Elizabeth, said to her,``)."""
+    previous_verb_end = max((v[1] for v in verbs if v[1] <= verb[0]), default=-1)
+    subjects = [c for c in mentions if previous_verb_end <= c.mention.start and c.mention.end <= verb[0]]
+    if not subjects:
+        return None
+    nearest = max(subjects, key=lambda c: c.mention.start)
+    between = text[nearest.mention.end : verb[0]]
+    if "," not in between and len(between) <= 30:
+        return nearest
+    first = min(subjects, key=lambda c: c.mention.start)
+    return first if verb[0] - first.mention.end <= _SUBJECT_CHARS else nearest
 
 
 def _distance(span: Span, start: int, end: int) -> int:
@@ -238,7 +303,7 @@ def _clause(text: str, start: int, end: int, where: str) -> tuple[int, int] | No
         clause_end = _clause_end(text, skip, min(end, skip + _TAG_CHARS))
         return (skip, clause_end) if clause_end > skip else None
     # before: from the last clause end before the quote
-    window_start = max(start, end - _TAG_CHARS)
+    window_start = max(start, end - _LEAD_IN_CHARS)
     stop_at = end
     while stop_at > window_start and text[stop_at - 1] in "\"'“‘«「 \n":
         stop_at -= 1
