@@ -136,3 +136,43 @@ def test_pdnc_floors(novel: str, recall: float, merge: float, split: float) -> N
     assert scores["merge_rate"] <= merge
     assert scores["split_rate"] <= split
     assert scores["alias_recall"] >= 0.5
+
+
+def test_names_in_one_sentence_are_different_people() -> None:
+    text = (
+        "Mr. Emerson came in with George Emerson. Mr. Emerson and George sat down, and George smiled.\n\n"
+        "Mr. Emerson talked to George about the view. George looked at Mr. Emerson and laughed.\n\n"
+        "Later Mr. Emerson told George to go, and George went. George was happy. Mr. Emerson was old."
+    )
+    cast = _cast(text)
+    assert _owner(cast, "George") == _owner(cast, "George Emerson")
+    assert _owner(cast, "Mr. Emerson") != _owner(cast, "George")
+
+
+def test_mrs_surname_joins_the_only_woman_of_that_name() -> None:
+    text = (
+        "Edna Pontellier sat on the porch; she was bored. Mr. Pontellier read his paper.\n\n"
+        "Mrs. Pontellier looked at the sea. Mr. Pontellier went out; he was busy. Mrs. Pontellier sighed, "
+        "and she went down to the beach. Mr. Pontellier came back later. Edna Pontellier smiled; she was glad."
+    )
+    cast = _cast(text)
+    assert _owner(cast, "Mrs. Pontellier") == _owner(cast, "Edna Pontellier")
+    assert _owner(cast, "Mr. Pontellier") != _owner(cast, "Mrs. Pontellier")
+
+
+def test_lady_and_surname_is_a_wife_not_her_daughter() -> None:
+    text = (
+        "Cassandra Otway laughed. Lady Otway frowned at her. Cassandra Otway ran out; she was young.\n\n"
+        "Lady Otway sat down and she sighed. Cassandra Otway came back. Lady Otway was tired."
+    )
+    cast = _cast(text)
+    assert _owner(cast, "Lady Otway") != _owner(cast, "Cassandra Otway")
+
+
+def test_honorific_and_first_name_joins_the_first_name() -> None:
+    text = (
+        "Marianne was ill. Marianne lay in bed, and she was pale. Elinor sat with Marianne.\n\n"
+        '"Miss Marianne is better," said the maid. Marianne smiled. "Miss Marianne will eat," she said.'
+    )
+    cast = _cast(text)
+    assert _owner(cast, "Miss Marianne") == _owner(cast, "Marianne")

@@ -444,7 +444,7 @@ def _cluster(
         ]
         # "Miss Bennet" with several Bennet sisters about: only a unique candidate is safe
         target = _dominant(candidates) if honorific != "miss" or len(candidates) == 1 else None
-        if target is None and married and not candidates:
+        if target is None and _surname_class(honorific) == "married" and not candidates:
             target = female_alone(word)
             if target is not None and conflict(form, target):
                 target = None
@@ -550,9 +550,11 @@ def _join_orphans(
             continue
         ((word,),) = words
         honorifics = {h for (h, _) in cluster.forms if h not in (None, "the")}
-        married = {_surname_class(h) for h in honorifics} == {"married"}
+        married = bool(honorifics & _WIFE_TITLES)
         # "Miss Marianne", "Mr. Thaddeus" may be first names; "Colonel Fitzwilliam" is a surname
-        by_first = honorifics <= _FIRST_NAME_TITLES | SURNAME_HONORIFICS
+        by_first = honorifics <= _FIRST_NAME_TITLES | SURNAME_HONORIFICS and not any(
+            word in c.last_names for c in clusters.values() if c is not cluster
+        )
         targets = [
             c
             for c in clusters.values()
