@@ -44,7 +44,7 @@ def test_records_carry_speaker_addressee_type_and_method() -> None:
     assert len(record["spans"]) == 2
     assert (record["speaker_id"], record["speaker"]) == ("e", "Emma")
     assert record["addressees"] == ["Harriet"]
-    assert record["type"] == "explicit" and record["method"] == "rules:tag"
+    assert record["type"] == "explicit" and record["method"] == "ranker:tag"
     assert record["mention"]["text"] == "Emma"
     orjson.dumps(record)
 

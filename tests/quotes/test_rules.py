@@ -20,7 +20,7 @@ def _run(text: str) -> Book:
     book = book_from_text(text)
     detect_quotes(book)
     find_characters(book, gold=CAST)
-    attribute_quotes(book)
+    attribute_quotes(book, method="rules")
     return book
 
 

@@ -10,7 +10,7 @@ import typer
 from fabula.cli._app import eval_app, stderr, stdout
 from fabula.cli._options import JsonOutOption, LlmOption
 from fabula.errors import InputError
-from fabula.quotes import available_methods
+from fabula.quotes import DEFAULT_METHOD, available_methods
 
 
 @eval_app.command("quotes")
@@ -28,7 +28,7 @@ def eval_quotes_command(
         typer.Option(
             "--method", metavar="NAME", help=f"Attribution method: {', '.join(available_methods())}."
         ),
-    ] = "rules",
+    ] = DEFAULT_METHOD,
     llm: LlmOption = None,
     novel: Annotated[
         list[str] | None, typer.Option("--novel", metavar="NAME", help="Only this novel (repeatable).")

@@ -20,7 +20,7 @@ from fabula.cli._options import (
     reading_limit,
 )
 from fabula.errors import InputError
-from fabula.quotes import attribute_quotes, available_methods, detect_quotes, write_quotes
+from fabula.quotes import DEFAULT_METHOD, attribute_quotes, available_methods, detect_quotes, write_quotes
 from fabula.quotes._output import QuoteFormat, quotes_bytes
 
 
@@ -43,7 +43,7 @@ def quotes_command(
         typer.Option(
             "--method", metavar="NAME", help=f"Attribution method: {', '.join(available_methods())}."
         ),
-    ] = "rules",
+    ] = DEFAULT_METHOD,
     llm: LlmOption = None,
     until: UntilOption = None,
     until_chapter: UntilChapterOption = None,

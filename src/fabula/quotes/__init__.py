@@ -1,15 +1,23 @@
 """Quotations: detection (a span layer on the Book), speaker attribution, and output records.
 
 Pipeline: ``detect_quotes(book)``, then ``fabula.characters.find_characters(book, gold=...)``, then
-``attribute_quotes(book, method="rules")``. Methods plug in with ``@attribution_method("name")``.
+``attribute_quotes(book)`` (default ``method="ranker"``: the rule sieve, then a learned ranker over each
+turn's candidate speakers; ``method="rules"`` is the sieve alone). Methods plug in with
+``@attribution_method("name")``.
 """
 
-from fabula.quotes import _rules  # noqa: F401  registers the "rules" method
+from fabula.quotes import _ranker, _rules  # noqa: F401  register the "ranker" and "rules" methods
 from fabula.quotes._detect import detect_quote_style, detect_quotes
 from fabula.quotes._output import TSV_COLUMNS, quote_records, write_quotes
-from fabula.quotes._registry import attribute_quotes, attribution_method, available_methods
+from fabula.quotes._registry import (
+    DEFAULT_METHOD,
+    attribute_quotes,
+    attribution_method,
+    available_methods,
+)
 
 __all__ = [
+    "DEFAULT_METHOD",
     "TSV_COLUMNS",
     "attribute_quotes",
     "attribution_method",

@@ -16,7 +16,7 @@ from fabula.errors import ConfigError
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-DEFAULT_METHOD = "rules"  # what `fabula quotes`, `fabula analyze` and the evaluation use unless told
+DEFAULT_METHOD = "ranker"  # what `fabula quotes`, `fabula analyze` and the evaluation use unless told
 _METHODS: dict[str, Callable[..., list[Quote]]] = {}
 # Methods that live in modules with optional dependencies, imported on first use.
 _LAZY_MODULES = {"llm": "fabula.quotes._llm_attribution"}

@@ -57,6 +57,7 @@ class _Turn:
     confidence: float = 0.0
     vocatives: list[str] = field(default_factory=list)
     conversation: int = 0
+    sieve: tuple[str | None, str | None, float] = (None, None, 0.0)  # the sieve's (speaker, rule, confidence)
 
 
 @dataclass(slots=True)
@@ -74,6 +75,16 @@ def attribute_with_rules(book: Book, **options: Any) -> list[Quote]:
     """Attribute ``book.quotes`` with the rule sieve (no options)."""
     if options:
         raise TypeError(f"the rules method takes no options, got {sorted(options)}")
+    context, turns = run_sieve(book)
+    finish_turns(context, turns)
+    return book.quotes
+
+
+def run_sieve(book: Book) -> tuple[_Context, list[_Turn]]:
+    """The sieve's passes without the final write-out: the turns with their guessed speakers (the
+    learned ranker starts from these)."""
+    for quote in book.quotes:
+        quote.speaker_id, quote.method, quote.confidence, quote.mention = None, None, 0.0, None
     context = _context(book)
     turns = _turns(book)
     for turn in turns:
@@ -81,9 +92,15 @@ def attribute_with_rules(book: Book, **options: Any) -> list[Quote]:
     for index, _turn in enumerate(turns):
         _tag_pass(context, turns, index)
     _conversation_passes(context, turns)
+    for turn in turns:
+        turn.sieve = (turn.speaker, turn.rule, turn.confidence)
+    return context, turns
+
+
+def finish_turns(context: _Context, turns: list[_Turn]) -> None:
+    """Write each turn's speaker to its untagged quotes, set types and addressees."""
     for index, _turn in enumerate(turns):
         _finish(context, turns, index)
-    return book.quotes
 
 
 # --- set-up -----------------------------------------------------------------------------------------
@@ -553,7 +570,7 @@ def _vocatives(context: _Context, turn: _Turn) -> list[str]:
 
 def _apply(quote: Quote, speaker: str, rule: str, confidence: float, mention: Span | None) -> None:
     quote.speaker_id = speaker
-    quote.method = f"rules:{rule}"
+    quote.method = "ranker" if rule == "ranker" else f"rules:{rule}"
     quote.confidence = confidence
     quote.mention = mention
 

@@ -23,7 +23,7 @@ from fabula.book import Character, Quote
 from fabula.characters import find_characters
 from fabula.datasets._pdnc import GoldQuote, PdncNovel, find_pdnc_novels, load_pdnc_novel
 from fabula.errors import InputError
-from fabula.quotes import attribute_quotes, detect_quotes
+from fabula.quotes import DEFAULT_METHOD, attribute_quotes, detect_quotes
 from fabula.tasks._evaluation import EvalReport
 
 METRICS = [
@@ -45,7 +45,7 @@ def evaluate_quotes(
     pdnc_dir: str | Path,
     *,
     characters: CharacterMode = "gold",
-    method: str = "rules",
+    method: str = DEFAULT_METHOD,
     novels: list[str] | None = None,
     progress: Callable[[str], None] | None = None,
     **method_options: Any,

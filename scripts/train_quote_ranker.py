@@ -1,0 +1,156 @@
+"""Train the quote-speaker ranker (`fabula.quotes._ranker`) on PDNC novels and cross-validate it.
+
+For every novel: detection, gold characters, the rule sieve, then the candidate speakers of each turn
+with their features; the label is the gold speaker of the PDNC quotes the turn covers. The model is a
+conditional logit (softmax over one turn's candidates, L2-regularised) fitted with scipy's L-BFGS.
+
+Reports leave-novels-out cross-validation (``--folds`` folds by novel, each novel scored by a model that
+never saw it) with the PDNC protocol, for gold and (with ``--predicted``) discovered characters, then
+trains on all novels and writes ``src/fabula/quotes/ranker.json`` (unless ``--no-write``).
+
+    python scripts/train_quote_ranker.py ../shared/data/pdnc [--folds 7] [--predicted] [--json OUT]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from scipy.optimize import minimize
+
+from fabula.characters import find_characters
+from fabula.datasets import PdncNovel, find_pdnc_novels, load_pdnc_novel
+from fabula.quotes import detect_quotes
+from fabula.quotes._ranker import FEATURES, rank_speakers, turn_candidates
+from fabula.quotes._rules import run_sieve
+from fabula.tasks.pdnc_quotes import match_quotes, score_novel
+
+MODEL_PATH = Path(__file__).resolve().parents[1] / "src" / "fabula" / "quotes" / "ranker.json"
+Groups = list[tuple[np.ndarray, int]]  # (features of a turn's candidates, index of the right one)
+
+
+def training_groups(novel: PdncNovel) -> Groups:
+    """Feature groups of one novel (gold characters), labelled where the gold speaker is a candidate."""
+    book = novel.book
+    detect_quotes(book)
+    find_characters(book, gold=novel.characters)
+    context, turns = run_sieve(book)
+    pairs = match_quotes(novel.quotes, book.quotes)
+    gold_of: dict[int, str] = {}
+    position = {id(q): i for i, q in enumerate(book.quotes)}
+    for g, p in pairs.items():
+        speaker = novel.quotes[g].speaker_id
+        if p is not None and speaker is not None:
+            gold_of[p] = speaker
+    groups: Groups = []
+    for item in turn_candidates(context, turns):
+        votes = Counter(
+            gold_of[position[id(q)]] for q in turns[item.turn].quotes if position[id(q)] in gold_of
+        )
+        if not votes:
+            continue
+        speaker = votes.most_common(1)[0][0]
+        if speaker in item.candidates:
+            groups.append((item.features, item.candidates.index(speaker)))
+    return groups
+
+
+def fit(groups: Groups, l2: float) -> np.ndarray:
+    """Conditional-logit weights maximising the log-likelihood of the right candidates."""
+    sizes = np.array([len(f) for f, _ in groups])
+    features = np.concatenate([f for f, _ in groups])
+    owner = np.repeat(np.arange(len(groups)), sizes)
+    right = np.cumsum(np.concatenate([[0], sizes[:-1]])) + np.array([y for _, y in groups])
+
+    def loss(w: np.ndarray) -> tuple[float, np.ndarray]:
+        scores = features @ w
+        top = np.full(len(groups), -np.inf)
+        np.maximum.at(top, owner, scores)
+        exp = np.exp(scores - top[owner])
+        totals = np.bincount(owner, exp, len(groups))
+        log_z = np.log(totals) + top
+        nll = float(np.sum(log_z - scores[right])) + l2 * float(w @ w)
+        probabilities = exp / totals[owner]
+        gradient = features.T @ probabilities - features[right].sum(axis=0) + 2 * l2 * w
+        return nll, gradient
+
+    result = minimize(loss, np.zeros(features.shape[1]), jac=True, method="L-BFGS-B")
+    return np.asarray(result.x)
+
+
+def score_with(novel: PdncNovel, weights: np.ndarray, characters: str) -> dict[str, Any]:
+    """PDNC scores of one novel attributed with ``weights``."""
+    book = novel.book
+    if characters == "predicted":
+        find_characters(book)
+    else:
+        find_characters(book, gold=novel.characters)
+    predicted = rank_speakers(book, weights)
+    return score_novel(novel, predicted)[0]
+
+
+def summary(per_novel: dict[str, dict[str, Any]]) -> dict[str, float]:
+    keys = ("accuracy", "explicit", "anaphoric", "implicit", "detection_f1")
+    return {k: float(np.mean([s[k] for s in per_novel.values() if s[k] is not None])) for k in keys}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("pdnc")
+    parser.add_argument("--folds", type=int, default=7)
+    parser.add_argument("--l2", type=float, default=1.0)
+    parser.add_argument(
+        "--predicted", action="store_true", help="also cross-validate with discovered characters"
+    )
+    parser.add_argument("--json", type=Path, help="write the cross-validation scores here")
+    parser.add_argument("--no-write", action="store_true", help="do not write ranker.json")
+    args = parser.parse_args()
+    folders = find_pdnc_novels(args.pdnc)
+    novels = [load_pdnc_novel(f) for f in folders]
+    groups = {n.name: training_groups(n) for n in novels}
+    print(f"{sum(len(g) for g in groups.values())} labelled turns from {len(novels)} novels", file=sys.stderr)
+    results: dict[str, dict[str, dict[str, Any]]] = {"gold": {}, "predicted": {}}
+    for fold in range(args.folds):
+        held_out = [n for i, n in enumerate(novels) if i % args.folds == fold]
+        train = [g for n in novels if n not in held_out for g in groups[n.name]]
+        weights = fit(train, args.l2)
+        for novel in held_out:
+            results["gold"][novel.name] = score_with(novel, weights, "gold")
+            if args.predicted:
+                results["predicted"][novel.name] = score_with(novel, weights, "predicted")
+    for mode in ("gold", "predicted"):
+        if not results[mode]:
+            continue
+        print(f"\n{mode} characters, {args.folds}-fold leave-novels-out CV")
+        for name, scores in sorted(results[mode].items()):
+            cells = " ".join(
+                f"{k}={100 * scores[k]:.1f}" if scores[k] is not None else f"{k}=-"
+                for k in ("accuracy", "explicit", "anaphoric", "implicit")
+            )
+            print(f"  {name:32s} {cells}")
+        print("  mean", {k: round(100 * v, 1) for k, v in summary(results[mode]).items()})
+    if args.json is not None:
+        args.json.write_text(json.dumps(results, indent=1))
+    weights = fit([g for n in novels for g in groups[n.name]], args.l2)
+    for name, w in sorted(zip(FEATURES, weights, strict=True), key=lambda x: -abs(x[1])):
+        print(f"  {name:32s} {w:+.3f}", file=sys.stderr)
+    if not args.no_write:
+        model = {
+            "model": "conditional logit over a turn's candidate speakers",
+            "trained_on": [n.name for n in novels],
+            "l2": args.l2,
+            "features": FEATURES,
+            "weights": [round(float(w), 5) for w in weights],
+            "scale": 1.0,
+        }
+        MODEL_PATH.write_text(json.dumps(model, indent=1) + "\n", encoding="utf-8")
+        print(f"wrote {MODEL_PATH}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,347 @@
+"""A small learned ranker over candidate speakers, on top of the rule sieve (method ``"ranker"``).
+
+The sieve (`fabula.quotes._rules`) proposes one speaker per turn; its weakest guesses (alternation
+in multi-party scenes, "most recent other speaker") are often wrong where the narration around the
+turn says more. The ranker scores every plausible speaker of a turn — the characters named in the
+narration of its paragraph and the paragraphs around it, the speakers of the turns around it, the
+people addressed in the previous turn, the sieve's pick — with features of each (which sieve pass
+proposed it, turn parity, mention distance and kind, vocatives, gender agreement with a pronoun tag,
+how much the character speaks) and keeps the highest. The model is a conditional logit (a softmax
+over the candidates of one turn) with weights in ``ranker.json`` next to this module: plain numpy at
+inference, no scikit-learn, no download. ``scripts/train_quote_ranker.py`` trains it on PDNC novels
+and reports leave-novels-out cross-validation.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import math
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import numpy as np
+
+from fabula.book import Book, Quote
+from fabula.quotes._registry import attribution_method
+from fabula.quotes._rules import _Context, _gender, _Turn, finish_turns, run_sieve
+
+SIEVE_RULES = ("tag", "beat", "vocative", "alternation", "paragraph", "recent")
+_WINDOW_PARAGRAPHS = 2  # narration this many paragraphs before/after a turn offers candidates
+_FAR = 3000.0  # distances are capped here (chars)
+
+FEATURES = [
+    *(f"sieve_{rule}" for rule in SIEVE_RULES),
+    "sieve_confidence",
+    "quote_tag_name",
+    "quote_tag_pronoun",
+    "quote_beat",
+    "prev1_speaker",
+    "prev2_speaker",
+    "prev3_speaker",
+    "next1_speaker",
+    "next2_speaker",
+    "prev2_tagged",
+    "next2_tagged",
+    "prev1_tagged",
+    "addressed_by_prev",
+    "addressed_by_next",
+    "addressed_in_turn",
+    "named_inside_quote",
+    "own_paragraph_name",
+    "own_paragraph_first_name",
+    "own_paragraph_before_quote",
+    "own_paragraph_after_quote",
+    "prev_paragraph_name",
+    "prev_paragraph_last_name",
+    "next_paragraph_name",
+    "log_distance_before",
+    "log_distance_after",
+    "pronoun_tag_gender_match",
+    "pronoun_tag_gender_mismatch",
+    "speaker_share",
+    "mention_share",
+    "narrator",
+    "conversation_participant",
+    "multi_party",
+    "parity",
+    "parity_multi_party",
+    "own_paragraph_first_name_untagged",
+]
+_INDEX = {name: i for i, name in enumerate(FEATURES)}
+
+
+@dataclass(slots=True)
+class TurnCandidates:
+    """The candidate speakers of one turn and their feature rows (for training and inference)."""
+
+    turn: int
+    candidates: list[str]
+    features: np.ndarray  # (len(candidates), len(FEATURES))
+
+
+@cache
+def load_model() -> tuple[np.ndarray, float]:
+    """The shipped weights (one per feature, matched by name) and the temperature."""
+    raw = json.loads(resources.files("fabula.quotes").joinpath("ranker.json").read_text("utf-8"))
+    weights = dict(zip(raw["features"], raw["weights"], strict=True))
+    return np.array([float(weights.get(name, 0.0)) for name in FEATURES]), float(raw.get("scale", 1.0))
+
+
+@attribution_method("ranker")
+def attribute_with_ranker(book: Book, **options: Any) -> list[Quote]:
+    """Attribute ``book.quotes`` with the sieve, then re-rank each turn's candidate speakers."""
+    if options:
+        raise TypeError(f"the ranker method takes no options, got {sorted(options)}")
+    weights, _ = load_model()
+    return rank_speakers(book, weights)
+
+
+def rank_speakers(book: Book, weights: np.ndarray, passes: int = 2) -> list[Quote]:
+    """The sieve, then each turn's candidates scored with ``weights`` (one per `FEATURES` entry)."""
+    context, turns = run_sieve(book)
+    for _ in range(passes):
+        # each pass sees the previous pass's speakers of the neighbouring turns
+        picks = [(item, item.features @ weights) for item in turn_candidates(context, turns)]
+        for item, scores in picks:
+            apply_choice(turns[item.turn], item, scores)
+    for turn in turns:
+        settle_quotes(turn)
+    finish_turns(context, turns)
+    return book.quotes
+
+
+def apply_choice(turn: _Turn, item: TurnCandidates, scores: np.ndarray) -> None:
+    """Give the turn its top-scoring candidate, with the softmax probability as confidence."""
+    probabilities = np.exp(scores - scores.max())
+    probabilities /= probabilities.sum()
+    best = int(np.argmax(scores))
+    turn.speaker, turn.rule = item.candidates[best], "ranker"
+    turn.confidence = round(float(probabilities[best]), 4)
+
+
+def settle_quotes(turn: _Turn) -> None:
+    """Quotes whose own tag agrees with the turn's speaker keep their tag (and mention); a tag the
+    ranker overruled is dropped, unless the turn's quotes name different speakers in their tags."""
+    if turn.rule != "ranker":
+        return
+    tagged = {q.speaker_id for q in turn.quotes if q.speaker_id is not None}
+    for quote in turn.quotes:
+        if quote.speaker_id is None:
+            continue
+        if quote.speaker_id == turn.speaker or len(tagged) > 1:
+            quote.method = f"ranker:{(quote.method or 'rules:tag').split(':')[-1]}"
+            if quote.speaker_id == turn.speaker:
+                quote.confidence = max(turn.confidence, quote.confidence)
+        else:
+            quote.speaker_id, quote.mention, quote.method = None, None, None
+
+
+def turn_candidates(context: _Context, turns: list[_Turn]) -> list[TurnCandidates]:
+    """Candidates and features for every turn with at least one candidate."""
+    quote_counts: dict[str, int] = {}
+    for turn in turns:
+        if turn.speaker is not None:
+            quote_counts[turn.speaker] = quote_counts.get(turn.speaker, 0) + len(turn.quotes)
+    total_quotes = max(1, sum(quote_counts.values()))
+    mention_counts: dict[str, int] = {}
+    for mention in context.name_mentions:
+        if mention.character_id is not None:
+            mention_counts[mention.character_id] = mention_counts.get(mention.character_id, 0) + 1
+    total_mentions = max(1, max(mention_counts.values(), default=1))
+    out: list[TurnCandidates] = []
+    for index in range(len(turns)):
+        item = _features(context, turns, index, quote_counts, total_quotes, mention_counts, total_mentions)
+        if item is not None:
+            out.append(item)
+    return out
+
+
+def _neighbour(turns: list[_Turn], index: int, offset: int) -> _Turn | None:
+    other = index + offset
+    if 0 <= other < len(turns) and turns[other].conversation == turns[index].conversation:
+        return turns[other]
+    return None
+
+
+def _named(context: _Context, start: int, end: int, inside: list[tuple[int, int]]) -> list[tuple[int, str]]:
+    """(offset, character id) of name mentions in ``[start, end)`` outside the given quote spans."""
+    lo = bisect.bisect_left(context.name_starts, start)
+    hi = bisect.bisect_left(context.name_starts, end)
+    return [
+        (m.start, m.character_id)
+        for m in context.name_mentions[lo:hi]
+        if m.character_id is not None and not any(a <= m.start < b for a, b in inside)
+    ]
+
+
+def _features(
+    context: _Context,
+    turns: list[_Turn],
+    index: int,
+    quote_counts: dict[str, int],
+    total_quotes: int,
+    mention_counts: dict[str, int],
+    total_mentions: int,
+) -> TurnCandidates | None:
+    book = context.book
+    turn = turns[index]
+    rows: dict[str, np.ndarray] = {}
+
+    def row(character_id: str | None) -> np.ndarray | None:
+        if character_id is None:
+            return None
+        if character_id not in rows:
+            rows[character_id] = np.zeros(len(FEATURES))
+        return rows[character_id]
+
+    def put(character_id: str | None, feature: str, value: float = 1.0) -> None:
+        r = row(character_id)
+        if r is not None:
+            r[_INDEX[feature]] = max(r[_INDEX[feature]], value)
+
+    # the sieve's proposals
+    sieve_speaker, sieve_rule, sieve_confidence = turn.sieve
+    if sieve_speaker is not None and sieve_rule in SIEVE_RULES:
+        put(sieve_speaker, f"sieve_{sieve_rule}")
+        put(sieve_speaker, "sieve_confidence", sieve_confidence)
+    pronoun_gender: str | None = None
+    for quote in turn.quotes:
+        if quote.speaker_id is None or quote.method is None:
+            continue
+        rule = quote.method.split(":")[-1]
+        kind = "name"
+        if quote.mention is not None:
+            word = book.text[quote.mention.start : quote.mention.end].lower()
+            if word in ("he", "she", "i"):
+                kind = "pronoun"
+                pronoun_gender = {"he": "male", "she": "female"}.get(word)
+        if rule == "tag":
+            put(quote.speaker_id, "quote_tag_name" if kind == "name" else "quote_tag_pronoun")
+        elif rule == "beat":
+            put(quote.speaker_id, "quote_beat")
+    # turn structure
+    participants: list[str] = []
+    for offset, feature in ((-1, "prev1_speaker"), (-2, "prev2_speaker"), (-3, "prev3_speaker")):
+        other = _neighbour(turns, index, offset)
+        if other is not None and other.speaker is not None:
+            put(other.speaker, feature)
+            participants.append(other.speaker)
+            if offset == -2 and other.sieve[1] in ("tag", "beat"):
+                put(other.speaker, "prev2_tagged")
+            if offset == -1 and other.sieve[1] in ("tag", "beat"):
+                put(other.speaker, "prev1_tagged")
+    for offset, feature in ((1, "next1_speaker"), (2, "next2_speaker")):
+        other = _neighbour(turns, index, offset)
+        if other is not None and other.speaker is not None:
+            put(other.speaker, feature)
+            participants.append(other.speaker)
+            if offset == 2 and other.sieve[1] in ("tag", "beat"):
+                put(other.speaker, "next2_tagged")
+    previous = _neighbour(turns, index, -1)
+    if previous is not None:
+        for who in previous.vocatives:
+            if who != previous.speaker:
+                put(who, "addressed_by_prev")
+    following = _neighbour(turns, index, 1)
+    if following is not None:
+        for who in following.vocatives:
+            if rows.get(who) is not None:
+                put(who, "addressed_by_next")
+    # narration around the turn
+    inside = [(s.start, s.end) for q in turn.quotes for s in q.spans]
+    if turn.paragraph >= 0:
+        paragraphs = book.paragraphs
+        p_start = int(paragraphs.starts[turn.first_paragraph])
+        p_end = int(paragraphs.ends[turn.paragraph])
+        own = _named(context, p_start, p_end, inside)
+        for rank, (offset, who) in enumerate(own):
+            put(who, "own_paragraph_name")
+            if rank == 0:
+                put(who, "own_paragraph_first_name")
+            put(who, "own_paragraph_before_quote" if offset < turn.start else "own_paragraph_after_quote")
+        if turn.first_paragraph > 0:
+            q = turn.first_paragraph - 1
+            before = _named(
+                context, int(paragraphs.starts[q]), int(paragraphs.ends[q]), _quote_spans(turns, index - 1)
+            )
+            for _, who in before:
+                put(who, "prev_paragraph_name")
+            if before:
+                put(before[-1][1], "prev_paragraph_last_name")
+        if turn.paragraph + 1 < len(paragraphs):
+            q = turn.paragraph + 1
+            after = _named(
+                context, int(paragraphs.starts[q]), int(paragraphs.ends[q]), _quote_spans(turns, index + 1)
+            )
+            for _, who in after:
+                put(who, "next_paragraph_name")
+    for who in _vocatives_in(turn):
+        put(who, "addressed_in_turn")
+    # quotes' own named characters (not vocatives): rarely the speaker
+    for offset, who in _named(context, turn.start, turn.end, []):
+        if any(a <= offset < b for a, b in inside) and who not in turn.vocatives and who in rows:
+            put(who, "named_inside_quote")
+    if not rows:
+        return None
+    candidates = list(rows)
+    for who in candidates:
+        r = rows[who]
+        r[_INDEX["log_distance_before"]] = _log_distance(context, who, turn.start, before=True, inside=inside)
+        r[_INDEX["log_distance_after"]] = _log_distance(context, who, turn.end, before=False, inside=inside)
+        gender = _gender(context, who)
+        if pronoun_gender is not None:
+            r[
+                _INDEX[
+                    "pronoun_tag_gender_match" if gender == pronoun_gender else "pronoun_tag_gender_mismatch"
+                ]
+            ] = 1.0
+        r[_INDEX["speaker_share"]] = quote_counts.get(who, 0) / total_quotes
+        r[_INDEX["mention_share"]] = math.log1p(mention_counts.get(who, 0)) / math.log1p(total_mentions)
+        r[_INDEX["narrator"]] = float(who == context.narrator_id)
+        r[_INDEX["conversation_participant"]] = float(who in participants)
+        r[_INDEX["multi_party"]] = float(len(set(participants)) > 2)
+        # A-B-A: the speaker of the turn before last, not of the last one
+        parity = float(r[_INDEX["prev2_speaker"]] > 0 and r[_INDEX["prev1_speaker"]] == 0)
+        r[_INDEX["parity"]] = parity
+        r[_INDEX["parity_multi_party"]] = parity * r[_INDEX["multi_party"]]
+        untagged = not any(q.speaker_id is not None for q in turn.quotes)
+        r[_INDEX["own_paragraph_first_name_untagged"]] = r[_INDEX["own_paragraph_first_name"]] * untagged
+    return TurnCandidates(index, candidates, np.stack([rows[c] for c in candidates]))
+
+
+def _vocatives_in(turn: _Turn) -> list[str]:
+    return list(turn.vocatives)
+
+
+def _quote_spans(turns: list[_Turn], index: int) -> list[tuple[int, int]]:
+    if 0 <= index < len(turns):
+        return [(s.start, s.end) for q in turns[index].quotes for s in q.spans]
+    return []
+
+
+def _log_distance(
+    context: _Context, who: str, offset: int, *, before: bool, inside: list[tuple[int, int]]
+) -> float:
+    """log(1 + chars) to the nearest name mention of ``who`` before / after ``offset``, scaled to [0, 1]."""
+    starts = context.name_starts
+    mentions = context.name_mentions
+    if before:
+        i = bisect.bisect_left(starts, offset) - 1
+        steps = 0
+        while i >= 0 and offset - starts[i] < _FAR and steps < 60:
+            if mentions[i].character_id == who:
+                return math.log1p(offset - starts[i]) / math.log1p(_FAR)
+            i -= 1
+            steps += 1
+    else:
+        i = bisect.bisect_left(starts, offset)
+        steps = 0
+        while i < len(starts) and starts[i] - offset < _FAR and steps < 60:
+            if mentions[i].character_id == who:
+                return math.log1p(starts[i] - offset) / math.log1p(_FAR)
+            i += 1
+            steps += 1
+    return 1.0

@@ -1,0 +1,89 @@
+"""The learned ranker (method "ranker"): its candidates and features on hand-written passages, the
+shipped weights, and the attributions it makes."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+
+import numpy as np
+
+from fabula.book import Book, Character, book_from_text
+from fabula.characters import find_characters
+from fabula.quotes import DEFAULT_METHOD, attribute_quotes, detect_quotes
+from fabula.quotes._ranker import FEATURES, TurnCandidates, load_model, turn_candidates
+from fabula.quotes._rules import run_sieve
+
+CAST = [
+    Character("emma", "Emma Woodhouse", {"Emma": 0}, gender="female", source="gold"),
+    Character("knightley", "Mr. Knightley", {"Knightley": 0}, gender="male", source="gold"),
+    Character("harriet", "Harriet Smith", {"Harriet": 0}, gender="female", source="gold"),
+]
+
+
+def _book(text: str) -> Book:
+    book = book_from_text(text)
+    detect_quotes(book)
+    find_characters(book, gold=CAST)
+    return book
+
+
+def _items(text: str) -> tuple[Book, list[TurnCandidates]]:
+    book = _book(text)
+    context, turns = run_sieve(book)
+    return book, turn_candidates(context, turns)
+
+
+def _feature(item: TurnCandidates, who: str, name: str) -> float:
+    return float(item.features[item.candidates.index(who), FEATURES.index(name)])
+
+
+def test_shipped_model_matches_feature_list() -> None:
+    raw = json.loads(resources.files("fabula.quotes").joinpath("ranker.json").read_text("utf-8"))
+    assert raw["features"] == FEATURES
+    weights, _ = load_model()
+    assert weights.shape == (len(FEATURES),) and np.all(np.isfinite(weights))
+    assert DEFAULT_METHOD == "ranker"
+
+
+def test_tag_and_sieve_features() -> None:
+    _, items = _items('Emma and Harriet sat by the fire.\n\n"I shall walk," said Emma.\n')
+    item = items[0]
+    assert set(item.candidates) >= {"emma", "harriet"}
+    assert _feature(item, "emma", "quote_tag_name") == 1.0
+    assert _feature(item, "emma", "sieve_tag") == 1.0
+    assert _feature(item, "harriet", "sieve_tag") == 0.0
+    assert _feature(item, "harriet", "prev_paragraph_name") == 1.0
+
+
+def test_vocative_and_parity_features() -> None:
+    text = (
+        'Emma met Mr. Knightley in the lane.\n\n"Good morning, Mr. Knightley," said Emma.\n\n'
+        '"Good morning," said he.\n\n"Are you walking far?"\n'
+    )
+    _, items = _items(text)
+    first, second, third = items
+    assert _feature(first, "knightley", "addressed_in_turn") == 1.0  # the speaker does not name himself
+    assert _feature(second, "knightley", "addressed_by_prev") == 1.0
+    assert _feature(third, "emma", "parity") == 1.0  # A-B-A
+    assert _feature(third, "knightley", "prev1_speaker") == 1.0
+
+
+def test_pronoun_tag_gender_features() -> None:
+    _, items = _items('Emma and Mr. Knightley stood up.\n\n"We must go," she said.\n')
+    item = items[0]
+    assert _feature(item, "emma", "pronoun_tag_gender_match") == 1.0
+    assert _feature(item, "knightley", "pronoun_tag_gender_mismatch") == 1.0
+
+
+def test_ranker_attributes_a_conversation() -> None:
+    text = (
+        'Emma met Mr. Knightley in the lane.\n\n"Good morning, Mr. Knightley," said Emma.\n\n'
+        '"Good morning, Emma," he replied.\n\n"Are you walking far?"\n\n"Only to Hartfield."\n'
+    )
+    book = _book(text)
+    attribute_quotes(book)
+    assert [q.speaker_id for q in book.quotes] == ["emma", "knightley", "emma", "knightley"]
+    assert book.quotes[0].type == "explicit" and book.quotes[2].type == "implicit"
+    assert all(q.method is not None and q.method.startswith("ranker") for q in book.quotes)
+    assert all(0.0 < q.confidence <= 1.0 for q in book.quotes)
