@@ -105,10 +105,14 @@ def match_gold_names(book: Book, gold: list[Character]) -> list[Mention]:
     if not forms:
         return []
     alternatives = sorted(forms, key=lambda f: (-len(f), f))
-    pattern = re.compile(r"(?<![\w'])(?:" + "|".join(re.escape(a) for a in alternatives) + r")(?![\w])")
+    # any white space between the words of a name: hard-wrapped text breaks "Mrs.\nMiller" across lines
+    pattern = re.compile(
+        r"(?<![\w'])(?:" + "|".join(re.escape(a).replace(r"\ ", r"\s+") for a in alternatives) + r")(?![\w])"
+    )
     text = book.text
     hits = [
-        (m.start(), m.end(), forms[m.group()]) for m in pattern.finditer(text, book.body.start, book.body.end)
+        (m.start(), m.end(), forms[" ".join(m.group().split())])
+        for m in pattern.finditer(text, book.body.start, book.body.end)
     ]
     # how often each character is named unambiguously: the tie-breaker for ambiguous forms
     sure = Counter(form.owners[0] for _, _, form in hits if len(form.owners) == 1)

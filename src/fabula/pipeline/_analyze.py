@@ -71,7 +71,7 @@ def analyze_book(
         find_characters(book, gold=gold)
     with stage("attribution"):
         if model is None:
-            attribute_quotes(book, method="rules")
+            attribute_quotes(book)  # the default method (the learned ranker)
         else:  # progress=None: the CLI already shows a live display; a second one would clash
             attribute_quotes(book, method="llm", llm=model, progress=None)
     with stage("profiles"):
