@@ -88,6 +88,7 @@ def test_gold_answers_give_100_percent_on_a_pdnc_excerpt(tmp_path: Path, strateg
             stride_tokens=150,
         )
         marked_per_window = [_marked(b["messages"]) for b in server.bodies]
+        assert all(b["response_format"] == {"type": "json_object"} for b in server.bodies)
     assert report.chapters_split >= 1 and report.windows == len(marked_per_window) > 3
     assert all(q.speaker_id is not None for q in quotes), report.unmapped_names
     assert _accuracy(novel, quotes) == 1.0

@@ -123,6 +123,7 @@ def attribute_quotes_with_llm(
     window_tokens: int = DEFAULT_WINDOW_TOKENS,
     stride_tokens: int = DEFAULT_STRIDE_TOKENS,
     max_answer_tokens: int | None = None,
+    json_mode: bool = True,
     progress: str | None = None,
 ) -> LlmAttributionReport:
     """Set ``speaker_id`` of each quote (``book.quotes`` by default) from an LLM's answers.
@@ -137,6 +138,7 @@ def attribute_quotes_with_llm(
     if window_tokens < 64 or not 0 <= stride_tokens < window_tokens:
         raise ConfigError("need window_tokens >= 64 and 0 <= stride_tokens < window_tokens")
     model = get_llm(llm) if isinstance(llm, str) else llm
+    # JSON mode lets servers and llama.cpp constrain the answer to a JSON object (small models ramble)
     quotes = book.quotes if quotes is None else quotes
     cast = book.characters if characters is None else characters
     if not cast:
@@ -167,7 +169,9 @@ def attribute_quotes_with_llm(
     report.windows = sum(len(w) for w in windows_per_chapter)
 
     cast_lines = "\n".join(_alias_line(c) for c in cast)
-    context = _PromptContext(book, template, cast, cast_lines, cast[0].name, by_chapter, max_answer_tokens)
+    context = _PromptContext(
+        book, template, cast, cast_lines, cast[0].name, by_chapter, max_answer_tokens, json_mode
+    )
     answers: dict[tuple[int, int], _Answer] = {}  # (chapter, local id) -> answer
     if strategy == "first":
         jobs = [w for ws in windows_per_chapter for w in ws]
@@ -321,6 +325,7 @@ class _PromptContext:
     example_name: str
     by_chapter: list[list[Quote]]
     max_answer_tokens: int | None
+    json_mode: bool
 
 
 def _alias_line(character: Character) -> str:
@@ -379,14 +384,10 @@ def _ask(
             variables["previous"] = _json_object(shown) if shown else "(none)"
         prompts.append(context.template.messages(**variables))
         options.append(len(window.quote_ids))
-    max_tokens = context.max_answer_tokens or (16 * max(options, default=1) + 32)
-    results = ask_json_many(
-        model,
-        prompts,
-        SpeakerAnswer,
-        GenerateOptions(max_tokens=max_tokens, temperature=0.0),
-        progress=progress,
-    )
+    # about 12 tokens per '"12": "Canonical Name", ' entry
+    max_tokens = context.max_answer_tokens or (12 * max(options, default=1) + 32)
+    generate_options = GenerateOptions(max_tokens=max_tokens, temperature=0.0, json_mode=context.json_mode)
+    results = ask_json_many(model, prompts, SpeakerAnswer, generate_options, progress=progress)
     mapped: list[dict[int, _Answer]] = []
     cast = context.cast
     for window, result in zip(windows, results, strict=True):
