@@ -45,9 +45,17 @@ _UPPER = "A-ZÀ-ÖØ-Þ"
 _LOWER = "a-zß-öø-ÿ"
 _CAP_WORD = rf"[{_UPPER}][{_LOWER}]+(?:['’-][{_UPPER}{_LOWER}][{_LOWER}]+)*"
 _HONORIFIC_ALT = "|".join(sorted((h.capitalize() for h in HONORIFICS), key=len, reverse=True))
+#: honorifics written as abbreviations: only these take a period ("said the Admiral. Anne" is two sentences)
+_ABBREVIATIONS = frozenset({"mr", "mrs", "ms", "dr", "rev", "capt", "lieut", "prof", "m", "mme", "mlle"})
+_ABBREV_ALT = "|".join(
+    sorted((h.capitalize() for h in _ABBREVIATIONS & HONORIFICS.keys()), key=len, reverse=True)
+)
+_FULL_ALT = "|".join(
+    sorted((h.capitalize() for h in HONORIFICS.keys() - _ABBREVIATIONS), key=len, reverse=True)
+)
 _GAP = r"[ \t]*\n?[ \t]*"  # words of one name may be split by a line break, never by a blank line
 _RUN = re.compile(
-    rf"(?<![\w'’.-])(?:(?P<hon>{_HONORIFIC_ALT})\.?{_GAP})?"
+    rf"(?<![\w'’.-])(?:(?:(?P<abbr>{_ABBREV_ALT})\.?|(?P<hon>{_FULL_ALT})){_GAP})?"
     rf"(?P<name>{_CAP_WORD}(?:{_GAP}(?:(?:{'|'.join(p for p in NAME_PARTICLES if p != 'of')}){_GAP})?(?!(?:{_HONORIFIC_ALT})\b)(?:{_CAP_WORD}|[{_UPPER}]\.))*)"
     rf"(?P<poss>['’]s)?(?![\w])"
 )
@@ -108,6 +116,7 @@ def discover_characters(book: Book, *, ner_model: str | None = None) -> tuple[li
     if not occurrences:
         return [], []
     lowercase = Counter(w.lower() for w in _LOWER_WORD.findall(text, book.body.start, book.body.end))
+    occurrences = _trim_common_tails(text, occurrences, lowercase)
     ner_votes: Counter[str] = Counter()
     ner_against: Counter[str] = Counter()
     if ner_model:
@@ -156,7 +165,7 @@ def _candidates(book: Book, dialogue: Regions) -> list[_Occurrence]:
     text = book.text
     out: list[_Occurrence] = []
     for m in _RUN.finditer(text, book.body.start, book.body.end):
-        honorific = m.group("hon")
+        honorific = m.group("hon") or m.group("abbr")
         name_start = m.start("name")
         spans = [(name_start + w.start(), w.group()) for w in re.finditer(r"\S+", m.group("name"))]
         start = name_start if honorific is None else m.start()
@@ -204,6 +213,30 @@ def _candidates(book: Book, dialogue: Regions) -> list[_Occurrence]:
             )
         )
     return out
+
+
+def _trim_common_tails(
+    text: str, occurrences: list[_Occurrence], lowercase: Counter[str]
+) -> list[_Occurrence]:
+    """Cut title-case headings off the names they run into: "Miss Lucy Honeychurch Drive Out",
+    "Mrs. Rachel Lynde Is Properly Horrified". Two or more trailing words that are mostly written in
+    lowercase elsewhere are a heading's words, not a name's; one such word ("Mr. Mark Young") stays."""
+    capitalised = Counter(w for o in occurrences for w in o.words)
+
+    def common(word: str) -> bool:
+        return lowercase.get(word.lower(), 0) >= 3 and lowercase.get(word.lower(), 0) > capitalised[word]
+
+    for o in occurrences:
+        words = o.words
+        keep = len(words)
+        while keep > 1 and common(words[keep - 1]):
+            keep -= 1
+        if len(words) - keep < 2:
+            continue
+        tokens = list(re.finditer(r"\S+", text[o.start : o.end]))[-len(words) :]
+        o.end = o.start + tokens[keep - 1].end()
+        o.words = words[:keep]
+    return occurrences
 
 
 def _clean(word: str) -> str:
@@ -379,6 +412,29 @@ def _cluster(
             return None
         return woman
 
+    def title_holder(form: _FormKey) -> _Cluster | None:
+        """For a bare title ("the Admiral", "Colonel"), the one cluster that bears it ("Admiral Croft"),
+        or the bearer named with it at least three times as often as any other (Croft 14, Baldwin 4)."""
+        words = form[1]
+        if len(words) != 1 or words[0].lower() not in STANDALONE_TITLES:
+            return None
+        title = _surname_class(words[0].lower())
+        uses = Counter(
+            {
+                c.id: sum(
+                    n
+                    for (h, _), n in c.forms.items()
+                    if h not in (None, "the") and _surname_class(h) == title
+                )
+                for c in clusters.values()
+            }
+        )
+        ranked = [(n, cid) for cid, n in uses.most_common(2) if n > 0]
+        if not ranked or (len(ranked) == 2 and ranked[0][0] < 3 * ranked[1][0]):
+            return None
+        holder = clusters[ranked[0][1]]
+        return None if conflict(form, holder) else holder
+
     forms = sorted(counts, key=lambda f: (-len(f[1]), -(f[0] is not None and f[0] != "the"), -counts[f]))
     # 1. full names (two or more words): one cluster each, or the longer name that contains them
     for form in forms:
@@ -405,11 +461,18 @@ def _cluster(
             add(target, form)
 
     def by_first_name(form: _FormKey, gender: str) -> _Cluster | None:
-        """The full-name cluster this first name (or nickname) belongs to, if one dominates."""
-        word = form[1][0]
-        target = _dominant(
-            [c for c in clusters.values() if word in c.first_names and _compatible(c.gender, gender)]
-        )
+        """The full-name cluster this first name (or nickname) belongs to, if one dominates. With an
+        honorific only clusters of its class compete, and for "Sir/Lady/Aunt + first name" those
+        already holding that very honorific win ("Sir John" is "Sir John Middleton", not Willoughby)."""
+        honorific, (word, *_) = form
+        named = [
+            c
+            for c in clusters.values()
+            if word in c.first_names and _compatible(c.gender, gender) and _same_class(c, honorific)
+        ]
+        if honorific in _FIRST_NAME_TITLES:
+            named = [c for c in named if honorific in c.honorifics] or named
+        target = _dominant(named)
         if target is None and word.lower() in NICKNAMES:
             target = _dominant(_nickname_targets(word, clusters.values(), form))
         return None if target is None or conflict(form, target) else target
@@ -477,6 +540,10 @@ def _cluster(
         if form in assign or len(words) != 1 or honorific is not None:
             continue
         word = words[0]
+        holder = title_holder(form)  # "Colonel" alone is the one colonel
+        if holder is not None:
+            add(holder, form)
+            continue
         gender = _gender_of(None, words, votes)
         by_last = [c for c in clusters.values() if word in c.last_names]
         men = [
@@ -499,10 +566,9 @@ def _cluster(
         honorific, words = form
         if form in assign or honorific != "the":
             continue
-        title = _surname_class(words[-1].lower())
-        holders = [c for c in clusters.values() if title in {_surname_class(h) for h in c.honorifics}]
-        if len(words) == 1 and len(holders) == 1 and words[-1].lower() in STANDALONE_TITLES:
-            add(holders[0], form)
+        holder = title_holder(form)
+        if holder is not None:
+            add(holder, form)
             continue
         bare = clusters.get(assign.get((None, words), -1))
         if bare is not None:
