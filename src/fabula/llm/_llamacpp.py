@@ -6,6 +6,7 @@ one CPU model anyway). Token counts use the model's own tokenizer.
 
 from __future__ import annotations
 
+import os
 import threading
 from pathlib import Path
 from typing import Any
@@ -38,11 +39,12 @@ class LlamaCppLLM(LLM):
         self._llama_cpp = llama_cpp
         self._path = model_path
         self._n_ctx = n_ctx
-        self._n_threads = n_threads
+        # llama-cpp-python defaults to half the cores; fabula runs one model at a time, so use them all
+        self._n_threads = n_threads or os.cpu_count() or 1
         self._model_lock = threading.Lock()
         try:
             self._llama = llama_cpp.Llama(
-                model_path=str(model_path), n_ctx=n_ctx, n_threads=n_threads, verbose=False
+                model_path=str(model_path), n_ctx=n_ctx, n_threads=self._n_threads, verbose=False
             )
         except (ValueError, RuntimeError) as exc:
             raise BackendError(f"llama.cpp cannot load this model ({exc})", model_path) from exc
