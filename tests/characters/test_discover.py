@@ -222,3 +222,21 @@ def test_heading_words_are_cut_off_the_name() -> None:
     names = {a for names in cast.values() for a in names}
     assert "Mrs. Rachel Lynde" in names
     assert not any("Horrified" in n for n in names)
+
+
+def test_miss_surname_joins_the_woman_the_text_styles_so() -> None:
+    text = (
+        "Miss Daisy Miller walked by the lake. Winterbourne watched her. Mrs. Miller sat; she was tired.\n\n"
+        "Miss Daisy Miller laughed, and Daisy turned round. Annie P. Miller was her mother's name.\n\n"
+        "Winterbourne bowed to Miss Miller. Miss Miller smiled. Miss Daisy Miller said goodbye; Daisy left.\n\n"
+        "Later Miss Miller came back, and Daisy waved. Winterbourne was glad."
+    )
+    cast = _cast(text)
+    assert _owner(cast, "Miss Miller") == _owner(cast, "Miss Daisy Miller")
+    assert _owner(cast, "Mrs. Miller") != _owner(cast, "Miss Miller")
+    sisters = (
+        "Miss Elizabeth Bennet danced. Miss Lydia Bennet laughed. Miss Elizabeth Bennet sat down.\n\n"
+        "Miss Bennet smiled at Jane. Miss Lydia Bennet ran off. Miss Bennet was calm, and Miss Bennet was kind."
+    )
+    cast = _cast(sisters)
+    assert _owner(cast, "Miss Bennet") != _owner(cast, "Miss Elizabeth Bennet")
