@@ -240,3 +240,21 @@ def test_miss_surname_joins_the_woman_the_text_styles_so() -> None:
     )
     cast = _cast(sisters)
     assert _owner(cast, "Miss Bennet") != _owner(cast, "Miss Elizabeth Bennet")
+
+
+def test_mrs_surname_joins_the_untitled_full_name_beside_miss_daughters() -> None:
+    family = (
+        "Berry Hamilton came home; he was tired. Fannie Hamilton cooked. Miss Kitty Hamilton sang; she was gay.\n\n"
+        "Mrs. Hamilton went to the door. Berry laughed, and he sat down. Fannie smiled. Kitty sang again.\n\n"
+        "Mrs. Hamilton wept. Miss Kitty Hamilton went out. Fannie Hamilton prayed. Mrs. Hamilton slept."
+    )
+    cast = _cast(family)
+    assert _owner(cast, "Mrs. Hamilton") == _owner(cast, "Fannie Hamilton")
+    assert _owner(cast, "Mrs. Hamilton") != _owner(cast, "Miss Kitty Hamilton")
+    # a nameless "Mr. Palmer" may own the one full name: the wife stays apart
+    couple = (
+        "Thomas Palmer read. Mrs. Palmer laughed at Mr. Palmer. Mrs. Palmer talked on and on.\n\n"
+        "Mr. Palmer did not answer. Thomas Palmer left the room. Mrs. Palmer laughed again."
+    )
+    cast = _cast(couple)
+    assert _owner(cast, "Mrs. Palmer") != _owner(cast, "Thomas Palmer")

@@ -397,20 +397,23 @@ def _cluster(
     def female_alone(word: str, exclude: _Cluster | None = None) -> _Cluster | None:
         """The one female full-named cluster with surname ``word`` that is never "Miss", if it is the
         only woman of that surname: "Mrs. Pontellier" is "Edna Pontellier" when no daughter shares it."""
-        women = [
+        named = [
             c
             for c in clusters.values()
-            if c is not exclude
-            and word in c.last_names
-            and c.gender == "female"
-            and any(len(w) > 1 for (_, w) in c.forms)
+            if c is not exclude and word in c.last_names and any(len(w) > 1 for (_, w) in c.forms)
         ]
-        if len(women) != 1:
+        women = [c for c in named if c.gender == "female"]
+        if len(women) == 1 and not {_surname_class(h) for h in women[0].honorifics} & {"unmarried"}:
+            return women[0]
+        # the daughters are all "Miss": the one untitled full name of unknown gender is the mother
+        # ("Mrs. Hamilton" is "Fannie Hamilton" beside "Miss Kitty Hamilton")
+        if not all({_surname_class(h) for h in c.honorifics} & {"unmarried"} for c in women):
             return None
-        (woman,) = women
-        if {_surname_class(h) for h in woman.honorifics} & {"unmarried"}:
-            return None
-        return woman
+        unknown = [c for c in named if c.gender == "unknown" and not c.honorifics]
+        # ... unless a "Mr. Palmer" is about and no man of that surname has a full name: it may be his
+        mister = any(HONORIFICS.get(h or "") == "male" and w == (word,) for (h, w) in counts)
+        named_man = any(c.gender == "male" for c in named)
+        return unknown[0] if len(unknown) == 1 and (named_man or not mister) else None
 
     def title_holder(form: _FormKey) -> _Cluster | None:
         """For a bare title ("the Admiral", "Colonel"), the one cluster that bears it ("Admiral Croft"),
