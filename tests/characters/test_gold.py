@@ -90,3 +90,30 @@ def test_malformed_gold_file_names_the_row(tmp_path: Path) -> None:
     bad.write_text("Character ID,Main Name,Aliases\n0,Emma,{'Miss Woodhouse'}\n1,Harriet,{'Miss Smith'\n")
     with pytest.raises(InputError, match="row 3"):
         load_character_list(bad)
+
+
+def test_particles_match_whatever_their_case() -> None:
+    gold = [Character("1", "Mrs. Van Der Luyden", gender="female", source="gold")]
+    text = "Mrs. van der Luyden received them. Everyone feared Mrs. van der\nLuyden a little."
+    names = _names(text, gold)
+    assert names.count(("Mrs. van der Luyden", "1")) == 1
+    assert ("Mrs. van der\nLuyden", "1") in names
+
+
+def test_first_name_of_an_unprinted_full_name_is_not_matched() -> None:
+    gold = [
+        Character("1", "Mr. Woodhouse", {"Henry Woodhouse": 0}, gender="male", source="gold"),
+        Character("2", "Miss Woodhouse", {"Emma Woodhouse": 0}, gender="female", source="gold"),
+    ]
+    text = (
+        "Emma Woodhouse sat with Mr. Woodhouse. Little Henry ran in, and Emma laughed. "
+        "Henry was her sister's boy. Woodhouse smiled."
+    )
+    book = book_from_text(text)
+    find_characters(book, gold=gold)
+    found = {book.text[m.start : m.end]: m for m in book.mentions if m.kind != "pronoun"}
+    assert "Henry" not in found  # "Henry Woodhouse" is never printed: this Henry is the boy
+    assert found["Woodhouse"].character_id == "1"
+    # a first name taken from a printed full name is matched, with a lower confidence than listed names
+    emma = [m for m in book.mentions if book.text[m.start : m.end] == "Emma"]
+    assert emma and all(m.character_id == "2" and m.confidence < 1.0 for m in emma)

@@ -19,6 +19,9 @@ from fabula.characters._text import split_honorific
 
 RECENCY_WINDOW = 4000  # characters: how far back "mentioned recently" looks
 _ARTICLES = ("the ", "a ", "an ")
+_PARTICLES = NAME_PARTICLES - {"of"}
+DERIVED_CONFIDENCE = 0.8  # a surname or "Mr. X" taken from a listed "Mr. John X"
+FIRST_NAME_CONFIDENCE = 0.6  # a first name taken from a listed full name: others may share it
 
 
 @dataclass(slots=True)
@@ -26,6 +29,7 @@ class _Form:
     owners: tuple[str, ...]  # character ids this form may refer to
     listed: bool  # True when the form is in the gold list itself (not derived)
     title: bool  # honorific/title-only form like "The Colonel"
+    confidence: float  # of a mention when the form has one owner
 
 
 def is_pseudo_name(name: str) -> bool:
@@ -42,6 +46,11 @@ def _variants(name: str) -> set[str]:
         out.add(f"{head.rstrip('.')} {rest}")
         out.add(f"{head.rstrip('.')}. {rest}")
     for form in list(out):
+        # "Mrs. Van Der Luyden" is written "Mrs. van der Luyden" in the text, and the other way round
+        words = form.split(" ")
+        for case in (str.lower, str.capitalize):
+            out.add(" ".join(case(w) if i and w.lower() in _PARTICLES else w for i, w in enumerate(words)))
+    for form in list(out):
         low = form.lower()
         for article in _ARTICLES:
             if low.startswith(article):
@@ -49,6 +58,13 @@ def _variants(name: str) -> set[str]:
                 out.add(article + tail)
                 out.add(article.capitalize() + tail)
     return {v for v in out if v.strip()}
+
+
+def _first_name(name: str) -> str | None:
+    """The first name a listed untitled full name implies ("Henry" of "Henry Woodhouse")."""
+    honorific, rest = split_honorific(name)
+    words = rest.split()
+    return words[0] if honorific is None and len(words) > 1 else None
 
 
 def _derived(name: str) -> set[str]:
@@ -68,7 +84,10 @@ def _derived(name: str) -> set[str]:
     return {d for d in out if d.lower() not in NON_NAMES and len(d) > 1 and d != name}
 
 
-def _build_forms(gold: list[Character]) -> dict[str, _Form]:
+def _build_forms(gold: list[Character], text: str | None = None) -> dict[str, _Form]:
+    """Every searched spelling and whom it may name. With the ``text``, a first name taken from a full
+    name ("Henry" of Mr. Woodhouse's "Henry Woodhouse") is only searched when that full name occurs:
+    an annotator's full name the novel never prints says nothing about who a bare "Henry" is."""
     listed: dict[str, set[str]] = defaultdict(set)
     derived: dict[str, set[str]] = defaultdict(set)
     derived_weak: dict[str, set[str]] = defaultdict(set)  # surnames from "Mrs. X"/"Miss X": used alone
@@ -81,18 +100,29 @@ def _build_forms(gold: list[Character]) -> dict[str, _Form]:
                 listed[variant].add(character.id)
             honorific, _ = split_honorific(name)
             weak = (HONORIFICS[honorific] if honorific is not None else character.gender) == "female"
+            first = _first_name(name)
+            printed = text is None or any(_printed(v, text) for v in _variants(name))
             for short in _derived(name):
+                if short == first and not printed:
+                    continue
                 for variant in _variants(short):
                     (derived_weak if weak and " " not in short else derived)[variant].add(character.id)
     forms: dict[str, _Form] = {}
-    for text, owners in listed.items():
-        forms[text] = _Form(tuple(sorted(owners)), True, _is_title(text))
-    for text, owners in derived_weak.items():
-        derived.setdefault(text, owners)  # a bare surname is a man's before it is a woman's
-    for text, owners in derived.items():
-        if text not in forms:
-            forms[text] = _Form(tuple(sorted(owners)), False, _is_title(text))
+    firsts = {f for c in gold for n in c.all_names() if (f := _first_name(" ".join(n.split())))}
+    for spelling, owners in listed.items():
+        forms[spelling] = _Form(tuple(sorted(owners)), True, _is_title(spelling), 1.0)
+    for spelling, owners in derived_weak.items():
+        derived.setdefault(spelling, owners)  # a bare surname is a man's before it is a woman's
+    for spelling, owners in derived.items():
+        if spelling not in forms:
+            confidence = FIRST_NAME_CONFIDENCE if spelling in firsts else DERIVED_CONFIDENCE
+            forms[spelling] = _Form(tuple(sorted(owners)), False, _is_title(spelling), confidence)
     return forms
+
+
+def _printed(name: str, text: str) -> bool:
+    """Whether ``name`` occurs in ``text``, its words perhaps split by a line break."""
+    return re.search(r"\s+".join(re.escape(w) for w in name.split()), text) is not None
 
 
 def _is_title(form: str) -> bool:
@@ -101,7 +131,7 @@ def _is_title(form: str) -> bool:
 
 def match_gold_names(book: Book, gold: list[Character]) -> list[Mention]:
     """Name mentions of the gold characters in the book's body, sorted by start."""
-    forms = _build_forms(gold)
+    forms = _build_forms(gold, book.text[book.body.start : book.body.end])
     if not forms:
         return []
     alternatives = sorted(forms, key=lambda f: (-len(f), f))
@@ -122,7 +152,7 @@ def match_gold_names(book: Book, gold: list[Character]) -> list[Mention]:
         owners = form.owners
         if len(owners) == 1:
             cid = owners[0]
-            confidence = 1.0 if form.listed else 0.8
+            confidence = form.confidence
         else:
             recent = [
                 (last_seen[o], o) for o in owners if start - last_seen.get(o, -(10**9)) <= RECENCY_WINDOW
