@@ -258,3 +258,13 @@ def test_mrs_surname_joins_the_untitled_full_name_beside_miss_daughters() -> Non
     )
     cast = _cast(couple)
     assert _owner(cast, "Mrs. Palmer") != _owner(cast, "Thomas Palmer")
+
+
+def test_aunt_and_first_name_joins_the_full_name_whatever_her_title() -> None:
+    text = (
+        "Medora Manson arrived from Europe. Mrs. Manson was odd, and she wore strange clothes.\n\n"
+        '"Dear Aunt Medora!" cried Ellen. Medora Manson kissed her. Mrs. Manson sat down; she talked.\n\n'
+        "Aunt Medora was tired. Ellen laughed. Medora Manson left."
+    )
+    cast = _cast(text)
+    assert _owner(cast, "Aunt Medora") == _owner(cast, "Medora Manson") == _owner(cast, "Mrs. Manson")

@@ -69,6 +69,8 @@ _FormKey = tuple[str | None, tuple[str, ...]]  # (honorific or "the" or None, wo
 #: honorifics used with a first name ("Lady Catherine", "Aunt Juley"), not with a surname
 _FIRST_NAME_TITLES = frozenset({"lady", "sir", "lord", "aunt", "uncle", "cousin", "auntie", "granny"})
 #: honorifics of a married woman: "Mrs. X" joins only a cluster already holding one (or a lone wife)
+#: family words used as titles: they say nothing about Mr./Mrs./Miss ("Aunt Juley" is Mrs. Munt)
+_KINSHIP = frozenset({"aunt", "uncle", "cousin", "auntie", "granny", "grandfather", "grandmother"})
 _WIFE_TITLES = frozenset({"mrs", "madame", "mme", "frau", "signora", "señora", "lady"})
 _MALE_TITLES = frozenset({"dr", "doctor", "professor", "inspector"})
 #: two forms that share this share of the rarer one's sentences name two different people
@@ -650,9 +652,9 @@ def _join_orphans(
 def _same_class(cluster: _Cluster, honorific: str | None) -> bool:
     """Mr./Mrs./Miss/General/Captain forms of one surname are different people ("General Tilney",
     "Captain Tilney", "Mr. Tilney"): forms with different honorific classes never join."""
-    if honorific is None or honorific == "the":
-        return True
-    classes = {_surname_class(h) for h in cluster.honorifics}
+    if honorific is None or honorific == "the" or honorific in _KINSHIP:
+        return True  # "Aunt Medora" is "Medora Manson" whether she is Mrs. or Marchioness
+    classes = {_surname_class(h) for h in cluster.honorifics if h not in _KINSHIP}
     return not classes or _surname_class(honorific) in classes
 
 
