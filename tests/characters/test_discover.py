@@ -268,3 +268,25 @@ def test_aunt_and_first_name_joins_the_full_name_whatever_her_title() -> None:
     )
     cast = _cast(text)
     assert _owner(cast, "Aunt Medora") == _owner(cast, "Medora Manson") == _owner(cast, "Mrs. Manson")
+
+
+def test_now_and_nee_link_two_names_of_one_woman() -> None:
+    text = (
+        "Anne thought of Miss Hamilton, now Mrs Smith, a poor widow. Mrs Smith was ill; she lived in Bath.\n\n"
+        "Anne visited Mrs Smith often. Mrs Smith smiled at Anne. Miss Hamilton had been kind once."
+    )
+    cast = _cast(text)
+    assert _owner(cast, "Miss Hamilton") == _owner(cast, "Mrs Smith")
+
+
+def test_family_title_beside_a_formal_name_links_them_unless_it_is_a_list() -> None:
+    text = (
+        "Katharine received two ladies. The smaller was Aunt Celia, Mrs. Milvain, who liked to talk.\n\n"
+        "Mrs. Milvain sat down; she was anxious. Aunt Celia sighed. Mrs. Milvain left, and she was cross.\n\n"
+        "Aunt Celia came back. Mrs. Cosham was old; she slept. Mrs. Cosham woke up."
+    )
+    cast = _cast(text)
+    assert _owner(cast, "Aunt Celia") == _owner(cast, "Mrs. Milvain")
+    listed = text.replace("Aunt Celia, Mrs. Milvain, who", "Aunt Celia, Mrs. Milvain, and Mrs. Cosham, who")
+    cast = _cast(listed)
+    assert _owner(cast, "Aunt Celia") != _owner(cast, "Mrs. Milvain")

@@ -129,7 +129,8 @@ def discover_characters(book: Book, *, ner_model: str | None = None) -> tuple[li
     occurrences = [o for o in occurrences if _form(o) in accepted]
     votes = _pronoun_votes(text, occurrences)
     together = _sentence_cooccurrence(book, occurrences, dialogue)
-    clusters, form_cluster = _cluster(occurrences, votes, together)
+    links = _textual_links(text, occurrences, dialogue)
+    clusters, form_cluster = _cluster(occurrences, votes, together, links)
     mentions: list[Mention] = []
     for o in occurrences:
         cid = form_cluster.get(_form(o))
@@ -368,6 +369,7 @@ def _cluster(
     occurrences: list[_Occurrence],
     votes: dict[tuple[str, ...], Counter[str]],
     together: Counter[tuple[_FormKey, _FormKey]],
+    links: Counter[tuple[_FormKey, _FormKey]] | None = None,
 ) -> tuple[dict[int, _Cluster], dict[_FormKey, int]]:
     counts: Counter[_FormKey] = Counter(_form(o) for o in occurrences)
     clusters: dict[int, _Cluster] = {}
@@ -585,7 +587,78 @@ def _cluster(
     # nicknames that became their own cluster before their formal name existed: join them now
     _join_nicknames(clusters, assign, conflict)
     _join_orphans(clusters, assign, conflict)
+    _join_linked(clusters, assign, conflict, links or Counter())
     return clusters, assign
+
+
+#: what may stand between two names of one person: "Miss Hamilton, now Mrs Smith", "Frieda Mosebach,
+#: now Frau Liesecke", "Mrs. Grey, née Miss Dunn", "Tom, whose name was Thomas"
+_LINK_GAP = re.compile(
+    r"[ \t]*[,(]?\s*(?:now|formerly|n[ée]e|afterwards|whose\s+(?:real\s+|maiden\s+)?name\s+(?:was|is)"
+    r"|otherwise\s+called|known\s+as|alias)\s+"
+)
+_APPOSITION_GAP = re.compile(r"[ \t]*,\s*")
+_LIST_NEXT = re.compile(r"\s*(?:,\s*)?(?:and|or|nor)\b|\s*,\s*[A-Z]")
+
+
+def _textual_links(
+    text: str, occurrences: list[_Occurrence], dialogue: Regions
+) -> Counter[tuple[_FormKey, _FormKey]]:
+    """Pairs of forms the text itself says name one person, counted: "Miss Hamilton, now Mrs Smith",
+    and, in narration, a family title set beside a formal one ("Aunt Celia, Mrs. Milvain, who ...")
+    when they are not items of a list ("Aunt Celia, Mrs. Cosham, and Mr. Hilbery")."""
+    links: Counter[tuple[_FormKey, _FormKey]] = Counter()
+    for i in range(len(occurrences) - 1):
+        a, b = occurrences[i], occurrences[i + 1]
+        gap = text[a.end : b.start]
+        if len(gap) > 60 or "\n\n" in gap:
+            continue
+        if _LINK_GAP.fullmatch(gap):
+            links[(_form(a), _form(b))] += 1
+            continue
+        kinds = {a.honorific in _KINSHIP, b.honorific in _KINSHIP}
+        if (
+            _APPOSITION_GAP.fullmatch(gap)
+            and kinds == {True, False}
+            and a.honorific not in (None, "the")
+            and b.honorific not in (None, "the")
+            and a.start not in dialogue
+            and not _LIST_NEXT.match(text, b.end)
+            and not text[max(0, a.start - 3) : a.start].strip().endswith(",")
+        ):
+            links[(_form(a), _form(b))] += 1
+    return links
+
+
+def _join_linked(
+    clusters: dict[int, _Cluster],
+    assign: dict[_FormKey, int],
+    conflict: Callable[[_FormKey, _Cluster], bool],
+    links: Counter[tuple[_FormKey, _FormKey]],
+) -> None:
+    """Join the clusters of two forms the text links ("Miss Hamilton, now Mrs Smith"): the smaller into
+    the larger, when their genders agree and the names do not share sentences as two people do."""
+    for (a, b), _ in links.most_common():
+        ca, cb = clusters.get(assign.get(a, -1)), clusters.get(assign.get(b, -1))
+        if ca is None or cb is None or ca is cb or not _compatible(ca.gender, cb.gender):
+            continue
+        small, large = sorted((ca, cb), key=lambda c: c.size)
+        if any(conflict(form, large) for form in small.forms):
+            continue
+        _absorb(clusters, assign, large, small)
+
+
+def _absorb(
+    clusters: dict[int, _Cluster], assign: dict[_FormKey, int], target: _Cluster, cluster: _Cluster
+) -> None:
+    """Move every form of ``cluster`` into ``target`` and forget ``cluster``."""
+    target.forms.update(cluster.forms)
+    target.honorifics |= cluster.honorifics
+    target.first_names |= cluster.first_names
+    target.last_names |= cluster.last_names
+    for form in cluster.forms:
+        assign[form] = target.id
+    del clusters[cluster.id]
 
 
 def _conflict(
@@ -642,11 +715,7 @@ def _join_orphans(
         (target,) = targets
         if target.size < cluster.size or any(conflict(form, target) for form in cluster.forms):
             continue
-        target.forms.update(cluster.forms)
-        target.honorifics |= cluster.honorifics
-        for form in cluster.forms:
-            assign[form] = target.id
-        del clusters[cluster.id]
+        _absorb(clusters, assign, target, cluster)
 
 
 def _same_class(cluster: _Cluster, honorific: str | None) -> bool:
@@ -734,10 +803,7 @@ def _join_nicknames(
             continue
         target = _dominant(_nickname_targets(words[0], clusters.values(), form))
         if target is not None and not conflict(form, target):
-            target.forms.update(cluster.forms)
-            for form in cluster.forms:
-                assign[form] = target.id
-            del clusters[cluster.id]
+            _absorb(clusters, assign, target, cluster)
 
 
 def _canonical(cluster: _Cluster) -> str:
