@@ -290,3 +290,22 @@ def test_family_title_beside_a_formal_name_links_them_unless_it_is_a_list() -> N
     listed = text.replace("Aunt Celia, Mrs. Milvain, who", "Aunt Celia, Mrs. Milvain, and Mrs. Cosham, who")
     cast = _cast(listed)
     assert _owner(cast, "Aunt Celia") != _owner(cast, "Mrs. Milvain")
+
+
+def test_mister_joins_the_only_clergyman_of_that_surname() -> None:
+    text = (
+        "The Rev. Cuthbert Eager preached. Mr. Eager was proud, and he looked down on them.\n\n"
+        '"Good morning," said Mr. Eager. Lucy bowed to Mr. Eager. Mr. Beebe laughed; he was kind.\n\n'
+        "The Rev. Cuthbert Eager left. Mr. Beebe stayed."
+    )
+    cast = _cast(text)
+    assert _owner(cast, "Mr. Eager") == _owner(cast, "Rev. Cuthbert Eager")
+
+
+def test_comrade_is_neutral_like_a_family_title() -> None:
+    text = (
+        "Gabriel Syme walked to the meeting. Syme was a poet; he was calm. Mr. Syme sat down.\n\n"
+        '"Welcome, Comrade Syme," said Gregory. Comrade Syme bowed. Syme smiled at Gregory, and he waited.'
+    )
+    cast = _cast(text)
+    assert _owner(cast, "Comrade Syme") == _owner(cast, "Mr. Syme") == _owner(cast, "Gabriel Syme")

@@ -69,8 +69,9 @@ _FormKey = tuple[str | None, tuple[str, ...]]  # (honorific or "the" or None, wo
 #: honorifics used with a first name ("Lady Catherine", "Aunt Juley"), not with a surname
 _FIRST_NAME_TITLES = frozenset({"lady", "sir", "lord", "aunt", "uncle", "cousin", "auntie", "granny"})
 #: honorifics of a married woman: "Mrs. X" joins only a cluster already holding one (or a lone wife)
-#: family words used as titles: they say nothing about Mr./Mrs./Miss ("Aunt Juley" is Mrs. Munt)
-_KINSHIP = frozenset({"aunt", "uncle", "cousin", "auntie", "granny", "grandfather", "grandmother"})
+#: family words (and "Comrade") used as titles: they say nothing about Mr./Mrs./Miss ("Aunt Juley" is
+#: Mrs. Munt, "Comrade Syme" is Mr. Syme)
+_KINSHIP = frozenset({"aunt", "uncle", "cousin", "auntie", "granny", "grandfather", "grandmother", "comrade"})
 _WIFE_TITLES = frozenset({"mrs", "madame", "mme", "frau", "signora", "señora", "lady"})
 _MALE_TITLES = frozenset({"dr", "doctor", "professor", "inspector"})
 #: two forms that share this share of the rarer one's sentences name two different people
@@ -520,6 +521,11 @@ def _cluster(
             target = female_alone(word)
             if target is not None and conflict(form, target):
                 target = None
+        if target is None and _surname_class(honorific) == "plain" and not candidates:
+            # a clergyman is "Mr. Eager" as often as "the Rev. Cuthbert Eager": the one of that surname
+            clergy = [c for c in clusters.values() if word in c.last_names]
+            if len(clergy) == 1 and {_surname_class(h) for h in clergy[0].honorifics} == {"reverend"}:
+                target = None if conflict(form, clergy[0]) else clergy[0]
         if target is None and not surname:
             target = by_first_name(form, gender)  # "Miss Marianne", "Mr. Thaddeus", "Lady Catherine"
             if target is not None and not _same_class(target, honorific):
