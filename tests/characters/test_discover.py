@@ -309,3 +309,18 @@ def test_comrade_is_neutral_like_a_family_title() -> None:
     )
     cast = _cast(text)
     assert _owner(cast, "Comrade Syme") == _owner(cast, "Mr. Syme") == _owner(cast, "Gabriel Syme")
+
+
+def test_variants_of_a_given_name_join() -> None:
+    text = (
+        '"Go," said James Vane, and he packed his box. Sibyl looked at James Vane; he loved his sister.\n\n'
+        '"No," said Jim Vane. Sibyl kissed Jim, and she cried. Later Jim walked out.\n\n'
+        '"Yes," said Kitty Hamilton, and she sang. Her mother watched Kitty Hamilton on the stage.\n\n'
+        '"Oh," said Kit. Everyone loved Kit; she danced. Mr. Skaggs wrote for a paper; he talked.\n\n'
+        '"Drink," said Skaggsy. Joe liked Skaggsy, and he drank. Mr. Skaggs left.'
+    )
+    cast = _cast(text)
+    assert _owner(cast, "Jim Vane") == _owner(cast, "James Vane")
+    assert _owner(cast, "Kit") == _owner(cast, "Kitty Hamilton")
+    assert _owner(cast, "Skaggsy") == _owner(cast, "Mr. Skaggs")
+    assert _owner(cast, "Kit") != _owner(cast, "James Vane")

@@ -594,6 +594,7 @@ def _cluster(
     _join_nicknames(clusters, assign, conflict)
     _join_orphans(clusters, assign, conflict)
     _join_linked(clusters, assign, conflict, links or Counter())
+    _join_name_variants(clusters, assign, conflict)
     return clusters, assign
 
 
@@ -810,6 +811,63 @@ def _join_nicknames(
         target = _dominant(_nickname_targets(words[0], clusters.values(), form))
         if target is not None and not conflict(form, target):
             _absorb(clusters, assign, target, cluster)
+
+
+def _variant_names(a: str, b: str) -> bool:
+    """Two spellings of one given name: a nickname and its formal name ("Jim"/"James"), two nicknames of
+    one formal name ("Kit"/"Kitty"), or a pet form made with a suffix ("Skaggsy" of "Skaggs")."""
+    a, b = a.lower(), b.lower()
+    if a == b:
+        return False
+    na, nb = set(NICKNAMES.get(a, ())), set(NICKNAMES.get(b, ()))
+    if b in na or a in nb or na & nb:
+        return True
+    short, long = sorted((a, b), key=len)
+    return len(short) >= 4 and long in {short + "y", short + "ie", short + "sy", short + "ey"}
+
+
+def _join_name_variants(
+    clusters: dict[int, _Cluster], assign: dict[_FormKey, int], conflict: Callable[[_FormKey, _Cluster], bool]
+) -> None:
+    """Clusters that differ only by a variant of the given name: "Jim Vane" and "James Vane", "Frank" (of
+    "Frank Oakley") and "Francis Oakley", a lone "Kit" and "Kitty Hamilton", "Michael" and "Mike
+    Campbell", "Skaggsy" and "Mr. Skaggs". The smaller joins the one such cluster, if only one exists."""
+    for cluster in sorted(clusters.values(), key=lambda c: c.size):
+        if cluster.id not in clusters or cluster.honorifics & _NOBLE:
+            continue
+        full = {(w[0], w[-1]) for (_, w) in cluster.forms if len(w) > 1}
+        single = {w[0] for (h, w) in cluster.forms if h is None and len(w) == 1}
+        if full:  # a full name: another first name, same surname
+            targets = [
+                c
+                for c in clusters.values()
+                if c is not cluster
+                and any(
+                    last == other_last and _variant_names(first, other_first)
+                    for first, last in full
+                    for (_, w) in c.forms
+                    if len(w) > 1
+                    for other_first, other_last in [(w[0], w[-1])]
+                )
+            ]
+        elif len(single) == 1 and len(cluster.forms) == 1:  # one word alone: a variant of a name
+            (word,) = single
+            targets = [
+                c
+                for c in clusters.values()
+                if c is not cluster
+                and any(_variant_names(word, name) for name in c.first_names | c.last_names)
+            ]
+        else:
+            continue
+        targets = [c for c in targets if not c.honorifics & _NOBLE]
+        if len(targets) != 1:
+            continue
+        (target,) = targets
+        small, large = sorted((cluster, target), key=lambda c: c.size)
+        if any(conflict(form, large) for form in small.forms):
+            continue
+        _absorb(clusters, assign, large, small)
 
 
 def _canonical(cluster: _Cluster) -> str:
