@@ -324,3 +324,14 @@ def test_variants_of_a_given_name_join() -> None:
     assert _owner(cast, "Kit") == _owner(cast, "Kitty Hamilton")
     assert _owner(cast, "Skaggsy") == _owner(cast, "Mr. Skaggs")
     assert _owner(cast, "Kit") != _owner(cast, "James Vane")
+
+
+def test_a_word_used_with_a_rank_is_a_surname_before_a_first_name() -> None:
+    text = (
+        "Mr. Fitzwilliam Darcy was proud. Darcy bowed; he was rich. Colonel Fitzwilliam laughed.\n\n"
+        '"Come," said Colonel Fitzwilliam. Elizabeth liked Colonel Fitzwilliam, and he liked her.\n\n'
+        "Darcy frowned. Fitzwilliam smiled, and he talked to Elizabeth. Colonel Fitzwilliam left."
+    )
+    cast = _cast(text)
+    assert _owner(cast, "Fitzwilliam") == _owner(cast, "Colonel Fitzwilliam")
+    assert _owner(cast, "Fitzwilliam") != _owner(cast, "Darcy")

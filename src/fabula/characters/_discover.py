@@ -490,6 +490,15 @@ def _cluster(
         honorific, words = form
         if form in assign or len(words) != 1 or honorific is not None:
             continue
+        # "Fitzwilliam" is Colonel Fitzwilliam's surname before it is Mr. Fitzwilliam Darcy's first name
+        ranked = sum(
+            n
+            for (h, w), n in counts.items()
+            if w == words and h in STANDALONE_TITLES | _MALE_TITLES and h not in _FIRST_NAME_TITLES
+        )
+        named = sum(n for (_, w), n in counts.items() if len(w) > 1 and w[0] == words[0])
+        if ranked >= 3 and ranked > named:
+            continue
         target = by_first_name(form, _gender_of(None, words, votes))
         if target is not None:
             add(target, form)
