@@ -335,3 +335,15 @@ def test_a_word_used_with_a_rank_is_a_surname_before_a_first_name() -> None:
     cast = _cast(text)
     assert _owner(cast, "Fitzwilliam") == _owner(cast, "Colonel Fitzwilliam")
     assert _owner(cast, "Fitzwilliam") != _owner(cast, "Darcy")
+
+
+def test_mister_surname_is_the_father_when_the_son_goes_by_his_first_name() -> None:
+    text = (
+        "Mr. George Emerson stood at the window. George was sad; he looked out.\n\n"
+        "Mr. Emerson was old, and he talked loudly. George said nothing. Mr. George Emerson left.\n\n"
+        '"Come," said George. Lucy watched George. Mr. George Emerson bowed. George smiled; he was glad.\n\n'
+        "Mr. Emerson laughed. Mr. Emerson sat down in the sun."
+    )
+    cast = _cast(text)
+    assert _owner(cast, "George") == _owner(cast, "Mr. George Emerson")
+    assert _owner(cast, "Mr. Emerson") != _owner(cast, "George")

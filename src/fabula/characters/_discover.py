@@ -547,7 +547,17 @@ def _cluster(
             own_first_name = married and all(_gender_of(None, w[:1], votes) == "female" for w in first_named)
             # ... and a first name used once or twice is no such habit ("Mr. Thomas Marvel" in a list)
             habitual = sum(counts[(honorific, w)] for w in first_named) >= 3
-            if first_named and not own_first_name and habitual and counts[form] > 3 * max(1, personal):
+            # the son's first name alone is common too: "Mr. Emerson" is the father of "George"
+            bare_first = sum(counts[(None, w[:1])] for w in first_named)
+            if (
+                first_named
+                and not own_first_name
+                and habitual
+                and (
+                    counts[form] > 3 * max(1, personal)
+                    or (_surname_class(honorific) == "plain" and bare_first >= counts[form])
+                )
+            ):
                 # "Mr. John Knightley" is named with his first name to tell him from "Mr. Knightley"
                 target = None
         if target is not None and conflict(form, target):
@@ -730,6 +740,17 @@ def _join_orphans(
             continue
         (target,) = targets
         if target.size < cluster.size or any(conflict(form, target) for form in cluster.forms):
+            continue
+        # "Mr. Emerson" beside a habitual "Mr. George Emerson" is another man (his father)
+        if any(
+            h in honorifics
+            and _surname_class(h) == "plain"
+            and len(w) > 1
+            and w[-1] == word
+            and n >= 3
+            and target.forms[(None, w[:1])] >= cluster.size
+            for (h, w), n in target.forms.items()
+        ):
             continue
         _absorb(clusters, assign, target, cluster)
 
