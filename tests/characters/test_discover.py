@@ -347,3 +347,15 @@ def test_mister_surname_is_the_father_when_the_son_goes_by_his_first_name() -> N
     cast = _cast(text)
     assert _owner(cast, "George") == _owner(cast, "Mr. George Emerson")
     assert _owner(cast, "Mr. Emerson") != _owner(cast, "George")
+
+
+def test_parts_of_one_full_name_in_a_sentence_are_one_person() -> None:
+    text = (
+        "Mrs. Rachel Lynde lived on the road. Mrs. Rachel was a busy woman, and she saw everything.\n\n"
+        "Mrs. Rachel thought Lynde a fine old name, and she was proud of it.\n\n"
+        "Mrs. Rachel knew that Lynde was a name people feared, and she liked that.\n\n"
+        "Mrs. Rachel said Lynde was the best name in Avonlea, and she meant it.\n\n"
+        "Marilla sighed, and she smiled. Mrs. Rachel went home."
+    )
+    cast = _cast(text)
+    assert _owner(cast, "Lynde") == _owner(cast, "Mrs. Rachel") == _owner(cast, "Mrs. Rachel Lynde")

@@ -692,10 +692,13 @@ def _conflict(
 ) -> bool:
     """Whether ``form`` names someone else than ``cluster``: they share sentences too often."""
     # "Knightley" and "Mr. Knightley", "Anne" and "Anne Shirley" in one sentence are one person
+    # ... nor a bare "Lynde" and "Mrs. Rachel" when the cluster holds "Rachel Lynde": parts of one name
+    fulls = [set(w) for (_, w) in cluster.forms if len(w) > 1] if form[0] is None else []
     shared = sum(
         together.get((form, other), 0)
         for other in cluster.forms
         if not (_contains(other[1], form[1]) or _contains(form[1], other[1]))
+        and not any(set(form[1]) | set(other[1]) <= full for full in fulls)
     )
     return shared >= max(CONFLICT_MIN, CONFLICT_SHARE * min(counts[form], cluster.size))
 
