@@ -359,3 +359,19 @@ def test_parts_of_one_full_name_in_a_sentence_are_one_person() -> None:
     )
     cast = _cast(text)
     assert _owner(cast, "Lynde") == _owner(cast, "Mrs. Rachel") == _owner(cast, "Mrs. Rachel Lynde")
+
+
+def test_the_formal_name_that_answers_a_family_title_is_the_same_person() -> None:
+    text = (
+        "Mrs. Munt came to stay. Margaret met her at the door, and Helen laughed.\n\n"
+        '"Did you sleep well, Aunt Juley?"\n\n'
+        '"Not at all," said Mrs. Munt. She looked tired.\n\n'
+        '"Will you have tea, Aunt Juley?"\n\n'
+        '"Thank you, dear," said Mrs. Munt, and she sat down.\n\n'
+        "Aunt Juley was happy. Mrs. Munt smiled, and Margaret smiled too."
+    )
+    cast = _cast(text)
+    assert _owner(cast, "Aunt Juley") == _owner(cast, "Mrs. Munt")
+    once = text.replace('"Will you have tea, Aunt Juley?"', '"Will you have tea, dear?"')
+    cast = _cast(once)  # one answer is not enough
+    assert _owner(cast, "Aunt Juley") != _owner(cast, "Mrs. Munt")
