@@ -15,7 +15,7 @@ NOVELS = ["PrideAndPrejudice", "Emma", "TheSignOfTheFour", "AnneOfGreenGables", 
 
 
 def _mentions_any(text: str, names: set[str]) -> bool:
-    return any(re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text) for name in names if name)
+    return any(re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text, re.IGNORECASE) for name in names if name)
 
 
 def _has_words(text: str, name: str) -> bool:
