@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from fabula.cli._app import eval_app, stderr, stdout
-from fabula.cli._options import JsonOutOption, LlmOption
+from fabula.cli._options import JsonOutOption, LlmOption, NoCacheOption, StrategyOption, llm_method_options
 from fabula.errors import InputError
 from fabula.quotes import DEFAULT_METHOD, available_methods
 
@@ -30,6 +30,8 @@ def eval_quotes_command(
         ),
     ] = DEFAULT_METHOD,
     llm: LlmOption = None,
+    strategy: StrategyOption = "first",
+    no_cache: NoCacheOption = False,
     novel: Annotated[
         list[str] | None, typer.Option("--novel", metavar="NAME", help="Only this novel (repeatable).")
     ] = None,
@@ -40,17 +42,28 @@ def eval_quotes_command(
 
     if characters not in ("gold", "predicted"):
         raise InputError(f"--characters must be gold or predicted, not {characters!r}", "--characters")
-    options: dict[str, Any] = {"llm": llm} if llm is not None else {}
-    report = evaluate_quotes(
-        pdnc,
-        characters="gold" if characters == "gold" else "predicted",
-        method=method,
-        novels=novel or None,
-        progress=lambda name: stderr.print(f"… {name}", markup=False, highlight=False),
-        **options,
-    )
+    with llm_method_options(llm, no_cache, strategy) as options:
+        report = evaluate_quotes(
+            pdnc,
+            characters="gold" if characters == "gold" else "predicted",
+            method=method,
+            novels=novel or None,
+            progress=lambda name: stderr.print(f"… {name}", markup=False, highlight=False),
+            **options,
+        )
+    if llm is not None:
+        report.settings.update({"llm": llm, "strategy": strategy})
+        llm_report = _last_llm_report()
+        if llm_report is not None:
+            report.settings["prompt"] = llm_report.prompt
     report.print_table(
         stdout, counts=COUNTS[:1], title=f"fabula eval quotes ({characters} characters, {method})"
     )
     if json_out is not None:
         report.write_json(json_out)
+
+
+def _last_llm_report() -> Any:
+    from fabula.quotes._llm_attribution import last_report
+
+    return last_report()

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from fabula.book import Book, resolve_position
+from fabula.cli._app import stderr
 
 BookArgument = Annotated[
     Path, typer.Argument(metavar="BOOK", help="A .txt (any common encoding) or .epub novel.")
@@ -47,6 +50,32 @@ NoCacheOption = Annotated[
 JsonOutOption = Annotated[
     Path | None, typer.Option("--json", metavar="OUT", help="Also write the results as JSON to OUT.")
 ]
+
+
+StrategyOption = Annotated[
+    str,
+    typer.Option(
+        "--strategy",
+        metavar="first|incremental",
+        help="LLM attribution: first prediction wins, or incremental prompting that may revise earlier windows.",
+    ),
+]
+
+
+@contextlib.contextmanager
+def llm_method_options(llm: str | None, no_cache: bool, strategy: str) -> Iterator[dict[str, Any]]:
+    """Options for an LLM-backed method: one model object for the whole run, its usage printed at the end."""
+    if llm is None:
+        yield {}
+        return
+    from fabula.llm import get_llm
+
+    model = get_llm(llm, cache=not no_cache)
+    try:
+        yield {"llm": model, "strategy": strategy}
+    finally:
+        stderr.print(model.usage.line(), markup=False, highlight=False)
+        model.close()
 
 
 def reading_limit(book: Book, until: str | None, until_chapter: int | None) -> Book:

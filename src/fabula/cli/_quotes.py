@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
@@ -15,8 +15,11 @@ from fabula.cli._options import (
     BookArgument,
     GoldCharactersOption,
     LlmOption,
+    NoCacheOption,
+    StrategyOption,
     UntilChapterOption,
     UntilOption,
+    llm_method_options,
     reading_limit,
 )
 from fabula.errors import InputError
@@ -45,6 +48,8 @@ def quotes_command(
         ),
     ] = DEFAULT_METHOD,
     llm: LlmOption = None,
+    strategy: StrategyOption = "first",
+    no_cache: NoCacheOption = False,
     until: UntilOption = None,
     until_chapter: UntilChapterOption = None,
 ) -> None:
@@ -56,8 +61,8 @@ def quotes_command(
     book = reading_limit(load_book(book_path), until, until_chapter)
     detect_quotes(book)
     find_characters(book, gold=gold)
-    options: dict[str, Any] = {"llm": llm} if llm is not None else {}
-    attribute_quotes(book, method=method, **options)
+    with llm_method_options(llm, no_cache, strategy) as options:
+        attribute_quotes(book, method=method, **options)
     if output is not None:
         write_quotes(book, output, format=fmt)
         stderr.print(f"{len(book.quotes)} quotes written to {output}", markup=False, highlight=False)
