@@ -87,3 +87,39 @@ def test_ranker_attributes_a_conversation() -> None:
     assert book.quotes[0].type == "explicit" and book.quotes[2].type == "implicit"
     assert all(q.method is not None and q.method.startswith("ranker") for q in book.quotes)
     assert all(0.0 < q.confidence <= 1.0 for q in book.quotes)
+
+
+def test_unresolved_gendered_tag_offers_the_main_cast_of_that_gender() -> None:
+    # Harriet is named only in an earlier chapter-like passage far away; the tag "returned she" names no one
+    filler = "The weather was fine. " * 80
+    text = (
+        f"Emma, Emma, Harriet and Mr. Knightley dined.\n\n{filler}\n\n"
+        '"Have you heard the news?" said his lady to him one day.\n\n"I have not."\n\n'
+        '"But it is so," returned she.\n'
+    )
+    _, items = _items(text)
+    tagged = items[-1]
+    assert _feature(tagged, "emma", "frequent_character") == 1.0
+    assert _feature(tagged, "emma", "pronoun_tag_gender_match") == 1.0
+    assert "knightley" not in tagged.candidates or _feature(tagged, "knightley", "frequent_character") == 0.0
+    first = items[0]  # "said his lady": a gendered noun tag
+    assert _feature(first, "harriet", "frequent_character") == 1.0
+
+
+def test_recent_speakers_and_two_party_runs() -> None:
+    text = (
+        'Harriet came in.\n\n"I am here," said Harriet.\n\n'
+        '"Good morning," said Emma.\n\n"Good morning," said Mr. Knightley.\n\n'
+        '"A fine day," said Emma.\n\n"Very fine," said Mr. Knightley.\n\n"Shall we walk?"\n'
+    )
+    _, items = _items(text)
+    last = items[-1]
+    assert _feature(last, "emma", "two_party_run_before") == 1.0  # Emma, Knightley, Emma, Knightley, ?
+    assert _feature(last, "knightley", "two_party_run_before") == 0.0
+    assert _feature(last, "harriet", "recent_speaker") == 1.0  # spoke five turns back
+    assert _feature(last, "knightley", "recent_speaker_rank") > _feature(
+        last, "harriet", "recent_speaker_rank"
+    )
+    assert _feature(last, "emma", "conversation_turn_share") > _feature(
+        last, "harriet", "conversation_turn_share"
+    )

@@ -17,6 +17,7 @@ from __future__ import annotations
 import bisect
 import json
 import math
+import re
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -25,12 +26,17 @@ from typing import Any
 import numpy as np
 
 from fabula.book import Book, Quote
+from fabula.characters import SPEECH_VERBS
 from fabula.quotes._registry import attribution_method
 from fabula.quotes._rules import _Context, _gender, _Turn, finish_turns, run_sieve
 
 SIEVE_RULES = ("tag", "beat", "vocative", "alternation", "paragraph", "recent")
 _WINDOW_PARAGRAPHS = 2  # narration this many paragraphs before/after a turn offers candidates
-_FAR = 3000.0  # distances are capped here (chars)
+_FAR = 3000.0
+_RECENT_TURNS = 12  # earlier turns whose speakers are candidates
+_RECENT_SPEAKERS = 5  # at most this many distinct earlier speakers
+_MAIN_CAST = 8  # the characters named most often: candidates for a gendered tag no one resolved
+_RECENT_PARAGRAPHS = 6  # characters named in this many paragraphs before the turn are candidates  # distances are capped here (chars)
 
 FEATURES = [
     *(f"sieve_{rule}" for rule in SIEVE_RULES),
@@ -69,6 +75,14 @@ FEATURES = [
     "parity",
     "parity_multi_party",
     "own_paragraph_first_name_untagged",
+    "recent_speaker",
+    "recent_speaker_rank",
+    "recent_speaker_other_conversation",
+    "named_recently",
+    "frequent_character",
+    "two_party_run_before",
+    "two_party_run_after",
+    "conversation_turn_share",
 ]
 _INDEX = {name: i for i, name in enumerate(FEATURES)}
 
@@ -102,15 +116,20 @@ def attribute_with_ranker(book: Book, **options: Any) -> list[Quote]:
 def rank_speakers(book: Book, weights: np.ndarray, passes: int = 2) -> list[Quote]:
     """The sieve, then each turn's candidates scored with ``weights`` (one per `FEATURES` entry)."""
     context, turns = run_sieve(book)
-    for _ in range(passes):
-        # each pass sees the previous pass's speakers of the neighbouring turns
-        picks = [(item, item.features @ weights) for item in turn_candidates(context, turns)]
-        for item, scores in picks:
-            apply_choice(turns[item.turn], item, scores)
+    rerank(context, turns, weights, passes)
     for turn in turns:
         settle_quotes(turn)
     finish_turns(context, turns)
     return book.quotes
+
+
+def rerank(context: _Context, turns: list[_Turn], weights: np.ndarray, passes: int) -> None:
+    """Give every turn its top-scoring candidate, ``passes`` times: each pass sees the previous pass's
+    speakers of the neighbouring turns."""
+    for _ in range(passes):
+        picks = [(item, item.features @ weights) for item in turn_candidates(context, turns)]
+        for item, scores in picks:
+            apply_choice(turns[item.turn], item, scores)
 
 
 def apply_choice(turn: _Turn, item: TurnCandidates, scores: np.ndarray) -> None:
@@ -151,9 +170,12 @@ def turn_candidates(context: _Context, turns: list[_Turn]) -> list[TurnCandidate
         if mention.character_id is not None:
             mention_counts[mention.character_id] = mention_counts.get(mention.character_id, 0) + 1
     total_mentions = max(1, max(mention_counts.values(), default=1))
+    frequent = sorted(mention_counts, key=lambda who: -mention_counts[who])[:_MAIN_CAST]
     out: list[TurnCandidates] = []
     for index in range(len(turns)):
-        item = _features(context, turns, index, quote_counts, total_quotes, mention_counts, total_mentions)
+        item = _features(
+            context, turns, index, quote_counts, total_quotes, mention_counts, total_mentions, frequent
+        )
         if item is not None:
             out.append(item)
     return out
@@ -164,6 +186,10 @@ def _neighbour(turns: list[_Turn], index: int, offset: int) -> _Turn | None:
     if 0 <= other < len(turns) and turns[other].conversation == turns[index].conversation:
         return turns[other]
     return None
+
+
+def _speaker_of(turn: _Turn | None) -> str | None:
+    return turn.speaker if turn is not None else None
 
 
 def _named(context: _Context, start: int, end: int, inside: list[tuple[int, int]]) -> list[tuple[int, str]]:
@@ -185,6 +211,7 @@ def _features(
     total_quotes: int,
     mention_counts: dict[str, int],
     total_mentions: int,
+    frequent: list[str],
 ) -> TurnCandidates | None:
     book = context.book
     turn = turns[index]
@@ -222,6 +249,14 @@ def _features(
             put(quote.speaker_id, "quote_tag_name" if kind == "name" else "quote_tag_pronoun")
         elif rule == "beat":
             put(quote.speaker_id, "quote_beat")
+    if pronoun_gender is None:
+        pronoun_gender = _tag_gender(book.text, turn)
+    if pronoun_gender is not None:
+        # a gendered tag the sieve could not resolve ("returned she", "said his wife"): the
+        # novel's main characters of that gender are candidates
+        for who in frequent:
+            if _gender(context, who) == pronoun_gender:
+                put(who, "frequent_character")
     # turn structure
     participants: list[str] = []
     for offset, feature in ((-1, "prev1_speaker"), (-2, "prev2_speaker"), (-3, "prev3_speaker")):
@@ -240,6 +275,20 @@ def _features(
             participants.append(other.speaker)
             if offset == 2 and other.sieve[1] in ("tag", "beat"):
                 put(other.speaker, "next2_tagged")
+    # speakers of earlier turns, further back than the conversation neighbours: a third (fourth)
+    # party of a scene who spoke a while ago, ranked by how many other speakers came since
+    seen: list[str] = []
+    for back in range(index - 1, max(-1, index - 1 - _RECENT_TURNS), -1):
+        earlier = turns[back].speaker
+        if earlier is None or earlier in seen:
+            continue
+        seen.append(earlier)
+        put(earlier, "recent_speaker")
+        put(earlier, "recent_speaker_rank", 1.0 - len(seen) / (_RECENT_SPEAKERS + 1))
+        if turns[back].conversation != turn.conversation:
+            put(earlier, "recent_speaker_other_conversation")
+        if len(seen) >= _RECENT_SPEAKERS:
+            break
     previous = _neighbour(turns, index, -1)
     if previous is not None:
         for who in previous.vocatives:
@@ -278,6 +327,9 @@ def _features(
             )
             for _, who in after:
                 put(who, "next_paragraph_name")
+        lookback = int(paragraphs.starts[max(0, turn.first_paragraph - _RECENT_PARAGRAPHS)])
+        for _, who in _named(context, lookback, p_start, []):
+            put(who, "named_recently")
     for who in _vocatives_in(turn):
         put(who, "addressed_in_turn")
     # quotes' own named characters (not vocatives): rarely the speaker
@@ -286,6 +338,16 @@ def _features(
             put(who, "named_inside_quote")
     if not rows:
         return None
+    # A-B-A-B runs: (speaker of i-1, i-2, i-3) and (i+1, i+2, i+3), each None outside the conversation
+    behind = [_speaker_of(_neighbour(turns, index, -k)) for k in (1, 2, 3)]
+    ahead = [_speaker_of(_neighbour(turns, index, k)) for k in (1, 2, 3)]
+    conversation_list = [
+        t.speaker for t in turns[max(0, index - 20) : index + 20] if t.conversation == turn.conversation
+    ]
+    conversation_turns: dict[str, int] = {}
+    for speaker in conversation_list:
+        if speaker is not None:
+            conversation_turns[speaker] = conversation_turns.get(speaker, 0) + 1
     candidates = list(rows)
     for who in candidates:
         r = rows[who]
@@ -307,9 +369,47 @@ def _features(
         parity = float(r[_INDEX["prev2_speaker"]] > 0 and r[_INDEX["prev1_speaker"]] == 0)
         r[_INDEX["parity"]] = parity
         r[_INDEX["parity_multi_party"]] = parity * r[_INDEX["multi_party"]]
+        r[_INDEX["two_party_run_before"]] = float(
+            who == behind[1] and behind[0] is not None and behind[0] == behind[2]
+        )
+        r[_INDEX["two_party_run_after"]] = float(
+            who == ahead[1] and ahead[0] is not None and ahead[0] == ahead[2]
+        )
+        r[_INDEX["conversation_turn_share"]] = conversation_turns.get(who, 0) / max(1, len(conversation_list))
         untagged = not any(q.speaker_id is not None for q in turn.quotes)
         r[_INDEX["own_paragraph_first_name_untagged"]] = r[_INDEX["own_paragraph_first_name"]] * untagged
     return TurnCandidates(index, candidates, np.stack([rows[c] for c in candidates]))
+
+
+_GENDERED_NOUNS = {
+    "he": "male", "she": "female", "man": "male", "woman": "female", "husband": "male",
+    "wife": "female", "lady": "female", "gentleman": "male", "father": "male", "mother": "female",
+    "brother": "male", "sister": "female", "son": "male", "daughter": "female", "uncle": "male",
+    "aunt": "female", "boy": "male", "girl": "female",
+}  # fmt: skip
+_TAG_AFTER = re.compile(r"[\s,!?.;:'\"”’—-]{0,4}((?:[A-Za-z]+\b[ \t\n]*){1,4})")
+_DETERMINERS = {"the", "his", "her", "my", "our", "their"}
+
+
+def _tag_gender(text: str, turn: _Turn) -> str | None:
+    """The gender of a speech tag right after one of the turn's quotes that names no one:
+    ``"…," returned she`` / ``"…," he said`` / ``"…," said his wife`` / ``"…," said the old man``."""
+    for quote in turn.quotes:
+        for span in quote.spans:
+            match = _TAG_AFTER.match(text, span.end, span.end + 60)
+            if match is None:
+                continue
+            words = match.group(1).lower().split()
+            if len(words) >= 2 and words[0] in ("he", "she") and words[1] in SPEECH_VERBS:
+                return _GENDERED_NOUNS[words[0]]
+            if len(words) >= 2 and words[0] in SPEECH_VERBS:
+                if words[1] in ("he", "she"):
+                    return _GENDERED_NOUNS[words[1]]
+                if words[1] in _DETERMINERS:
+                    noun = next((w for w in words[2:4] if w in _GENDERED_NOUNS), None)
+                    if noun is not None:
+                        return _GENDERED_NOUNS[noun]
+    return None
 
 
 def _vocatives_in(turn: _Turn) -> list[str]:
