@@ -375,3 +375,28 @@ def test_the_formal_name_that_answers_a_family_title_is_the_same_person() -> Non
     once = text.replace('"Will you have tea, Aunt Juley?"', '"Will you have tea, dear?"')
     cast = _cast(once)  # one answer is not enough
     assert _owner(cast, "Aunt Juley") != _owner(cast, "Mrs. Munt")
+
+
+def test_a_common_word_at_a_sentence_start_is_cut_off_the_name() -> None:
+    text = (
+        "Marianne Dashwood loved music. Whatever Marianne felt, she said; whatever she said was true.\n\n"
+        '"Come," said Miss Marianne. Elinor watched Marianne, and Marianne sang. Whatever happened, '
+        "whatever came, whatever was lost, Marianne played.\n\n"
+        "Elinor smiled at Miss Marianne; Miss Marianne was happy. Will Ladislaw came."
+        ' "Hello," said Will Ladislaw. Everyone liked Will Ladislaw.'
+    )
+    cast = _cast(text)
+    names = {a for names in cast.values() for a in names}
+    assert not any(n.startswith("Whatever") for n in names)
+    assert _owner(cast, "Miss Marianne") == _owner(cast, "Marianne")
+    assert "Will Ladislaw" in names  # "will" is common, but "Will" is capitalised mid-sentence
+
+
+def test_a_wife_named_after_her_husband_does_not_join_him_as_a_name_variant() -> None:
+    text = (
+        '"Come," said Charles Wilcox, and he went out. Dolly laughed at Charles Wilcox; he frowned.\n\n'
+        '"No," said Mrs. Charlie Wilcox. Everyone knew Mrs. Charlie Wilcox; she was silly.\n\n'
+        "Charles Wilcox came back. Mrs. Charlie Wilcox smiled."
+    )
+    cast = _cast(text)
+    assert _owner(cast, "Mrs. Charlie Wilcox") != _owner(cast, "Charles Wilcox")

@@ -224,14 +224,23 @@ def _trim_common_tails(
 ) -> list[_Occurrence]:
     """Cut title-case headings off the names they run into: "Miss Lucy Honeychurch Drive Out",
     "Mrs. Rachel Lynde Is Properly Horrified". Two or more trailing words that are mostly written in
-    lowercase elsewhere are a heading's words, not a name's; one such word ("Mr. Mark Young") stays."""
+    lowercase elsewhere are a heading's words, not a name's; one such word ("Mr. Mark Young") stays.
+    At a sentence start, a first word written lowercase elsewhere and never capitalised mid-sentence
+    is no name either ("Whatever Marianne thought")."""
     capitalised = Counter(w for o in occurrences for w in o.words)
 
     def common(word: str) -> bool:
         return lowercase.get(word.lower(), 0) >= 3 and lowercase.get(word.lower(), 0) > capitalised[word]
 
+    # capitalised inside a sentence somewhere: a name's word ("Will Ladislaw"), not "Whatever Marianne"
+    mid = {w for o in occurrences if not o.initial for w in o.words}
     for o in occurrences:
         words = o.words
+        if o.initial and o.honorific is None and len(words) > 1 and words[0] not in mid and common(words[0]):
+            tokens = list(re.finditer(r"\S+", text[o.start : o.end]))[-len(words) :]
+            o.start += tokens[1].start()
+            o.words = words = words[1:]
+            o.initial = False
         keep = len(words)
         while keep > 1 and common(words[keep - 1]):
             keep -= 1
@@ -925,7 +934,14 @@ def _join_name_variants(
             continue
         (target,) = targets
         small, large = sorted((cluster, target), key=lambda c: c.size)
-        if any(conflict(form, large) for form in small.forms):
+        # pronoun votes mislead here ("Jim" came out female); titles do not ("Mrs. Charlie" is no Charles)
+        titled = [{HONORIFICS.get(h, "unknown") for h in c.honorifics} - {"unknown"} for c in (small, large)]
+        if (
+            ((titled[0] or titled[1]) and not _compatible(small.gender, large.gender))
+            or not all(_same_class(large, h) for h in small.honorifics)
+            or not all(_same_class(small, h) for h in large.honorifics)
+            or any(conflict(form, large) for form in small.forms)
+        ):
             continue
         _absorb(clusters, assign, large, small)
 
