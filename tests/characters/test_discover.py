@@ -400,3 +400,24 @@ def test_a_wife_named_after_her_husband_does_not_join_him_as_a_name_variant() ->
     )
     cast = _cast(text)
     assert _owner(cast, "Mrs. Charlie Wilcox") != _owner(cast, "Charles Wilcox")
+
+
+def test_a_surname_may_open_with_a_particle_after_an_honorific() -> None:
+    text = (
+        "Mrs. van der Luyden received them; she was pale. Mr. van der Luyden bowed, and he was grave.\n\n"
+        '"Welcome," said Mrs. van der Luyden. Archer looked at Mr. van der Luyden. Mrs. van der Luyden smiled.'
+    )
+    cast = _cast(text)
+    assert _owner(cast, "Mrs. van der Luyden") != _owner(cast, "Mr. van der Luyden")
+    names = {a for names in cast.values() for a in names}
+    assert "Luyden" not in names
+
+
+def test_name_variants_ignore_royal_titles_but_not_mrs() -> None:
+    text = (
+        '"Go," said James Vane, and he packed his box. Sibyl looked at James Vane, who loved her.\n\n'
+        '"No," said Jim Vane. Sibyl kissed Jim, and she cried. Later Jim walked out. King James was dead.\n\n'
+        "King James reigned long ago, and King James was wise."
+    )
+    cast = _cast(text)
+    assert _owner(cast, "Jim Vane") == _owner(cast, "James Vane")

@@ -54,9 +54,11 @@ _FULL_ALT = "|".join(
     sorted((h.capitalize() for h in HONORIFICS.keys() - _ABBREVIATIONS), key=len, reverse=True)
 )
 _GAP = r"[ \t]*\n?[ \t]*"  # words of one name may be split by a line break, never by a blank line
+#: particles that may open a surname after an honorific: "Mrs. van der Luyden", "Monsieur de Griers"
+_LEADING_PARTICLES = "van|von|der|den|de|du|des|la|le|di|da|del|della|ten|ter"
 _RUN = re.compile(
     rf"(?<![\w'’.-])(?:(?:(?P<abbr>{_ABBREV_ALT})\.?|(?P<hon>{_FULL_ALT})){_GAP})?"
-    rf"(?P<name>{_CAP_WORD}(?:{_GAP}(?:(?:{'|'.join(p for p in NAME_PARTICLES if p != 'of')}){_GAP})?(?!(?:{_HONORIFIC_ALT})\b)(?:{_CAP_WORD}|[{_UPPER}]\.))*)"
+    rf"(?P<name>(?:(?(abbr)|(?(hon)|(?!)))(?:{_LEADING_PARTICLES})(?:[ \t]+(?:{_LEADING_PARTICLES}))?[ \t]+)?{_CAP_WORD}(?:{_GAP}(?:(?:{'|'.join(p for p in NAME_PARTICLES if p != 'of')}){_GAP})?(?!(?:{_HONORIFIC_ALT})\b)(?:{_CAP_WORD}|[{_UPPER}]\.))*)"
     rf"(?P<poss>['’]s)?(?![\w])"
 )
 _LOWER_WORD = re.compile(rf"(?<![\w'’])[{_LOWER}][{_LOWER}'’-]*")
@@ -72,6 +74,7 @@ _FIRST_NAME_TITLES = frozenset({"lady", "sir", "lord", "aunt", "uncle", "cousin"
 #: family words (and "Comrade") used as titles: they say nothing about Mr./Mrs./Miss ("Aunt Juley" is
 #: Mrs. Munt, "Comrade Syme" is Mr. Syme)
 _KINSHIP = frozenset({"aunt", "uncle", "cousin", "auntie", "granny", "grandfather", "grandmother", "comrade"})
+_CIVIL_CLASSES = frozenset({"plain", "married", "unmarried"})  # Mr./Mrs./Miss, not "King James"
 _WIFE_TITLES = frozenset({"mrs", "madame", "mme", "frau", "signora", "señora", "lady"})
 _MALE_TITLES = frozenset({"dr", "doctor", "professor", "inspector"})
 #: two forms that share this share of the rarer one's sentences name two different people
@@ -935,7 +938,11 @@ def _join_name_variants(
         (target,) = targets
         small, large = sorted((cluster, target), key=lambda c: c.size)
         # pronoun votes mislead here ("Jim" came out female); titles do not ("Mrs. Charlie" is no Charles)
-        titled = [{HONORIFICS.get(h, "unknown") for h in c.honorifics} - {"unknown"} for c in (small, large)]
+        titled = [
+            {HONORIFICS.get(h, "unknown") for h in c.honorifics if _surname_class(h) in _CIVIL_CLASSES}
+            - {"unknown"}
+            for c in (small, large)
+        ]
         if (
             ((titled[0] or titled[1]) and not _compatible(small.gender, large.gender))
             or not all(_same_class(large, h) for h in small.honorifics)
