@@ -34,19 +34,20 @@ def test_mention_and_name_retrieval_find_the_character(name: str) -> None:
     speakers = [c for c in novel.characters if c.id in novel.scored_speakers(min_quotes=10)]
     assert len(speakers) >= 3
     failures: list[str] = []
-    # Characters named by a gold alias in at least 10 paragraphs: their top 10 must all name them.
+    # Every scored speaker: the top min(10, N) mention hits all name them by a gold alias, where N is the
+    # number of paragraphs naming them so (a character named in 4 paragraphs cannot fill a top 10).
     named_units: dict[str, set[int]] = {}
     aliases = {c.id: {n.casefold() for n in c.all_names()} for c in novel.characters}
     for m in book.mentions:
         if m.character_id and book.text[m.start : m.end].casefold() in aliases.get(m.character_id, ()):
             unit = next((u.id for u in mentions.units if u.start <= m.start and m.end <= u.end), None)
             named_units.setdefault(m.character_id, set()).add(unit if unit is not None else -1)
-    found = [c for c in speakers if len(named_units.get(c.id, ())) >= 10]
-    # missing alias matches are the characters module's business; nearly every speaker must qualify
-    assert len(found) >= 0.75 * len(speakers), sorted(c.name for c in speakers if c not in found)
+    found = [c for c in speakers if named_units.get(c.id)]
+    # missing alias matches are the characters module's business; nearly every speaker must be named
+    assert len(found) >= 0.9 * len(speakers), sorted(c.name for c in speakers if c not in found)
     for character in found:
         names = character.all_names()
-        hits = mentions.search(character.id, k=10)
+        hits = mentions.search(character.id, k=min(10, len(named_units[character.id])))
         failures += [
             f"mentions {character.name}: #{h.rank} {h.unit.text[:80]!r}"
             for h in hits
