@@ -64,6 +64,31 @@ def test_cache_key_covers_options_and_messages(tmp_path: Path) -> None:
         assert server.requests == 3
 
 
+def test_json_schema_option_reaches_the_server_and_is_part_of_the_cache_key(tmp_path: Path) -> None:
+    schema = {
+        "type": "object",
+        "properties": {"1": {"type": "string", "enum": ["Alice", "Bob"]}},
+        "required": ["1"],
+        "additionalProperties": False,
+    }
+    with ScriptedOpenAIServer('{"1": "Alice"}') as server:
+        llm = get_llm(f"openai:m@{server.url}", cache=tmp_path)
+        answers = ask_json_many(
+            llm,
+            ["who?", "who?"],
+            options=[GenerateOptions(json_schema=schema), GenerateOptions(json_mode=True)],
+        )
+        llm.generate("who?", GenerateOptions(json_schema=schema))  # cached
+        bodies = server.bodies
+    assert [a.value for a in answers] == [{"1": "Alice"}, {"1": "Alice"}]
+    assert len(bodies) == 2
+    assert bodies[0]["response_format"] == {
+        "type": "json_schema",
+        "json_schema": {"name": "answer", "schema": schema},
+    }
+    assert bodies[1]["response_format"] == {"type": "json_object"}
+
+
 def test_no_cache_always_calls_the_server(tmp_path: Path) -> None:
     with ScriptedOpenAIServer("ok") as server:
         llm = get_llm(f"openai:m@{server.url}", cache=False)

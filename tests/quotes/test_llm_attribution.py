@@ -28,9 +28,9 @@ OPENING = "\"“'‘"
 
 def _passage(messages: list[dict[str, str]]) -> str:
     text = messages[-1]["content"]
-    if "Passage:\n<<<" not in text:  # the reminder turn: the passage is in the first user turn
-        text = next(m["content"] for m in messages if "Passage:\n<<<" in m["content"])
-    return text.split("Passage:\n<<<", 1)[1].split(">>>", 1)[0]
+    if "<<<\n" not in text:  # the reminder turn: the passage is in the first user turn
+        text = next(m["content"] for m in messages if "<<<\n" in m["content"])
+    return text.split("<<<\n", 1)[1].split(">>>", 1)[0]
 
 
 def _marked(messages: list[dict[str, str]]) -> dict[str, str]:
@@ -88,7 +88,13 @@ def test_gold_answers_give_100_percent_on_a_pdnc_excerpt(tmp_path: Path, strateg
             stride_tokens=150,
         )
         marked_per_window = [_marked(b["messages"]) for b in server.bodies]
-        assert all(b["response_format"] == {"type": "json_object"} for b in server.bodies)
+        # each window's answer is constrained to exactly its marked ids, each a canonical cast name
+        names = sorted({c.name for c in novel.characters})
+        for body, marked in zip(server.bodies, marked_per_window, strict=True):
+            assert body["response_format"]["type"] == "json_schema"
+            schema = body["response_format"]["json_schema"]["schema"]
+            assert schema["required"] == sorted(marked, key=int) and not schema["additionalProperties"]
+            assert all(p == {"type": "string", "enum": names} for p in schema["properties"].values())
     assert report.chapters_split >= 1 and report.windows == len(marked_per_window) > 3
     assert all(q.speaker_id is not None for q in quotes), report.unmapped_names
     assert _accuracy(novel, quotes) == 1.0
@@ -279,3 +285,21 @@ def test_registered_as_the_llm_method_of_attribute_quotes() -> None:
     assert [q.speaker_id for q in result[:4]] == ["anna", "bell", "anna", "tom"]
     with pytest.raises(ConfigError, match="--llm"):
         registry.attribute_quotes(book, method="llm")
+
+
+def test_without_json_schema_only_json_mode_is_asked(tmp_path: Path) -> None:
+    novel, book, quotes = _load_excerpt()
+    _, answer = _gold_answerer(novel)
+    with ScriptedOpenAIServer(answer) as server:  # type: ignore[arg-type]
+        llm = get_llm(f"openai:gold@{server.url}", cache=tmp_path)
+        attribute_quotes_with_llm(
+            book,
+            llm,
+            quotes=quotes,
+            characters=novel.characters,
+            json_schema=False,
+            window_tokens=600,
+            stride_tokens=150,
+        )
+        assert server.bodies and all(b["response_format"] == {"type": "json_object"} for b in server.bodies)
+    assert _accuracy(novel, quotes) == 1.0

@@ -141,11 +141,13 @@ class LLM(abc.ABC):
     def generate_many(
         self,
         prompts: Sequence[Prompt],
-        options: GenerateOptions | None = None,
+        options: GenerateOptions | Sequence[GenerateOptions | None] | None = None,
         *,
         progress: str | None = None,
     ) -> list[Generation]:
         """Answer many prompts, at most `concurrency` at a time; results in the order of ``prompts``.
+
+        ``options`` is one set for all prompts or one per prompt.
 
         A `BackendError` (auth, missing model) stops the run and is raised; other failures are
         returned as generations with ``error`` set. ``progress`` is the label of a progress bar.
@@ -153,12 +155,18 @@ class LLM(abc.ABC):
         results: list[Generation | None] = [None] * len(prompts)
         if not prompts:
             return []
+        if options is None or isinstance(options, GenerateOptions):
+            per_prompt: list[GenerateOptions | None] = [options] * len(prompts)
+        elif len(options) == len(prompts):
+            per_prompt = list(options)
+        else:
+            raise ValueError(f"got {len(options)} option sets for {len(prompts)} prompts")
         bar = _progress_bar(progress, len(prompts))
         with bar or contextlib.nullcontext(), ThreadPoolExecutor(max_workers=self.concurrency) as pool:
             task = bar.add_task(progress or "", total=len(prompts)) if bar else None
 
             def run(index: int) -> None:
-                results[index] = self.generate(prompts[index], options)
+                results[index] = self.generate(prompts[index], per_prompt[index])
                 if bar is not None and task is not None:
                     bar.advance(task)
 

@@ -65,7 +65,9 @@ class LlamaCppLLM(LLM):
             arguments["seed"] = options.seed
         if options.top_p is not None:
             arguments["top_p"] = options.top_p
-        if options.json_mode:
+        if options.json_schema is not None:  # llama-cpp-python turns the schema into a grammar
+            arguments["response_format"] = {"type": "json_object", "schema": options.json_schema}
+        elif options.json_mode:
             arguments["response_format"] = {"type": "json_object"}
         with self._model_lock:
             try:

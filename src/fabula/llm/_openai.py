@@ -57,7 +57,12 @@ class OpenAILLM(LLM):
             arguments["stop"] = list(options.stop)
         if options.top_p is not None:
             arguments["top_p"] = options.top_p
-        if options.json_mode:
+        if options.json_schema is not None:  # OpenAI structured outputs; vLLM and llama.cpp's server too
+            arguments["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": "answer", "schema": options.json_schema},
+            }
+        elif options.json_mode:
             arguments["response_format"] = {"type": "json_object"}
         try:
             response = self._client.chat.completions.create(**arguments)

@@ -43,15 +43,19 @@ def ask_json_many(
     llm: LLM,
     prompts: Sequence[Prompt],
     schema: type[BaseModel] | None = None,
-    options: GenerateOptions | None = None,
+    options: GenerateOptions | Sequence[GenerateOptions] | None = None,
     *,
     reminder: str = DEFAULT_REMINDER,
     progress: str | None = None,
 ) -> list[JsonAnswer]:
-    """Answers for many prompts in order; unparseable ones are asked once more with ``reminder``."""
+    """Answers for many prompts in order; unparseable ones are asked once more with ``reminder``.
+
+    ``options`` is one set for all prompts or one per prompt (e.g. a JSON schema per prompt).
+    """
+    per_prompt = _options_per_prompt(options, len(prompts))
     conversations = [to_messages(p) for p in prompts]
     answers = [JsonAnswer() for _ in prompts]
-    first = llm.generate_many(conversations, options, progress=progress)
+    first = llm.generate_many(conversations, per_prompt, progress=progress)
     retry_indices: list[int] = []
     retry_prompts: list[list[ChatMessage]] = []
     for index, generation in enumerate(first):
@@ -70,11 +74,23 @@ def ask_json_many(
     if retry_prompts:
         label = f"{progress} (retries)" if progress else None
         for index, generation in zip(
-            retry_indices, llm.generate_many(retry_prompts, options, progress=label), strict=True
+            retry_indices,
+            llm.generate_many(retry_prompts, [per_prompt[i] for i in retry_indices], progress=label),
+            strict=True,
         ):
             answers[index].generations.append(generation)
             _try_parse(answers[index], generation, schema)
     return answers
+
+
+def _options_per_prompt(
+    options: GenerateOptions | Sequence[GenerateOptions] | None, count: int
+) -> list[GenerateOptions | None]:
+    if options is None or isinstance(options, GenerateOptions):
+        return [options] * count
+    if len(options) != count:
+        raise ValueError(f"got {len(options)} option sets for {count} prompts")
+    return list(options)
 
 
 def ask_json(

@@ -7,7 +7,7 @@ from them) and results can go straight into JSON reports.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -33,6 +33,9 @@ class GenerateOptions(BaseModel):
     seed: int | None = 0
     stop: tuple[str, ...] = ()
     json_mode: bool = False  # ask for a JSON object where the backend can enforce it
+    # a JSON Schema the answer must follow, where the backend can enforce it (llama.cpp grammar, OpenAI
+    # structured outputs, vLLM / llama.cpp server guided decoding); implies json_mode; ignored by hf
+    json_schema: dict[str, Any] | None = None
     top_p: float | None = None
 
 

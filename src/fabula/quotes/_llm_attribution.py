@@ -14,6 +14,11 @@ Two strategies, as in the paper:
 - ``incremental``: the windows of a chapter are asked in order; a window is shown the current answers
   for the quotes it shares with the previous window and may revise them (the last answer wins).
 
+With ``json_schema`` (the default) the answer is constrained where the backend can (llama.cpp grammar,
+OpenAI structured outputs, vLLM / llama.cpp server): an object whose keys are exactly the window's ids
+and whose values are canonical names of the cast. That forces one answer per quote, which small models
+otherwise skip; the prompt still asks for the same object, so unconstrained backends behave as before.
+
 Unparseable answers are asked once more with a reminder (`fabula.llm.ask_json_many`), then their quotes
 count as wrong.
 """
@@ -124,6 +129,7 @@ def attribute_quotes_with_llm(
     stride_tokens: int = DEFAULT_STRIDE_TOKENS,
     max_answer_tokens: int | None = None,
     json_mode: bool = True,
+    json_schema: bool = True,
     progress: str | None = None,
 ) -> LlmAttributionReport:
     """Set ``speaker_id`` of each quote (``book.quotes`` by default) from an LLM's answers.
@@ -170,7 +176,15 @@ def attribute_quotes_with_llm(
 
     cast_lines = "\n".join(_alias_line(c) for c in cast)
     context = _PromptContext(
-        book, template, cast, cast_lines, cast[0].name, by_chapter, max_answer_tokens, json_mode
+        book,
+        template,
+        cast,
+        cast_lines,
+        by_chapter,
+        max_answer_tokens,
+        json_mode,
+        json_schema,
+        max(model.count_tokens(c.name) for c in cast),
     )
     answers: dict[tuple[int, int], _Answer] = {}  # (chapter, local id) -> answer
     if strategy == "first":
@@ -322,10 +336,11 @@ class _PromptContext:
     template: PromptTemplate
     cast: list[Character]
     cast_lines: str
-    example_name: str
     by_chapter: list[list[Quote]]
     max_answer_tokens: int | None
     json_mode: bool
+    json_schema: bool
+    longest_name_tokens: int
 
 
 def _alias_line(character: Character) -> str:
@@ -364,7 +379,6 @@ def _ask(
 ) -> list[dict[int, _Answer]]:
     title = context.book.meta.title
     prompts = []
-    options = []
     for window in windows:
         chapter_quotes = context.by_chapter[window.chapter]
         variables: dict[str, object] = {
@@ -372,8 +386,6 @@ def _ask(
             "characters": context.cast_lines,
             "passage": _marked_passage(context.book, window, chapter_quotes),
             "quote_ids": ", ".join(str(i) for i in window.quote_ids),
-            "example_id": window.quote_ids[0],
-            "example_name": context.example_name,
         }
         if "previous" in context.template.placeholders:
             shown = {
@@ -383,10 +395,18 @@ def _ask(
             }
             variables["previous"] = _json_object(shown) if shown else "(none)"
         prompts.append(context.template.messages(**variables))
-        options.append(len(window.quote_ids))
-    # about 12 tokens per '"12": "Canonical Name", ' entry
-    max_tokens = context.max_answer_tokens or (12 * max(options, default=1) + 32)
-    generate_options = GenerateOptions(max_tokens=max_tokens, temperature=0.0, json_mode=context.json_mode)
+    # a '"12": "Canonical Name", ' entry costs the name plus about 8 tokens
+    per_entry = context.longest_name_tokens + 8
+    names = sorted({c.name for c in context.cast})
+    generate_options = [
+        GenerateOptions(
+            max_tokens=context.max_answer_tokens or per_entry * len(window.quote_ids) + 32,
+            temperature=0.0,
+            json_mode=context.json_mode,
+            json_schema=_answer_schema(window.quote_ids, names) if context.json_schema else None,
+        )
+        for window in windows
+    ]
     results = ask_json_many(model, prompts, SpeakerAnswer, generate_options, progress=progress)
     mapped: list[dict[int, _Answer]] = []
     cast = context.cast
@@ -408,6 +428,17 @@ def _ask(
             window_answers[int(match.group())] = _Answer(name, character.id if character else None)
         mapped.append(window_answers)
     return mapped
+
+
+def _answer_schema(quote_ids: list[int], names: list[str]) -> dict[str, Any]:
+    """JSON Schema of one window's answer: exactly its ids as keys, each a canonical cast name."""
+    speaker = {"type": "string", "enum": names}
+    return {
+        "type": "object",
+        "properties": {str(i): speaker for i in quote_ids},
+        "required": [str(i) for i in quote_ids],
+        "additionalProperties": False,
+    }
 
 
 def _answer_name(value: Any) -> str:
