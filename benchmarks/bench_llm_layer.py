@@ -65,6 +65,11 @@ def main() -> None:
     parser.add_argument("--strategy", default="first", choices=["first", "incremental"])
     parser.add_argument("--window-tokens", type=int, default=4096)
     parser.add_argument("--stride-tokens", type=int, default=1024)
+    parser.add_argument(
+        "--no-json-schema",
+        action="store_true",
+        help="only JSON mode: do not constrain the answer to the window's ids and the cast's names",
+    )
     args = parser.parse_args()
     if args.llm:
         attribution_run(args)
@@ -144,6 +149,7 @@ def attribution_run(args: argparse.Namespace) -> None:
         strategy=args.strategy,
         window_tokens=args.window_tokens,
         stride_tokens=args.stride_tokens,
+        json_schema=not args.no_json_schema,
         progress="LLM attribution",
     )
     elapsed = time.perf_counter() - started
@@ -157,6 +163,10 @@ def attribution_run(args: argparse.Namespace) -> None:
         (
             "strategy / window / overlap",
             f"{args.strategy} / {args.window_tokens} / {args.stride_tokens} tokens",
+        ),
+        (
+            "prompt / answer constraint",
+            f"{report.prompt} / {'JSON mode' if args.no_json_schema else 'JSON schema'}",
         ),
         ("token counter", report.token_counter),
         ("quotes (gold speaker is a character)", f"{len(scored)} of {len(quotes)}"),
