@@ -41,6 +41,24 @@ def test_name_before_verb_and_tag_before_the_quote() -> None:
     assert _speakers(book) == ["harriet", "knightley"]
 
 
+def test_lead_in_subject_is_the_name_that_starts_a_clause() -> None:
+    book = _run(
+        'Emma rose, half meaning to go, but Harriet rose at the same moment, and saying, "Stay!" '
+        "led the way.\n\n"
+        'Emma was sent away, and Harriet, embracing Mr. Knightley, thus began: "Yes, it is so."\n'
+    )
+    assert _speakers(book) == ["harriet", "harriet"]  # not the sentence's first name, not the object
+
+
+def test_lead_in_paragraph_ending_in_a_speech_verb_without_punctuation() -> None:
+    book = _run(
+        "Emma sat down by the window.\n\nMr. Knightley looked at the fire a long while and replied thus\n\n"
+        '"My dear Emma, I have the highest opinion of you."\n'
+    )
+    assert _speakers(book) == ["knightley"]
+    assert book.quotes[0].method == "rules:tag"
+
+
 def test_pronoun_tag_resolved_in_the_paragraph() -> None:
     book = _run('Mr. Knightley came in and sat down. "It is cold," he said.\n\nEmma smiled.\n')
     assert book.quotes[0].speaker_id == "knightley"

@@ -349,6 +349,21 @@ SPEECH_VERBS = frozenset(
         "recommended",
         "proposed",
         "announcing",
+        "accosted",
+        "subjoined",
+        "repeating",
+        "remonstrated",
+        "expostulated",
+        "hazarded",
+        "vouchsafed",
+        "ejaculated",
+        "drawled",
+        "lisped",
+        "mumbled",
+        "shrieked",
+        "thundered",
+        "blurted",
+        "concluding",
     ]
 )
 

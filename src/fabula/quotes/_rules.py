@@ -42,6 +42,9 @@ _VOCATIVE_BEFORE = re.compile(r"(?:^|[,!?.;—-]|\b(?:oh|o|dear|my|dearest|ah|we
 _VOCATIVE_AFTER = re.compile(r"^\s*[,!?.;—-]")
 _OPENING_MARKS = " \n\t\"'“‘«「"
 _CLOSING_MARKS = '"”»」'
+_STARTS_CLAUSE = re.compile(
+    r"(?:^|[,;:—(”\"]|--|[.!?]\s|\n|\b(?:and|but|while|when|whereupon|then|till|until|so|which|whom))[\s\"“‘]*\Z"
+)  # what comes right before a name that is the subject of its clause
 _SUBJECT_CHARS = 160  # how far before its speech verb the subject of a lead-in clause may be
 
 
@@ -216,6 +219,18 @@ def _tag_pass(context: _Context, turns: list[_Turn], index: int) -> None:
         turn.speaker, turn.rule, turn.confidence = best.character_id, best.rule, best.confidence
 
 
+_LAST_WORDS = re.compile(r"(?:[A-Za-z]+\s+){0,2}[A-Za-z]+\Z")
+
+
+def _ends_with_speech_verb(tail: str) -> bool:
+    """A paragraph that ends, with no punctuation, in a speech verb (or "thus") among its last three
+    words: ``Mr. Collins … replied thus`` / ``and exclaiming`` / ``thus accosted her``."""
+    match = _LAST_WORDS.search(tail[-60:])
+    return match is not None and any(
+        w.lower() in SPEECH_VERBS or w.lower() == "thus" for w in match.group().split()
+    )
+
+
 def _lead_in_start(book: Book, quote: Quote, p_start: int) -> int:
     """Where the "before" region starts for a quote that opens its paragraph: the narration paragraph
     before it when that one leads into the speech (``Mr. Darcy replied,`` / ``Emma continued:``)."""
@@ -225,7 +240,9 @@ def _lead_in_start(book: Book, quote: Quote, p_start: int) -> int:
     prev_start = int(book.paragraphs.starts[paragraph - 1])
     prev_end = int(book.paragraphs.ends[paragraph - 1])
     tail = book.text[prev_start:prev_end].rstrip()
-    if not tail or tail[-1] not in ":,-—" or tail[-1:] in _CLOSING_MARKS:
+    if not tail or tail[-1:] in _CLOSING_MARKS:
+        return p_start
+    if tail[-1] not in ":,-—" and not _ends_with_speech_verb(tail):
         return p_start
     last_mark = max(tail.rfind(mark) for mark in _CLOSING_MARKS)
     return prev_start + last_mark + 1 if last_mark >= 0 else prev_start
@@ -294,6 +311,15 @@ def _subject(
     between = text[nearest.mention.end : verb[0]]
     if "," not in between and len(between) <= 30:
         return nearest
+    # the last mention that starts a clause ("Denham rose, but Katharine rose too, and saying,"),
+    # which skips objects ("Isabella, embracing Catherine, thus began:")
+    starts = [
+        c
+        for c in subjects
+        if _STARTS_CLAUSE.search(text, max(0, c.mention.start - 40), c.mention.start) is not None
+    ]
+    if starts:
+        return max(starts, key=lambda c: c.mention.start)
     first = min(subjects, key=lambda c: c.mention.start)
     return first if verb[0] - first.mention.end <= _SUBJECT_CHARS else nearest
 
