@@ -421,3 +421,13 @@ def test_name_variants_ignore_royal_titles_but_not_mrs() -> None:
     )
     cast = _cast(text)
     assert _owner(cast, "Jim Vane") == _owner(cast, "James Vane")
+
+
+def test_a_particle_capitalised_at_a_sentence_start_is_the_same_name() -> None:
+    text = (
+        '"Come," said Monsieur de Griers, and he bowed. Polina looked at Monsieur de Griers; he smiled.\n\n'
+        "De Griers left the room. Everyone watched de Griers go, and de Griers did not look back.\n\n"
+        "De Griers returned later."
+    )
+    cast = _cast(text)
+    assert _owner(cast, "De Griers") == _owner(cast, "Monsieur de Griers")

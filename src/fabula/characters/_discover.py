@@ -211,7 +211,7 @@ def _candidates(book: Book, dialogue: Regions) -> list[_Occurrence]:
                 start=start,
                 end=end,
                 honorific=honorific,
-                words=tuple(_clean(w) for w in words),
+                words=_particles_lowered(tuple(_clean(w) for w in words)),
                 initial=initial and honorific is None,
                 titled=titled,
                 speech=speech,
@@ -253,6 +253,14 @@ def _trim_common_tails(
         o.end = o.start + tokens[keep - 1].end()
         o.words = words[:keep]
     return occurrences
+
+
+def _particles_lowered(words: tuple[str, ...]) -> tuple[str, ...]:
+    """ "De Griers" at a sentence start and "Monsieur de Griers" are one name: particles before another
+    word are compared in lowercase."""
+    return tuple(
+        w.lower() if i + 1 < len(words) and w.lower() in NAME_PARTICLES else w for i, w in enumerate(words)
+    )
 
 
 def _clean(word: str) -> str:
