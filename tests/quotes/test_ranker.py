@@ -123,3 +123,19 @@ def test_recent_speakers_and_two_party_runs() -> None:
     assert _feature(last, "emma", "conversation_turn_share") > _feature(
         last, "harriet", "conversation_turn_share"
     )
+
+
+def test_narration_paragraph_before_an_untagged_turn() -> None:
+    text = (
+        '"Good morning," said Mr. Knightley.\n\n'
+        "Harriet smiled at Emma and put down her work.\n\n"
+        '"What a lovely day."\n'
+    )
+    _, items = _items(text)
+    last = items[-1]
+    assert _feature(last, "harriet", "prev_narration_first_name") == 1.0
+    assert _feature(last, "emma", "prev_narration_first_name") == 0.0
+    first = items[0]
+    assert "prev_narration_first_name" not in [
+        FEATURES[k] for k in range(len(FEATURES)) if first.features[:, k].any()
+    ]

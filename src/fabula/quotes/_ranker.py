@@ -83,6 +83,7 @@ FEATURES = [
     "two_party_run_before",
     "two_party_run_after",
     "conversation_turn_share",
+    "prev_narration_first_name",
 ]
 _INDEX = {name: i for i, name in enumerate(FEATURES)}
 
@@ -320,6 +321,9 @@ def _features(
                 put(who, "prev_paragraph_name")
             if before:
                 put(before[-1][1], "prev_paragraph_last_name")
+                if index == 0 or turns[index - 1].paragraph != q:
+                    # a narration paragraph right before the turn: its first-named character acts, then speaks
+                    put(before[0][1], "prev_narration_first_name")
         if turn.paragraph + 1 < len(paragraphs):
             q = turn.paragraph + 1
             after = _named(
