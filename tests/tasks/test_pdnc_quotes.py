@@ -16,7 +16,7 @@ def test_daisy_miller_gold_characters_above_floor() -> None:
     report = evaluate_quotes(folder.parent, characters="gold", novels=["DaisyMiller"])
     scores = report.novels["DaisyMiller"]
     assert scores["detection_f1"] >= 0.95
-    assert scores["accuracy"] >= 0.85  # ranker (trained on all 21 novels, this one included): 0.89
+    assert scores["accuracy"] >= 0.88  # ranker trained on all 21 (this one included): 0.92; 7-fold CV: 0.91
     assert scores["explicit"] >= 0.95
     assert scores["scored"] > 400
 
