@@ -14,7 +14,7 @@ stderr = Console(stderr=True, highlight=False)
 
 app = typer.Typer(
     name="fabula",
-    help="Read a whole novel and understand its characters: cast, who says what, descriptions, recaps, evaluation.",
+    help="Read a whole novel and understand its characters: the cast and their names, who says what, passages about them, and evaluation with published protocols.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
