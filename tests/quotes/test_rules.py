@@ -129,3 +129,42 @@ def test_registered_method_is_used_with_its_options() -> None:
     book = book_from_text('"Hi," said Emma.\n')
     detect_quotes(book)
     assert [q.speaker_id for q in attribute_quotes(book, method="test-constant", who="emma")] == ["emma"]
+
+
+def _run_with(text: str, cast: list[Character]) -> Book:
+    book = book_from_text(text)
+    detect_quotes(book)
+    find_characters(book, gold=cast)
+    attribute_quotes(book, method="rules")
+    return book
+
+
+def test_tags_that_name_a_gold_role_in_lowercase_or_a_bare_address() -> None:
+    cast = [
+        Character("mariner", "The Mariner", {"The Mariner": 0}, gender="male", source="gold"),
+        Character("marvel", "Mr. Marvel", {"Marvel": 0}, gender="male", source="gold"),
+        Character("reisz", "Mademoiselle Reisz", {}, gender="female", source="gold"),
+    ]
+    book = _run_with(
+        'Mr. Marvel sat on the bench.\n\n"Fine day," said the mariner.\n\n"Very," said Mr. Marvel.\n\n'
+        '"Play it again," said Mademoiselle.\n\n"Ask Monsieur Ratignolle," said Mr. Marvel.\n',
+        cast,
+    )
+    assert _speakers(book) == ["mariner", "marvel", "reisz", "marvel"]
+
+
+def test_a_shared_first_name_goes_to_the_one_whose_family_is_in_the_cast() -> None:
+    cast = [
+        Character("charles_m", "Charles Musgrove", {"Charles Musgrove": 0}, gender="male", source="gold"),
+        Character("mary", "Mary Musgrove", {"Mary": 0}, gender="female", source="gold"),
+        Character("charles_h", "Charles Hayter", {"Hayter": 0}, gender="male", source="gold"),
+        Character("sir_john", "John Middleton", {"Sir John": 0}, gender="male", source="gold"),
+        Character("john_d", "John Dashwood", {"Mr. Dashwood": 0}, gender="male", source="gold"),
+    ]
+    book = _run_with(
+        "Charles Hayter came in. Charles Musgrove did not. Sir John Middleton and John Dashwood sat.\n\n"
+        '"Well," said Charles.\n\n'
+        '"Indeed," said John.\n',
+        cast,
+    )
+    assert _speakers(book) == ["charles_m", "john_d"]

@@ -21,7 +21,12 @@ RECENCY_WINDOW = 4000  # characters: how far back "mentioned recently" looks
 _ARTICLES = ("the ", "a ", "an ")
 _PARTICLES = NAME_PARTICLES - {"of"}
 DERIVED_CONFIDENCE = 0.8  # a surname or "Mr. X" taken from a listed "Mr. John X"
+_GENERIC_PEOPLE = frozenset(
+    {"man", "woman", "girl", "boy", "child", "lad", "lass", "lady", "gentleman", "person", "voice", "friend"}
+)  # "the man": too common to be a role name written in lowercase
 FIRST_NAME_CONFIDENCE = 0.6  # a first name taken from a listed full name: others may share it
+_NAME_FOLLOWS = re.compile(r"\s+[A-Z]")
+_BARE_ADDRESS = frozenset({"mademoiselle", "madame", "monsieur", "signora", "signorina", "signor"})
 
 
 @dataclass(slots=True)
@@ -30,6 +35,7 @@ class _Form:
     listed: bool  # True when the form is in the gold list itself (not derived)
     title: bool  # honorific/title-only form like "The Colonel"
     confidence: float  # of a mention when the form has one owner
+    bare_address: bool = False  # "Mademoiselle" alone: not when a name follows ("Monsieur Ratignolle")
 
 
 def is_pseudo_name(name: str) -> bool:
@@ -57,6 +63,11 @@ def _variants(name: str) -> set[str]:
                 tail = form[len(article) :]
                 out.add(article + tail)
                 out.add(article.capitalize() + tail)
+                if article == "the " and tail.lower() not in _GENERIC_PEOPLE:
+                    # annotators capitalise role names ("The Mariner") that the text writes in
+                    # lowercase ("said the mariner"); not "a man" (someone new) or "the girl" (anyone)
+                    out.add(article + tail.lower())
+                    out.add(article.capitalize() + tail.lower())
     return {v for v in out if v.strip()}
 
 
@@ -111,13 +122,55 @@ def _build_forms(gold: list[Character], text: str | None = None) -> dict[str, _F
     firsts = {f for c in gold for n in c.all_names() if (f := _first_name(" ".join(n.split())))}
     for spelling, owners in listed.items():
         forms[spelling] = _Form(tuple(sorted(owners)), True, _is_title(spelling), 1.0)
+    for spelling, owners in _bare_address(gold).items():
+        derived[spelling] |= owners
     for spelling, owners in derived_weak.items():
         derived.setdefault(spelling, owners)  # a bare surname is a man's before it is a woman's
     for spelling, owners in derived.items():
         if spelling not in forms:
+            if spelling in firsts and len(owners) > 1:
+                owners = _first_name_owners(spelling, owners, gold)
             confidence = FIRST_NAME_CONFIDENCE if spelling in firsts else DERIVED_CONFIDENCE
-            forms[spelling] = _Form(tuple(sorted(owners)), False, _is_title(spelling), confidence)
+            bare = spelling.lower() in _BARE_ADDRESS
+            forms[spelling] = _Form(tuple(sorted(owners)), False, _is_title(spelling), confidence, bare)
     return forms
+
+
+def _bare_address(gold: list[Character]) -> dict[str, set[str]]:
+    """A foreign form of address used alone ("said Mademoiselle" for Mademoiselle Reisz) names the one
+    character that is only ever listed under it; with two such characters it names no one."""
+    owners: dict[str, set[str]] = defaultdict(set)
+    for character in gold:
+        names = [" ".join(n.split()) for n in character.all_names() if n.strip() and not is_pseudo_name(n)]
+        heads = {n.split(None, 1)[0] for n in names}
+        if len(heads) == 1 and all(split_honorific(n)[0] in _BARE_ADDRESS for n in names):
+            owners[heads.pop()].add(character.id)
+    return {head: who for head, who in owners.items() if len(who) == 1}
+
+
+def _first_name_owners(first: str, owners: set[str], gold: list[Character]) -> set[str]:
+    """Who a bare first name shared by several characters can name, by naming conventions: not one
+    always titled with it ("Sir John", "Lady Catherine"), and, of the rest, one whose surname other
+    characters share (a family calls its members by first name: "Charles" is Charles Musgrove among
+    the Musgroves, not Charles Hayter). Falls back to all owners when the conventions rule out all."""
+    names = {c.id: [" ".join(n.split()) for n in c.all_names()] for c in gold}
+    untitled = {
+        o
+        for o in owners
+        if not any((h := split_honorific(n))[0] is not None and h[1] == first for n in names.get(o, []))
+    } or owners
+    surname_owners: dict[str, set[str]] = defaultdict(set)
+    for character_id, listed in names.items():
+        for name in listed:
+            words = split_honorific(name)[1].split()
+            if words and words[-1][:1].isupper():
+                surname_owners[words[-1]].add(character_id)
+    family = {
+        o
+        for o in untitled
+        if any(len(surname_owners[w[-1]]) > 1 for n in names.get(o, []) if (w := n.split()) and w[0] == first)
+    }
+    return family or untitled
 
 
 def _printed(name: str, text: str) -> bool:
@@ -144,6 +197,7 @@ def match_gold_names(book: Book, gold: list[Character]) -> list[Mention]:
         (m.start(), m.end(), forms[" ".join(m.group().split())])
         for m in pattern.finditer(text, book.body.start, book.body.end)
     ]
+    hits = [h for h in hits if not (h[2].bare_address and _NAME_FOLLOWS.match(text, h[1]))]
     # how often each character is named unambiguously: the tie-breaker for ambiguous forms
     sure = Counter(form.owners[0] for _, _, form in hits if len(form.owners) == 1)
     last_seen: dict[str, int] = {}
