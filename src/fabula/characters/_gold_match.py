@@ -5,6 +5,10 @@ longest first, so "Mr. Darcy" wins over "Darcy" and "Lady Catherine" over "Cathe
 listed names we also search derived forms (the surname of "Mr. Darcy", the parts of "Fitzwilliam
 Darcy", "Mr" for "Mr.") with a lower confidence. A form that belongs to several characters (a shared
 surname, two Catherines) goes to the candidate mentioned most recently, else to the one mentioned most.
+Naming conventions narrow some forms first: a role the list capitalises ("The Mariner") also matches
+in lowercase after "the"; a foreign address alone ("Mademoiselle") names the one character listed only
+under it; a shared first name is not the one always titled with it ("Sir John") and goes to the one
+whose family is in the cast ("Charles" among the Musgroves).
 """
 
 from __future__ import annotations
