@@ -21,7 +21,9 @@ NOVELS = ["Emma", "NightAndDay", "PrideAndPrejudice"]
 
 
 def main() -> None:
-    root = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parents[2] / "shared/data/pdnc"
+    root = (
+        Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parents[2] / "shared/data/pdnc"
+    )
     table = Table(title="fabula characters: time and memory")
     for column in ["novel", "words", "discover s", "gold match s", "characters", "mentions", "peak RSS MB"]:
         table.add_column(column, justify="right" if column != "novel" else "left")
@@ -36,8 +38,15 @@ def main() -> None:
         find_characters(book, gold=novel.characters)
         gold = time.perf_counter() - started
         peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        table.add_row(name, f"{book.word_count:,}", f"{discover:.2f}", f"{gold:.2f}", str(len(cast)),
-                      f"{mentions:,}", f"{peak_mb:.0f}")
+        table.add_row(
+            name,
+            f"{book.word_count:,}",
+            f"{discover:.2f}",
+            f"{gold:.2f}",
+            str(len(cast)),
+            f"{mentions:,}",
+            f"{peak_mb:.0f}",
+        )
     Console().print(table)
 
 
