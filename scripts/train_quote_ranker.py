@@ -8,7 +8,7 @@ Reports leave-novels-out cross-validation (``--folds`` folds by novel, each nove
 never saw it) with the PDNC protocol, for gold and (with ``--predicted``) discovered characters, then
 trains on all novels and writes ``src/fabula/quotes/ranker.json`` (unless ``--no-write``).
 
-    python scripts/train_quote_ranker.py ../shared/data/pdnc [--folds 7] [--predicted] [--json OUT]
+    python scripts/train_quote_ranker.py ../shared/data/pdnc [--folds 7] [--second-pass] [--predicted] [--json OUT]
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from scipy.optimize import minimize
 from fabula.characters import find_characters
 from fabula.datasets import PdncNovel, find_pdnc_novels, load_pdnc_novel
 from fabula.quotes import detect_quotes
-from fabula.quotes._ranker import FEATURES, rank_speakers, turn_candidates
+from fabula.quotes._ranker import FEATURES, rank_speakers, rerank, turn_candidates
 from fabula.quotes._rules import run_sieve
 from fabula.tasks.pdnc_quotes import match_quotes, score_novel
 
@@ -34,12 +34,16 @@ MODEL_PATH = Path(__file__).resolve().parents[1] / "src" / "fabula" / "quotes" /
 Groups = list[tuple[np.ndarray, int]]  # (features of a turn's candidates, index of the right one)
 
 
-def training_groups(novel: PdncNovel) -> Groups:
-    """Feature groups of one novel (gold characters), labelled where the gold speaker is a candidate."""
+def training_groups(novel: PdncNovel, first_pass: np.ndarray | None = None) -> Groups:
+    """Feature groups of one novel (gold characters), labelled where the gold speaker is a candidate.
+    With ``first_pass`` weights, the neighbouring turns' speakers are that model's picks (as in the
+    ranker's second pass at inference) instead of the sieve's."""
     book = novel.book
     detect_quotes(book)
     find_characters(book, gold=novel.characters)
     context, turns = run_sieve(book)
+    if first_pass is not None:
+        rerank(context, turns, first_pass, passes=1)
     pairs = match_quotes(novel.quotes, book.quotes)
     gold_of: dict[int, str] = {}
     position = {id(q): i for i, q in enumerate(book.quotes)}
@@ -107,6 +111,12 @@ def main() -> None:
     parser.add_argument(
         "--predicted", action="store_true", help="also cross-validate with discovered characters"
     )
+    parser.add_argument(
+        "--second-pass",
+        action="store_true",
+        help="refit on features whose neighbouring speakers are a first fit's picks (as the ranker's"
+        " second pass sees them at inference)",
+    )
     parser.add_argument("--json", type=Path, help="write the cross-validation scores here")
     parser.add_argument("--no-write", action="store_true", help="do not write ranker.json")
     args = parser.parse_args()
@@ -119,6 +129,10 @@ def main() -> None:
         held_out = [n for i, n in enumerate(novels) if i % args.folds == fold]
         train = [g for n in novels if n not in held_out for g in groups[n.name]]
         weights = fit(train, args.l2)
+        if args.second_pass:
+            weights = fit(
+                [g for n in novels if n not in held_out for g in training_groups(n, weights)], args.l2
+            )
         for novel in held_out:
             results["gold"][novel.name] = score_with(novel, weights, "gold")
             if args.predicted:
@@ -137,6 +151,8 @@ def main() -> None:
     if args.json is not None:
         args.json.write_text(json.dumps(results, indent=1))
     weights = fit([g for n in novels for g in groups[n.name]], args.l2)
+    if args.second_pass:
+        weights = fit([g for n in novels for g in training_groups(n, weights)], args.l2)
     for name, w in sorted(zip(FEATURES, weights, strict=True), key=lambda x: -abs(x[1])):
         print(f"  {name:32s} {w:+.3f}", file=sys.stderr)
     if not args.no_write:
@@ -144,6 +160,7 @@ def main() -> None:
             "model": "conditional logit over a turn's candidate speakers",
             "trained_on": [n.name for n in novels],
             "l2": args.l2,
+            "second_pass": args.second_pass,
             "features": FEATURES,
             "weights": [round(float(w), 5) for w in weights],
             "scale": 1.0,
