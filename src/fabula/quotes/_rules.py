@@ -111,7 +111,6 @@ def finish_turns(context: _Context, turns: list[_Turn]) -> None:
 
 def _context(book: Book) -> _Context:
     names = [m for m in book.mentions if m.kind in ("name", "title") and m.character_id is not None]
-    names = _rejoin_broken_titles(book, names)
     names.sort(key=lambda m: m.start)
     pronouns = {m.start: m for m in book.mentions if m.kind == "pronoun" and m.character_id is not None}
     characters = {c.id: c for c in book.characters}
@@ -119,29 +118,6 @@ def _context(book: Book) -> _Context:
     if narrator is None:
         narrator = _narrator_from_mentions(book, pronouns)
     return _Context(book, characters, names, [m.start for m in names], pronouns, narrator)
-
-
-_BROKEN_TITLE = re.compile(r"\b([A-Z][a-z]{1,8}\.?)[ \t]*\n[ \t]*$")
-
-
-def _rejoin_broken_titles(book: Book, names: list[Mention]) -> list[Mention]:
-    """A name split by a line break after its honorific (``said Mrs.\nMiller``) is often matched as
-    the bare surname, i.e. another family member: give it to the character named ``Mrs. Miller``."""
-    by_name: dict[str, str | None] = {}
-    for character in book.characters:
-        for name in character.all_names():
-            key = " ".join(name.replace(".", "").split()).lower()
-            by_name[key] = character.id if by_name.get(key, character.id) == character.id else None
-    out: list[Mention] = []
-    for mention in names:
-        match = _BROKEN_TITLE.search(book.text, max(0, mention.start - 12), mention.start)
-        if match is not None and match.group(1).rstrip(".").lower() in HONORIFICS:
-            key = f"{match.group(1).rstrip('.')} {book.text[mention.start : mention.end]}".lower()
-            owner = by_name.get(" ".join(key.split()))
-            if owner is not None:
-                mention = Mention(match.start(1), mention.end, owner, mention.kind, mention.confidence)
-        out.append(mention)
-    return out
 
 
 def _narrator_from_mentions(book: Book, pronouns: dict[int, Mention]) -> str | None:
