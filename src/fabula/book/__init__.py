@@ -16,7 +16,7 @@ from fabula.book._model import (
 from fabula.book._position import resolve_position
 from fabula.book._segment import detect_language
 from fabula.book._serialize import book_from_dict, book_to_dict, book_to_json, load_book_json, save_book
-from fabula.book._spans import Span, SpanLayer
+from fabula.book._spans import Span, SpanLayer, trim_span
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
@@ -42,4 +42,5 @@ __all__ = [
     "read_book_file",
     "resolve_position",
     "save_book",
+    "trim_span",
 ]

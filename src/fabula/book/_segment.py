@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from fabula.book._spans import SpanLayer
+from fabula.book._spans import SpanLayer, trim_span
 
 # Abbreviations after which a period does not end a sentence.
 _ABBREVIATIONS = frozenset(
@@ -305,10 +305,7 @@ def _cover(spans: Iterable[tuple[int, int]], length: int, text: str) -> list[tup
             out[-1] = (out[-1][0], start)  # keep skipped non-space text with the previous sentence
         elif not out and text[:start].strip():
             start = 0
-        while start < end and text[start].isspace():
-            start += 1
-        while end > start and text[end - 1].isspace():
-            end -= 1
+        start, end = trim_span(text, start, end)
         if end > start:
             out.append((start, end))
             position = end

@@ -37,6 +37,15 @@ class Span:
         return self.start <= offset < self.end
 
 
+def trim_span(text: str, start: int, end: int) -> tuple[int, int]:
+    """``[start, end)`` without the white space at either end (empty when it is all white space)."""
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
 IntArray = npt.NDArray[np.int64]
 
 

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from fabula.book._model import Chapter
-from fabula.book._spans import Span, SpanLayer
+from fabula.book._spans import Span, SpanLayer, trim_span
 
 # --- Project Gutenberg boilerplate ---------------------------------------------------------------
 _PG_START = re.compile(
@@ -83,11 +83,7 @@ def find_body(text: str) -> FrontMatter:
         if ends:
             gutenberg = True
             end = ends[0].start()
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    return FrontMatter(Span(start, end), gutenberg, title, author)
+    return FrontMatter(Span(*trim_span(text, start, end)), gutenberg, title, author)
 
 
 def _next_line(text: str, offset: int) -> int:
@@ -149,10 +145,7 @@ def _add_lines(text: str, start: int, end: int, starts: list[int], ends: list[in
 
 
 def _add_trimmed(text: str, start: int, end: int, starts: list[int], ends: list[int]) -> None:
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
+    start, end = trim_span(text, start, end)
     if end > start:
         starts.append(start)
         ends.append(end)

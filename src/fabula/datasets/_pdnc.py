@@ -13,7 +13,7 @@ import csv
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from fabula.book import Book, Character, Span, load_book
+from fabula.book import Book, Character, Span, load_book, trim_span
 from fabula.characters import load_character_list
 from fabula.errors import InputError
 
@@ -110,9 +110,4 @@ def load_pdnc_novel(folder: str | Path) -> PdncNovel:
 
 def _trim(text: str, span: Span) -> Span:
     """PDNC spans sometimes include surrounding white space; trim it."""
-    start, end = span.start, span.end
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    return Span(start, end)
+    return Span(*trim_span(text, span.start, span.end))

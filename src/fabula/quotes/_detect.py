@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from fabula.book import Book, Quote, Span
+from fabula.book import Book, Quote, Span, trim_span
 
 MAX_SEGMENT_CHARS = 6000  # a longer open quote inside one paragraph is cut at a line end and flagged
 MAX_CONTINUED_PARAGRAPHS = 30  # a multi-paragraph quote longer than this is treated as unbalanced marks
@@ -363,9 +363,5 @@ def _is_mention_quote(text: str, group: list[_Segment]) -> bool:
 
 
 def _trimmed(text: str, segment: _Segment) -> _Segment:
-    start, end = segment.start, segment.end
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
+    start, end = trim_span(text, segment.start, segment.end)
     return _Segment(start, end, segment.paragraph, list(segment.flags), segment.continues)
