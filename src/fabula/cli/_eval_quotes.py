@@ -8,9 +8,16 @@ from typing import Annotated, Any
 import typer
 
 from fabula.cli._app import eval_app, stderr, stdout
-from fabula.cli._options import JsonOutOption, LlmOption, NoCacheOption, StrategyOption, llm_method_options
+from fabula.cli._options import (
+    AttributionMethodOption,
+    JsonOutOption,
+    LlmOption,
+    NoCacheOption,
+    StrategyOption,
+    llm_method_options,
+)
 from fabula.errors import InputError
-from fabula.quotes import DEFAULT_METHOD, available_methods
+from fabula.quotes import DEFAULT_METHOD
 
 
 @eval_app.command("quotes")
@@ -23,12 +30,7 @@ def eval_quotes_command(
         str,
         typer.Option("--characters", metavar="gold|predicted", help="Gold character lists or fabula's own."),
     ] = "gold",
-    method: Annotated[
-        str,
-        typer.Option(
-            "--method", metavar="NAME", help=f"Attribution method: {', '.join(available_methods())}."
-        ),
-    ] = DEFAULT_METHOD,
+    method: AttributionMethodOption = DEFAULT_METHOD,
     llm: LlmOption = None,
     strategy: StrategyOption = "first",
     no_cache: NoCacheOption = False,

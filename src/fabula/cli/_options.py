@@ -11,6 +11,7 @@ import typer
 
 from fabula.book import Book, resolve_position
 from fabula.cli._app import stderr
+from fabula.quotes import available_methods
 
 BookArgument = Annotated[
     Path, typer.Argument(metavar="BOOK", help="A .txt (any common encoding) or .epub novel.")
@@ -52,6 +53,10 @@ JsonOutOption = Annotated[
 ]
 
 
+AttributionMethodOption = Annotated[
+    str,
+    typer.Option("--method", metavar="NAME", help=f"Attribution method: {', '.join(available_methods())}."),
+]
 StrategyOption = Annotated[
     str,
     typer.Option(

@@ -12,6 +12,7 @@ from fabula.book import load_book
 from fabula.characters import find_characters, load_character_list
 from fabula.cli._app import app, stderr
 from fabula.cli._options import (
+    AttributionMethodOption,
     BookArgument,
     GoldCharactersOption,
     LlmOption,
@@ -23,7 +24,7 @@ from fabula.cli._options import (
     reading_limit,
 )
 from fabula.errors import InputError
-from fabula.quotes import DEFAULT_METHOD, attribute_quotes, available_methods, detect_quotes, write_quotes
+from fabula.quotes import DEFAULT_METHOD, attribute_quotes, detect_quotes, write_quotes
 from fabula.quotes._output import QuoteFormat, quotes_bytes
 
 
@@ -41,12 +42,7 @@ def quotes_command(
         Path | None,
         typer.Option("--output", "-o", metavar="OUT", help="Write to OUT (atomically) instead of stdout."),
     ] = None,
-    method: Annotated[
-        str,
-        typer.Option(
-            "--method", metavar="NAME", help=f"Attribution method: {', '.join(available_methods())}."
-        ),
-    ] = DEFAULT_METHOD,
+    method: AttributionMethodOption = DEFAULT_METHOD,
     llm: LlmOption = None,
     strategy: StrategyOption = "first",
     no_cache: NoCacheOption = False,
