@@ -14,6 +14,17 @@ LFED_DIR = SHARED_DATA / "lfed"
 EXAMPLE_NOVEL = ROOT / "examples" / "alice_in_wonderland.txt"
 
 
+def run_cli(*args: str | Path) -> int:
+    """Run ``fabula ARGS`` in-process and return its exit code."""
+    from fabula.cli import main
+
+    try:
+        main([str(a) for a in args])
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    return 0
+
+
 def pdnc_novel_dir(name: str) -> Path:
     """Path of one PDNC novel folder, skipping the test with a clear reason when the data is absent."""
     folder = PDNC_DIR / name

@@ -13,19 +13,10 @@ import orjson
 import pytest
 
 from fabula.book import load_book_json
-from fabula.cli import main
-from tests.conftest import ROOT
+from tests.conftest import ROOT, run_cli
 
 ALICE = ROOT / "examples" / "alice_in_wonderland.txt"
 OUTPUTS = ("book.json", "characters.jsonl", "quotes.jsonl", "quotes.tsv", "report.html", "manifest.json")
-
-
-def run_cli(*args: str | Path) -> int:
-    try:
-        main([str(a) for a in args])
-    except SystemExit as exc:
-        return int(exc.code or 0)
-    return 0
 
 
 def jsonl(path: Path) -> list[dict]:

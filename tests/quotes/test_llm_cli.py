@@ -8,20 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from fabula.cli import main
 from fabula.llm.testing import ScriptedOpenAIServer
-from tests.conftest import pdnc_novel_dir
+from tests.conftest import pdnc_novel_dir, run_cli
 
 
 def _everyone_is_daisy(messages: list[dict[str, str]]) -> str:
     ids = re.findall(r"\[(\d+)\]", messages[-1]["content"])
     return "Sure! Here you go:\n```json\n" + json.dumps({i: "Daisy Miller" for i in ids}) + "\n```"
-
-
-def _run(args: list[str]) -> None:
-    with pytest.raises(SystemExit) as exit_info:
-        main(args)
-    assert exit_info.value.code in (0, None)
 
 
 def test_eval_quotes_with_llm_caches_and_records_settings(
@@ -34,11 +27,11 @@ def test_eval_quotes_with_llm_caches_and_records_settings(
     with ScriptedOpenAIServer(_everyone_is_daisy) as server:
         args = ["eval", "quotes", "--pdnc", str(folder.parent), "--novel", "DaisyMiller", "--method", "llm"]
         args += ["--llm", f"openai:test-model@{server.url}", "--json", str(out)]
-        _run(args)
+        assert run_cli(*args) == 0
         first_requests = server.requests
         assert first_requests > 0
         first = json.loads(out.read_text())
-        _run(args)  # the second run is answered from the cache
+        assert run_cli(*args) == 0  # the second run is answered from the cache
         assert server.requests == first_requests
     second = json.loads(out.read_text())
     assert first["mean"] == second["mean"]

@@ -10,19 +10,10 @@ import pytest
 
 from fabula.book import Character, book_from_text
 from fabula.characters import find_characters
-from fabula.cli import main
 from fabula.quotes import TSV_COLUMNS, attribute_quotes, detect_quotes, quote_records, write_quotes
-from tests.conftest import ROOT
+from tests.conftest import ROOT, run_cli
 
 ALICE = ROOT / "examples" / "alice_in_wonderland.txt"
-
-
-def run_cli(*args: str | Path) -> int:
-    try:
-        main([str(a) for a in args])
-    except SystemExit as exc:
-        return int(exc.code or 0)
-    return 0
 
 
 def _book():  # type: ignore[no-untyped-def]
