@@ -39,7 +39,7 @@ from fabula.characters._lexicon import (
     STANDALONE_TITLES,
     SURNAME_HONORIFICS,
 )
-from fabula.characters._text import Regions, dialogue_regions, is_sentence_initial
+from fabula.characters._text import Regions, dialogue_regions, is_sentence_initial, is_vocative
 
 _UPPER = "A-ZÀ-ÖØ-Þ"
 _LOWER = "a-zß-öø-ÿ"
@@ -134,7 +134,8 @@ def discover_characters(book: Book, *, ner_model: str | None = None) -> tuple[li
     votes = _pronoun_votes(text, occurrences)
     together = _sentence_cooccurrence(book, occurrences, dialogue)
     links = _textual_links(text, occurrences, dialogue) + _vocative_replies(book, occurrences, dialogue)
-    clusters, form_cluster = _cluster(occurrences, votes, together, links)
+    addressed = _address_replies(book, occurrences, dialogue)
+    clusters, form_cluster = _cluster(occurrences, votes, together, links, addressed)
     mentions: list[Mention] = []
     for o in occurrences:
         cid = form_cluster.get(_form(o))
@@ -391,6 +392,7 @@ def _cluster(
     votes: dict[tuple[str, ...], Counter[str]],
     together: Counter[tuple[_FormKey, _FormKey]],
     links: Counter[tuple[_FormKey, _FormKey]] | None = None,
+    addressed: Counter[tuple[_FormKey, _FormKey]] | None = None,
 ) -> tuple[dict[int, _Cluster], dict[_FormKey, int]]:
     counts: Counter[_FormKey] = Counter(_form(o) for o in occurrences)
     clusters: dict[int, _Cluster] = {}
@@ -545,7 +547,7 @@ def _cluster(
         # "Miss Bennet" with several Bennet sisters about: only a unique candidate is safe
         target = _dominant(candidates) if honorific != "miss" or len(candidates) == 1 else None
         if target is None and honorific == "miss":
-            target = _styled_so(candidates, honorific, word)
+            target = _styled_so(candidates, honorific, word) or _eldest_sister(candidates, word)
         if target is None and _surname_class(honorific) == "married" and not candidates:
             target = female_alone(word)
             if target is not None and conflict(form, target):
@@ -633,6 +635,7 @@ def _cluster(
     _join_nicknames(clusters, assign, conflict)
     _join_orphans(clusters, assign, conflict)
     _join_linked(clusters, assign, conflict, links or Counter())
+    _join_addressed(clusters, assign, conflict, addressed or Counter())
     _join_name_variants(clusters, assign, conflict)
     return clusters, assign
 
@@ -701,6 +704,92 @@ def _vocative_replies(
         if n >= 2 and n >= 2 * rest[0][1]:
             links[(vocative, best)] = n
     return links
+
+
+def _address_replies(
+    book: Book, occurrences: list[_Occurrence], dialogue: Regions
+) -> Counter[tuple[_FormKey, _FormKey]]:
+    """Names people are addressed by to the names the narration gives them: a speech that says
+    "Henry, …" is answered in the next paragraph, or answers the previous one, by a turn the
+    narration tags "said Mr. Wilcox". Counted per (vocative, tag) pair; a vocative answered at least
+    twice by one tagged name, and twice as often as by any other, links the two (`_join_addressed`
+    decides whether the names can be one person's)."""
+    if not len(book.paragraphs) or not len(dialogue):
+        return Counter()
+    text = book.text
+    paragraph = (
+        np.searchsorted(book.paragraphs.starts, np.array([o.start for o in occurrences]), side="right") - 1
+    )
+    tagged: dict[int, _FormKey] = {}  # paragraph -> the first name tagged with a speech verb
+    for o, p in zip(occurrences, paragraph.tolist(), strict=True):
+        if o.speech and o.start not in dialogue and not o.titled:
+            tagged.setdefault(p, _form(o))
+    replies: dict[_FormKey, Counter[_FormKey]] = defaultdict(Counter)
+    for o, p in zip(occurrences, paragraph.tolist(), strict=True):
+        region = dialogue.index(o.start)
+        if region < 0 or o.titled or o.honorific in _KINSHIP:
+            continue
+        if not is_vocative(text, o.start, o.end, (dialogue.starts[region], dialogue.ends[region])):
+            continue
+        form, own = _form(o), tagged.get(p)
+        for answer in (tagged.get(p - 1), tagged.get(p + 1)):
+            if answer is not None and answer != own and answer != form:
+                replies[form][answer] += 1
+    links: Counter[tuple[_FormKey, _FormKey]] = Counter()
+    for vocative, answers in replies.items():
+        (best, n), *rest = [*answers.most_common(2), (vocative, 0)]
+        if n >= 2 and n >= 2 * rest[0][1]:
+            links[(vocative, best)] = n
+    return links
+
+
+def _join_addressed(
+    clusters: dict[int, _Cluster],
+    assign: dict[_FormKey, int],
+    conflict: Callable[[_FormKey, _Cluster], bool],
+    links: Counter[tuple[_FormKey, _FormKey]],
+) -> None:
+    """Join a name people address someone by to the name the narration tags their answers with
+    ("Henry" and "Mr. Wilcox", "Miss Dashwood" and "Elinor") when nothing in the two names disagrees:
+    genders agree, neither has a first name or a surname the other lacks a match for, and a
+    "Miss Bennet" never joins a sister the text styles "Miss Elizabeth" (she is not the eldest)."""
+    for (a, b), _ in links.most_common():
+        ca, cb = clusters.get(assign.get(a, -1)), clusters.get(assign.get(b, -1))
+        if ca is None or cb is None or ca is cb or not _compatible(ca.gender, cb.gender):
+            continue
+        if (ca.first_names and cb.first_names and not ca.first_names & cb.first_names) or (
+            ca.last_names and cb.last_names and not ca.last_names & cb.last_names
+        ):
+            continue
+        if _styled_sister(ca, cb) or _styled_sister(cb, ca):
+            continue
+        if _other_given_name(a, cb) or _other_given_name(b, ca):
+            continue
+        if not all(_same_class(cb, h) for h in ca.honorifics) or not all(
+            _same_class(ca, h) for h in cb.honorifics
+        ):
+            continue  # "Mrs. Vane" is not "Miss Sibyl Vane", whoever answers whom
+        small, large = sorted((ca, cb), key=lambda c: c.size)
+        if any(conflict(form, large) for form in small.forms):
+            continue
+        _absorb(clusters, assign, large, small)
+
+
+def _other_given_name(form: _FormKey, cluster: _Cluster) -> bool:
+    """Whether a bare given name ("Prascovia") meets a cluster with another given name ("Polina")
+    that is no variant of it (unlike "Harry" and "Henry", "Evie" and "Evelyn")."""
+    honorific, words = form
+    if honorific is not None or len(words) != 1 or not cluster.first_names or words[0] in cluster.first_names:
+        return False
+    return words[0] not in cluster.last_names and not any(
+        _variant_names(words[0], f) for f in cluster.first_names
+    )
+
+
+def _styled_sister(miss: _Cluster, other: _Cluster) -> bool:
+    """Whether ``miss`` is a bare "Miss Surname" and ``other`` is styled "Miss <first name>"."""
+    bare = [w for (h, w) in miss.forms if h == "miss" and len(w) == 1 and w[0] not in other.first_names]
+    return bool(bare) and any(h == "miss" and w[0] in other.first_names for (h, w) in other.forms)
 
 
 def _join_linked(
@@ -867,6 +956,19 @@ def _styled_so(candidates: list[_Cluster], honorific: str, surname: str) -> _Clu
     if not uses or uses[0][0] < 3 or (len(uses) > 1 and uses[0][0] < 3 * uses[1][0]):
         return None
     return next(c for c in candidates if c.id == uses[0][1])
+
+
+def _eldest_sister(candidates: list[_Cluster], surname: str) -> _Cluster | None:
+    """Among sisters, "Miss Bennet" is the eldest, and the younger ones are the ones the text styles
+    "Miss Elizabeth (Bennet)", "Miss Lydia": when all but one of the women of that surname are styled
+    so, the one left is "Miss Bennet"."""
+    women = [c for c in candidates if c.gender != "male"]
+    unstyled = [
+        c
+        for c in women
+        if not any(h == "miss" and w[0] in c.first_names and w != (surname,) for (h, w) in c.forms)
+    ]
+    return unstyled[0] if len(women) > 1 and len(unstyled) == 1 else None
 
 
 def _find_same(

@@ -93,6 +93,20 @@ def dialogue_regions(book: Book) -> Regions:
     return Regions(spans)
 
 
+_VOCATIVE_BEFORE = re.compile(r"(?:^|[,!?.;—-]|\b(?:oh|o|dear|my|dearest|ah|well|yes|no))\s*$", re.I)
+_VOCATIVE_AFTER = re.compile(r"^\s*[,!?.;—-]")
+
+
+def is_vocative(text: str, start: int, end: int, region: tuple[int, int]) -> bool:
+    """Whether the name at ``[start, end)`` addresses someone inside the speech ``region``: set off by
+    the quote's edge or punctuation on both sides ("Oh, Lucy!", "Lucy, come.", "…, my dear Lucy.")."""
+    before = text[region[0] : start][-24:]
+    after = text[end : region[1]][:4]
+    return bool(_VOCATIVE_BEFORE.search(before) or not before.strip()) and bool(
+        _VOCATIVE_AFTER.match(after) or not after.strip()
+    )
+
+
 _NON_WORD = re.compile(r"[^\w\s'-]")
 _SPACES = re.compile(r"\s+")
 
