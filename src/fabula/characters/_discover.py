@@ -570,14 +570,20 @@ def _cluster(
             # ... and a first name used once or twice is no such habit ("Mr. Thomas Marvel" in a list)
             habitual = sum(counts[(honorific, w)] for w in first_named) >= 3
             # the son's first name alone is common too: "Mr. Emerson" is the father of "George"
+            # ... unless the full name is what the text calls him ("Dorian Gray" far more than "Mr. Gray")
             bare_first = sum(counts[(None, w[:1])] for w in first_named)
+            full_named = sum(n for (_, w), n in target.forms.items() if len(w) > 1 and w[-1] == word)
             if (
                 first_named
                 and not own_first_name
                 and habitual
                 and (
                     counts[form] > 3 * max(1, personal)
-                    or (_surname_class(honorific) == "plain" and bare_first >= counts[form])
+                    or (
+                        _surname_class(honorific) == "plain"
+                        and bare_first >= counts[form]
+                        and full_named < counts[form]
+                    )
                 )
             ):
                 # "Mr. John Knightley" is named with his first name to tell him from "Mr. Knightley"
