@@ -451,3 +451,71 @@ def test_a_particle_capitalised_at_a_sentence_start_is_the_same_name() -> None:
     )
     cast = _cast(text)
     assert _owner(cast, "De Griers") == _owner(cast, "Monsieur de Griers")
+
+
+def test_a_name_people_address_someone_by_joins_the_name_their_answers_are_tagged_with() -> None:
+    text = (
+        "Mr. Wilcox came into the hall. Margaret Schlegel was waiting there, and she heard that Henry laughed.\n\n"
+        '"Oh, Henry, are you tired?"\n\n'
+        '"Not at all," said Mr. Wilcox.\n\n'
+        "They walked on through the garden, and the evening was warm.\n\n"
+        '"Look at the roses, Henry!"\n\n'
+        '"They are fine," said Mr. Wilcox.\n\n'
+        '"Go away," said Helen Schlegel. Helen was cross, and Mr. Wilcox did not like it.\n\n'
+        '"Well," said Helen.'
+    )
+    cast = _cast(text)
+    assert _owner(cast, "Henry") == _owner(cast, "Mr. Wilcox")
+    assert _owner(cast, "Helen Schlegel") != _owner(cast, "Mr. Wilcox")
+
+
+def test_an_addressed_name_never_joins_someone_of_another_class_or_given_name() -> None:
+    text = (
+        "Mrs. Vane sat by the fire. Miss Sibyl Vane came in. Sibyl was happy.\n\n"
+        '"Mrs. Vane, I am in love!"\n\n'
+        '"Hush," said Sibyl.\n\n'
+        "The room was quiet for a while.\n\n"
+        '"Mrs. Vane, listen!"\n\n'
+        '"I know," said Sibyl. Polina laughed.\n\n'
+        '"Prascovia, come here!"\n\n'
+        '"Yes," said Polina.\n\n'
+        "Nobody moved.\n\n"
+        '"Prascovia, now!"\n\n'
+        '"Yes," said Polina. Polina Alexandrovna went.'
+    )
+    cast = _cast(text)
+    assert _owner(cast, "Mrs. Vane") != _owner(cast, "Sibyl")
+    assert "Prascovia" not in cast.get(_owner(cast, "Polina"), set())
+
+
+def test_miss_surname_is_the_sister_the_text_never_styles_miss_first_name() -> None:
+    text = (
+        "Jane Bennet and Elizabeth Bennet walked out. Miss Elizabeth Bennet was lively. "
+        "Miss Lydia Bennet was loud, and Lydia Bennet laughed.\n\n"
+        "Miss Bennet smiled at her sisters. Miss Elizabeth laughed; Miss Lydia ran off. Jane sighed.\n\n"
+        "Miss Bennet was the eldest. Elizabeth liked Jane, and Lydia liked Miss Lydia Bennet's hat."
+    )
+    cast = _cast(text)
+    assert _owner(cast, "Miss Bennet") == _owner(cast, "Jane Bennet")
+    assert _owner(cast, "Miss Bennet") != _owner(cast, "Elizabeth Bennet")
+
+
+def test_a_sentence_adverb_is_no_first_name() -> None:
+    text = (
+        "Cecil Vyse came to tea. Therefore Cecil stayed. Cecil laughed, and he read a book.\n\n"
+        "Mr. Vyse smiled. Lest Cecil be bored, Lucy talked. Cecil left."
+    )
+    cast = _cast(text)
+    assert "Therefore Cecil" not in {n for names in cast.values() for n in names}
+    assert _owner(cast, "Cecil") == _owner(cast, "Cecil Vyse")
+
+
+def test_mister_surname_is_the_man_the_text_calls_by_his_full_name() -> None:
+    text = (
+        "Dorian Gray sat down. Dorian Gray was young, and he was handsome. Dorian smiled.\n\n"
+        "Mr. Dorian Gray bowed. Dorian Gray laughed. Dorian Gray went out, and he came back.\n\n"
+        '"Mr. Gray, sit down," said Basil. Mr. Dorian Gray sat. Dorian Gray was silent. Dorian sighed.\n\n'
+        "Mr. Dorian Gray left. Dorian Gray was gone."
+    )
+    cast = _cast(text)
+    assert _owner(cast, "Mr. Gray") == _owner(cast, "Dorian Gray")

@@ -570,7 +570,7 @@ def _cluster(
             # ... and a first name used once or twice is no such habit ("Mr. Thomas Marvel" in a list)
             habitual = sum(counts[(honorific, w)] for w in first_named) >= 3
             # the son's first name alone is common too: "Mr. Emerson" is the father of "George"
-            # ... unless the full name is what the text calls him ("Dorian Gray" far more than "Mr. Gray")
+            # ... unless the full name is what the text calls him ("Dorian Gray" thrice as often as "Mr. Gray")
             bare_first = sum(counts[(None, w[:1])] for w in first_named)
             full_named = sum(n for (_, w), n in target.forms.items() if len(w) > 1 and w[-1] == word)
             if (
@@ -582,7 +582,7 @@ def _cluster(
                     or (
                         _surname_class(honorific) == "plain"
                         and bare_first >= counts[form]
-                        and full_named < counts[form]
+                        and full_named < 2 * counts[form]
                     )
                 )
             ):
