@@ -62,6 +62,7 @@ _RUN = re.compile(
     rf"(?P<poss>['’]s)?(?![\w])"
 )
 _LOWER_WORD = re.compile(rf"(?<![\w'’])[{_LOWER}][{_LOWER}'’-]*")
+_LOWER_COMPOUND = re.compile(rf"[{_UPPER}][{_LOWER}]+-[{_LOWER}]+")  # "Cold-hearted Elinor", not "Mary-Ann"
 _PREV_WORD = re.compile(r"([A-Za-z]+)[^\w\n]{0,3}$")
 
 _NOBLE = frozenset(
@@ -229,8 +230,9 @@ def _trim_common_tails(
     """Cut title-case headings off the names they run into: "Miss Lucy Honeychurch Drive Out",
     "Mrs. Rachel Lynde Is Properly Horrified". Two or more trailing words that are mostly written in
     lowercase elsewhere are a heading's words, not a name's; one such word ("Mr. Mark Young") stays.
-    At a sentence start, a first word written lowercase elsewhere and never capitalised mid-sentence
-    is no name either ("Whatever Marianne thought")."""
+    At a sentence start, a first word written lowercase elsewhere, or a compound with a lowercase
+    second part, and never capitalised mid-sentence, is no name either ("Whatever Marianne thought",
+    "Cold-hearted Elinor!")."""
     capitalised = Counter(w for o in occurrences for w in o.words)
 
     def common(word: str) -> bool:
@@ -240,7 +242,13 @@ def _trim_common_tails(
     mid = {w for o in occurrences if not o.initial for w in o.words}
     for o in occurrences:
         words = o.words
-        if o.initial and o.honorific is None and len(words) > 1 and words[0] not in mid and common(words[0]):
+        if (
+            o.initial
+            and o.honorific is None
+            and len(words) > 1
+            and words[0] not in mid
+            and (common(words[0]) or _LOWER_COMPOUND.fullmatch(words[0]))
+        ):
             tokens = list(re.finditer(r"\S+", text[o.start : o.end]))[-len(words) :]
             o.start += tokens[1].start()
             o.words = words = words[1:]
@@ -641,7 +649,9 @@ def _cluster(
     _join_nicknames(clusters, assign, conflict)
     _join_orphans(clusters, assign, conflict)
     _join_linked(clusters, assign, conflict, links or Counter())
-    _join_addressed(clusters, assign, conflict, addressed or Counter())
+    _join_addressed(
+        clusters, assign, lambda form, c: _shared_sentences(together, form, c), addressed or Counter()
+    )
     _join_name_variants(clusters, assign, conflict)
     return clusters, assign
 
@@ -752,14 +762,14 @@ def _address_replies(
 def _join_addressed(
     clusters: dict[int, _Cluster],
     assign: dict[_FormKey, int],
-    conflict: Callable[[_FormKey, _Cluster], bool],
+    shared: Callable[[_FormKey, _Cluster], int],
     links: Counter[tuple[_FormKey, _FormKey]],
 ) -> None:
     """Join a name people address someone by to the name the narration tags their answers with
     ("Henry" and "Mr. Wilcox", "Miss Dashwood" and "Elinor") when nothing in the two names disagrees:
     genders agree, neither has a first name or a surname the other lacks a match for, and a
     "Miss Bennet" never joins a sister the text styles "Miss Elizabeth" (she is not the eldest)."""
-    for (a, b), _ in links.most_common():
+    for (a, b), n in links.most_common():
         ca, cb = clusters.get(assign.get(a, -1)), clusters.get(assign.get(b, -1))
         if ca is None or cb is None or ca is cb or not _compatible(ca.gender, cb.gender):
             continue
@@ -776,7 +786,9 @@ def _join_addressed(
         ):
             continue  # "Mrs. Vane" is not "Miss Sibyl Vane", whoever answers whom
         small, large = sorted((ca, cb), key=lambda c: c.size)
-        if any(conflict(form, large) for form in small.forms):
+        # a narrator varies the names of one person in one sentence ("Elinor ... Miss Dashwood"), so
+        # shared sentences only keep them apart when they outnumber the replies
+        if sum(shared(form, large) for form in small.forms) > n:
             continue
         _absorb(clusters, assign, large, small)
 
@@ -833,16 +845,21 @@ def _conflict(
     together: Counter[tuple[_FormKey, _FormKey]], counts: Counter[_FormKey], form: _FormKey, cluster: _Cluster
 ) -> bool:
     """Whether ``form`` names someone else than ``cluster``: they share sentences too often."""
+    shared = _shared_sentences(together, form, cluster)
+    return shared >= max(CONFLICT_MIN, CONFLICT_SHARE * min(counts[form], cluster.size))
+
+
+def _shared_sentences(together: Counter[tuple[_FormKey, _FormKey]], form: _FormKey, cluster: _Cluster) -> int:
+    """Sentences naming ``form`` beside another name of ``cluster`` (not a part of the same name)."""
     # "Knightley" and "Mr. Knightley", "Anne" and "Anne Shirley" in one sentence are one person
     # ... nor a bare "Lynde" and "Mrs. Rachel" when the cluster holds "Rachel Lynde": parts of one name
     fulls = [set(w) for (_, w) in cluster.forms if len(w) > 1] if form[0] is None else []
-    shared = sum(
+    return sum(
         together.get((form, other), 0)
         for other in cluster.forms
         if not (_contains(other[1], form[1]) or _contains(form[1], other[1]))
         and not any(set(form[1]) | set(other[1]) <= full for full in fulls)
     )
-    return shared >= max(CONFLICT_MIN, CONFLICT_SHARE * min(counts[form], cluster.size))
 
 
 def _nickname_targets(word: str, clusters: Iterable[_Cluster], form: _FormKey) -> list[_Cluster]:
