@@ -139,3 +139,46 @@ def test_narration_paragraph_before_an_untagged_turn() -> None:
     assert "prev_narration_first_name" not in [
         FEATURES[k] for k in range(len(FEATURES)) if first.features[:, k].any()
     ]
+
+
+def test_pronoun_tag_antecedent_features() -> None:
+    # the subject of the narration before "she said" is Harriet; Emma is named later in that sentence
+    text = (
+        '"Good morning," said Mr. Knightley.\n\n'
+        "Harriet looked up from her work and smiled at Emma. She put the work aside.\n\n"
+        '"Good morning," she said.\n'
+    )
+    _, items = _items(text)
+    last = items[-1]
+    assert _feature(last, "emma", "pronoun_recent_1") == 1.0  # the last woman named
+    assert _feature(last, "harriet", "pronoun_recent_2") == 1.0
+    assert _feature(last, "harriet", "pronoun_subject_1") == 1.0  # named where a sentence starts
+    assert _feature(last, "emma", "pronoun_subject_1") == 0.0
+    assert "knightley" not in last.candidates or _feature(last, "knightley", "pronoun_recent_1") == 0.0
+
+
+def test_pronoun_tag_resolution_step_and_same_gender_speakers() -> None:
+    text = (
+        'Emma and Harriet sat by the fire.\n\n"I shall walk," said Emma.\n\n'
+        '"And I shall stay," said Harriet.\n\n"Then I go alone," she said.\n'
+    )
+    book, items = _items(text)
+    last = items[-1]
+    assert _feature(last, "harriet", "pronoun_prev_speaker_1") == 1.0
+    assert _feature(last, "emma", "pronoun_prev_speaker_2") == 1.0
+    steps = [name for name in FEATURES if name.startswith("pronoun_step_")]
+    picked = book.quotes[-1].speaker_id  # the sieve's resolution of "she"
+    assert picked is not None
+    assert sum(_feature(last, picked, name) for name in steps) == 1.0  # exactly one step decided
+
+
+def test_continuation_and_reply_tags_point_at_the_previous_speaker() -> None:
+    text = (
+        'Emma met Mr. Knightley.\n\n"It is late," said Emma.\n\nShe looked at the clock.\n\n'
+        '"Very late," she added.\n\n"Not at all," he replied.\n'
+    )
+    _, items = _items(text)
+    added, replied = items[-2], items[-1]
+    assert _feature(added, "emma", "continuation_tag_prev_speaker") == 1.0
+    assert _feature(replied, "emma", "reply_tag_prev_speaker") == 1.0
+    assert _feature(replied, "emma", "continuation_tag_prev_speaker") == 0.0

@@ -18,6 +18,7 @@ import bisect
 import json
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -31,6 +32,7 @@ from fabula.quotes._registry import attribution_method
 from fabula.quotes._rules import _Context, _gender, _Turn, finish_turns, run_sieve
 
 SIEVE_RULES = ("tag", "beat", "vocative", "alternation", "paragraph", "recent")
+PRONOUN_STEPS = ("addressed", "paragraph", "narration", "participant", "layer")  # see _rules._resolve_pronoun
 _WINDOW_PARAGRAPHS = 2  # narration this many paragraphs before/after a turn offers candidates
 _FAR = 3000.0
 _RECENT_TURNS = 12  # earlier turns whose speakers are candidates
@@ -84,6 +86,16 @@ FEATURES = [
     "two_party_run_after",
     "conversation_turn_share",
     "prev_narration_first_name",
+    "pronoun_recent_1",
+    "pronoun_recent_2",
+    "pronoun_subject_1",
+    "pronoun_subject_2",
+    "pronoun_prev_speaker_1",
+    "pronoun_prev_speaker_2",
+    "pronoun_mention_layer",
+    "continuation_tag_prev_speaker",
+    "reply_tag_prev_speaker",
+    *(f"pronoun_step_{step}" for step in PRONOUN_STEPS),
 ]
 _INDEX = {name: i for i, name in enumerate(FEATURES)}
 
@@ -172,10 +184,19 @@ def turn_candidates(context: _Context, turns: list[_Turn]) -> list[TurnCandidate
             mention_counts[mention.character_id] = mention_counts.get(mention.character_id, 0) + 1
     total_mentions = max(1, max(mention_counts.values(), default=1))
     frequent = sorted(mention_counts, key=lambda who: -mention_counts[who])[:_MAIN_CAST]
+    quoted = _QuotedText(turns)
     out: list[TurnCandidates] = []
     for index in range(len(turns)):
         item = _features(
-            context, turns, index, quote_counts, total_quotes, mention_counts, total_mentions, frequent
+            context,
+            turns,
+            index,
+            quote_counts,
+            total_quotes,
+            mention_counts,
+            total_mentions,
+            frequent,
+            quoted,
         )
         if item is not None:
             out.append(item)
@@ -213,6 +234,7 @@ def _features(
     mention_counts: dict[str, int],
     total_mentions: int,
     frequent: list[str],
+    quoted: _QuotedText,
 ) -> TurnCandidates | None:
     book = context.book
     turn = turns[index]
@@ -236,6 +258,7 @@ def _features(
         put(sieve_speaker, f"sieve_{sieve_rule}")
         put(sieve_speaker, "sieve_confidence", sieve_confidence)
     pronoun_gender: str | None = None
+    pronoun_offset: int | None = None
     for quote in turn.quotes:
         if quote.speaker_id is None or quote.method is None:
             continue
@@ -246,6 +269,10 @@ def _features(
             if word in ("he", "she", "i"):
                 kind = "pronoun"
                 pronoun_gender = {"he": "male", "she": "female"}.get(word)
+                pronoun_offset = quote.mention.start
+                step = turn.pronoun_steps.get(quote.mention.start)
+                if step in PRONOUN_STEPS:
+                    put(quote.speaker_id, f"pronoun_step_{step}")
         if rule == "tag":
             put(quote.speaker_id, "quote_tag_name" if kind == "name" else "quote_tag_pronoun")
         elif rule == "beat":
@@ -258,6 +285,11 @@ def _features(
         for who in frequent:
             if _gender(context, who) == pronoun_gender:
                 put(who, "frequent_character")
+        _pronoun_antecedents(context, turns, index, pronoun_gender, pronoun_offset, quoted, put)
+    verb_class = _tag_verb_class(book.text, turn)
+    previous_speaker = _speaker_of(_neighbour(turns, index, -1))
+    if verb_class is not None:
+        put(previous_speaker, f"{verb_class}_tag_prev_speaker")
     # turn structure
     participants: list[str] = []
     for offset, feature in ((-1, "prev1_speaker"), (-2, "prev2_speaker"), (-3, "prev3_speaker")):
@@ -414,6 +446,108 @@ def _tag_gender(text: str, turn: _Turn) -> str | None:
                     if noun is not None:
                         return _GENDERED_NOUNS[noun]
     return None
+
+
+_CONTINUATION_VERBS = {
+    "added", "adding", "adds", "continued", "continues", "continuing", "resumed", "resumes",
+    "pursued", "pursues", "concluded", "concludes", "concluding", "went",
+}  # fmt: skip
+_REPLY_VERBS = {
+    "replied", "replies", "replying", "reply", "answered", "answering", "answers", "answer",
+    "returned", "returning", "returns", "rejoined", "rejoins", "rejoining", "retorted", "retorts",
+    "responded", "responds", "echoed", "echoes",
+}  # fmt: skip
+_TAG_WORDS = re.compile(r"[A-Za-z]+")
+
+
+def _tag_verb_class(text: str, turn: _Turn) -> str | None:
+    """Whether the turn's speech tag says the speaker goes on (``he added``, ``she went on``:
+    ``"continuation"``) or answers someone (``he replied``, ``returned she``: ``"reply"``): the word
+    right before or after the tag's mention, else the first words after a quote."""
+    for quote in turn.quotes:
+        if quote.mention is not None:
+            before = _TAG_WORDS.findall(text, max(0, quote.mention.start - 16), quote.mention.start)[-1:]
+            after = _TAG_WORDS.findall(text, quote.mention.end, quote.mention.end + 16)[:2]
+            words = [w.lower() for w in before + after]
+        else:
+            words = [w.lower() for w in _TAG_WORDS.findall(text, quote.end, quote.end + 30)[:3]]
+        for position, word in enumerate(words):
+            if word == "went" and words[position + 1 : position + 2] != ["on"]:
+                continue
+            if word in _CONTINUATION_VERBS:
+                return "continuation"
+            if word in _REPLY_VERBS:
+                return "reply"
+    return None
+
+
+class _QuotedText:
+    """Which offsets of the book lie inside a quote (names there are not narration)."""
+
+    def __init__(self, turns: list[_Turn]) -> None:
+        spans = sorted((s.start, s.end) for t in turns for q in t.quotes for s in q.spans)
+        self.starts = [a for a, _ in spans]
+        self.ends = [b for _, b in spans]
+
+    def __contains__(self, offset: int) -> bool:
+        i = bisect.bisect_right(self.starts, offset) - 1
+        return i >= 0 and offset < self.ends[i]
+
+
+_SUBJECT_START = re.compile(
+    r"(?:^|[.!?;:]\s|\n|[”\"]\s*|—|--|\b(?:and|but|then|while|when|so|till|until|as)\s)[\s\"“‘(]*\Z"
+)  # what comes right before a name that is the subject of its sentence or clause
+_ANTECEDENT_CHARS = 3000  # how far back a tag pronoun's antecedent is looked for
+_ANTECEDENT_TURNS = 12  # how many earlier turns offer same-gender speakers
+
+
+def _pronoun_antecedents(
+    context: _Context,
+    turns: list[_Turn],
+    index: int,
+    gender: str,
+    offset: int | None,
+    quoted: _QuotedText,
+    put: Callable[[str | None, str, float], None],
+) -> None:
+    """Candidates for a gendered speech tag (``"…," he said``): the last two characters of that
+    gender named in the narration before the tag (not inside quotes), the last two such characters
+    named as the subject of a sentence or clause, the last two earlier speakers of that gender, and
+    what the mention layer resolved the pronoun to."""
+    turn = turns[index]
+    at = offset if offset is not None else turn.quotes[0].end
+    text = context.book.text
+    recent: list[str] = []
+    subjects: list[str] = []
+    i = bisect.bisect_left(context.name_starts, at) - 1
+    while (
+        i >= 0 and at - context.name_starts[i] < _ANTECEDENT_CHARS and (len(recent) < 2 or len(subjects) < 2)
+    ):
+        mention = context.name_mentions[i]
+        i -= 1
+        who = mention.character_id
+        if who is None or mention.start in quoted or _gender(context, who) != gender:
+            continue
+        if who not in recent:
+            recent.append(who)
+        if who not in subjects and _SUBJECT_START.search(text, max(0, mention.start - 40), mention.start):
+            subjects.append(who)
+    for rank, who in enumerate(recent[:2], 1):
+        put(who, f"pronoun_recent_{rank}", 1.0)
+    for rank, who in enumerate(subjects[:2], 1):
+        put(who, f"pronoun_subject_{rank}", 1.0)
+    speakers: list[str] = []
+    for back in range(index - 1, max(-1, index - 1 - _ANTECEDENT_TURNS), -1):
+        who = turns[back].speaker
+        if who is not None and who not in speakers and _gender(context, who) == gender:
+            speakers.append(who)
+            put(who, f"pronoun_prev_speaker_{len(speakers)}", 1.0)
+            if len(speakers) == 2:
+                break
+    if offset is not None:
+        resolved = context.pronoun_at.get(offset)
+        if resolved is not None:
+            put(resolved.character_id, "pronoun_mention_layer", 1.0)
 
 
 def _vocatives_in(turn: _Turn) -> list[str]:

@@ -60,6 +60,7 @@ class _Turn:
     confidence: float = 0.0
     vocatives: list[str] = field(default_factory=list)
     conversation: int = 0
+    pronoun_steps: dict[int, str] = field(default_factory=dict)  # tag pronoun offset -> how it was resolved
     sieve: tuple[str | None, str | None, float] = (None, None, 0.0)  # the sieve's (speaker, rule, confidence)
 
 
@@ -365,19 +366,21 @@ def _clause_mentions(
         gender = _PRONOUNS.get(word)
         if gender is None:
             continue
-        character_id = _resolve_pronoun(context, turns, index, w_start, gender)
+        character_id, step = _resolve_pronoun(context, turns, index, w_start, gender)
         if character_id is not None:
+            turns[index].pronoun_steps[w_start] = step
             out.append(_Candidate(character_id, Span(w_start, w_end), "pronoun", "", 0.0))
     return out
 
 
 def _resolve_pronoun(
     context: _Context, turns: list[_Turn], index: int, offset: int, gender: str
-) -> str | None:
+) -> tuple[str | None, str]:
     """A tag pronoun: "I" is the narrator; he/she is the most recent conversation participant of that
-    gender other than the previous turn's speaker, else what the mention layer says."""
+    gender other than the previous turn's speaker, else what the mention layer says. Also returns
+    which step decided (the ranker weighs the steps differently)."""
     if gender == "first":
-        return context.narrator_id
+        return context.narrator_id, "narrator"
     turn = turns[index]
     addressed = set(turn.vocatives)  # a speaker does not name themself: "Hello, Jake," he said
     previous_turn = (
@@ -387,10 +390,10 @@ def _resolve_pronoun(
     if previous_turn is not None:
         for candidate in previous_turn.vocatives:
             if candidate != previous and candidate not in addressed and _gender(context, candidate) == gender:
-                return candidate  # the one just addressed answers
-    local = _narration_antecedent(context, turn, offset, gender, addressed)
+                return candidate, "addressed"  # the one just addressed answers
+    local, where = _narration_antecedent(context, turn, offset, gender, addressed)
     if local is not None:
-        return local
+        return local, where
     seen: list[str] = []
     for back in range(index - 1, max(-1, index - 1 - PARTICIPANT_TURNS), -1):
         other = turns[back]
@@ -409,29 +412,31 @@ def _resolve_pronoun(
         and layer not in addressed
         and (not matching or (layer in matching and layer != previous))
     ):
-        return layer
+        return layer, "layer"
     if matching:
-        return matching[0]
-    return layer
+        return matching[0], "participant"
+    return layer, "layer"
 
 
 def _narration_antecedent(
     context: _Context, turn: _Turn, offset: int, gender: str, excluded: set[str]
-) -> str | None:
+) -> tuple[str | None, str]:
     """The last character of that gender named in the narration before the pronoun: in its own
     paragraph, else in the paragraph before it when that one is pure narration."""
     paragraphs = context.book.paragraphs
     paragraph = paragraphs.index_at(offset)
     if paragraph is None:
-        return None
+        return None, ""
     inside = [(s.start, s.end) for q in turn.quotes for s in q.spans]
     start = int(paragraphs.starts[paragraph])
     found = _last_named(context, start, offset, gender, excluded, inside)
-    if found is None and paragraph > 0 and offset - start < 300:
+    if found is not None:
+        return found, "paragraph"
+    if paragraph > 0 and offset - start < 300:
         p_start, p_end = int(paragraphs.starts[paragraph - 1]), int(paragraphs.ends[paragraph - 1])
         if not _has_quote_mark(context.book.text[p_start:p_end]):
-            found = _last_named(context, p_start, p_end, gender, excluded, [])
-    return found
+            return _last_named(context, p_start, p_end, gender, excluded, []), "narration"
+    return None, ""
 
 
 def _has_quote_mark(text: str) -> bool:
