@@ -182,3 +182,16 @@ def test_continuation_and_reply_tags_point_at_the_previous_speaker() -> None:
     assert _feature(added, "emma", "continuation_tag_prev_speaker") == 1.0
     assert _feature(replied, "emma", "reply_tag_prev_speaker") == 1.0
     assert _feature(replied, "emma", "continuation_tag_prev_speaker") == 0.0
+
+
+def test_where_the_tag_was_found() -> None:
+    text = (
+        'Emma met Mr. Knightley.\n\nMr. Knightley said, "Good morning."\n\n'
+        '"Good," said Emma, "very good."\n\n"Yes." He turned away.\n'
+    )
+    _, items = _items(text)
+    lead_in, interrupted, beat = items
+    assert _feature(lead_in, "knightley", "tag_before_quote") == 1.0
+    assert _feature(interrupted, "emma", "tag_inside_quote") == 1.0
+    assert _feature(interrupted, "emma", "tag_before_quote") == 0.0
+    assert _feature(beat, "knightley", "beat_pronoun") == 1.0

@@ -70,6 +70,13 @@ def test_pronoun_tag_skips_the_person_addressed() -> None:
     assert _run(text).quotes[0].speaker_id == "emma"
 
 
+def test_pronoun_subject_before_the_verb_beats_the_name_after_it() -> None:
+    # "she asked Harriet": the pronoun before the verb is the subject, the name after it the addressee
+    book = _run('Emma came in.\n\n"Shall we walk?" she asked Harriet.\n')
+    assert book.quotes[0].speaker_id == "emma"
+    assert book.text[book.quotes[0].mention.start : book.quotes[0].mention.end] == "she"  # type: ignore[union-attr]
+
+
 def test_beat_without_speech_verb() -> None:
     book = _run('Emma and Mr. Knightley waited.\n\n"Very well." Mr. Knightley turned away.\n')
     assert book.quotes[0].speaker_id == "knightley"

@@ -96,6 +96,9 @@ FEATURES = [
     "continuation_tag_prev_speaker",
     "reply_tag_prev_speaker",
     *(f"pronoun_step_{step}" for step in PRONOUN_STEPS),
+    "tag_before_quote",
+    "tag_inside_quote",
+    "beat_pronoun",
 ]
 _INDEX = {name: i for i, name in enumerate(FEATURES)}
 
@@ -275,8 +278,14 @@ def _features(
                     put(quote.speaker_id, f"pronoun_step_{step}")
         if rule == "tag":
             put(quote.speaker_id, "quote_tag_name" if kind == "name" else "quote_tag_pronoun")
+            if quote.mention is not None and quote.mention.end <= quote.start:
+                put(quote.speaker_id, "tag_before_quote")  # a lead-in: its subject is harder to find
+            elif quote.mention is not None and quote.mention.start < quote.end:
+                put(quote.speaker_id, "tag_inside_quote")  # "Yes," said he, "I will."
         elif rule == "beat":
             put(quote.speaker_id, "quote_beat")
+            if kind == "pronoun":
+                put(quote.speaker_id, "beat_pronoun")
     if pronoun_gender is None:
         pronoun_gender = _tag_gender(book.text, turn)
     if pronoun_gender is not None:

@@ -255,7 +255,10 @@ def _find_tag(
             continue
         if verbs:
             verb = verbs[0] if where != "before" else verbs[-1]
-            best = min(mentions, key=lambda c: _distance(c.mention, verb[0], verb[1]))
+            # the nearest mention; on a tie the one before the verb, the subject ("I asked Mike")
+            best = min(
+                mentions, key=lambda c: (_distance(c.mention, verb[0], verb[1]), c.mention.start > verb[0])
+            )
             if where == "before":
                 best = _subject(text, mentions, verbs, verb) or best
             if _distance(best.mention, verb[0], verb[1]) <= (_SUBJECT_CHARS if where == "before" else 40):
