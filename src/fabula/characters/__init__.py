@@ -19,7 +19,7 @@ from fabula.characters._lexicon import (
     STANDALONE_TITLES,
 )
 from fabula.characters._resolve import resolve_name
-from fabula.characters._text import name_key
+from fabula.characters._text import is_vocative, name_key
 
 __all__ = [
     "FEMALE_PRONOUNS",
@@ -31,6 +31,7 @@ __all__ = [
     "SPEECH_VERBS",
     "STANDALONE_TITLES",
     "find_characters",
+    "is_vocative",
     "load_character_list",
     "name_key",
     "resolve_name",

@@ -94,14 +94,14 @@ def dialogue_regions(book: Book) -> Regions:
 
 
 _VOCATIVE_BEFORE = re.compile(r"(?:^|[,!?.;—-]|\b(?:oh|o|dear|my|dearest|ah|well|yes|no))\s*$", re.I)
-_VOCATIVE_AFTER = re.compile(r"^\s*[,!?.;—-]")
+_VOCATIVE_AFTER = re.compile(r"^\s*[,!?.;—-]")  # shared with the quote sieve through `is_vocative`
 
 
 def is_vocative(text: str, start: int, end: int, region: tuple[int, int]) -> bool:
     """Whether the name at ``[start, end)`` addresses someone inside the speech ``region``: set off by
     the quote's edge or punctuation on both sides ("Oh, Lucy!", "Lucy, come.", "…, my dear Lucy.")."""
-    before = text[region[0] : start][-24:]
-    after = text[end : region[1]][:4]
+    before = text[region[0] : start]
+    after = text[end : region[1]]
     return bool(_VOCATIVE_BEFORE.search(before) or not before.strip()) and bool(
         _VOCATIVE_AFTER.match(after) or not after.strip()
     )

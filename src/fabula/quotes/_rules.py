@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fabula.book import Book, Character, Mention, Quote, Span
-from fabula.characters import HONORIFICS, SPEECH_VERBS
+from fabula.characters import HONORIFICS, SPEECH_VERBS, is_vocative
 from fabula.quotes._registry import attribution_method
 
 CONVERSATION_GAP_CHARS = 600  # more narration than this between two turns ends a conversation
@@ -38,8 +38,6 @@ _LEAD_IN_CHARS = 240  # how far back a lead-in clause (before the quote) may sta
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
 _CLAUSE_END = re.compile(r"[.!?;:]|--|—|\n\s*\n")
 _PRONOUNS = {"he": "male", "she": "female", "i": "first", "we": "first"}
-_VOCATIVE_BEFORE = re.compile(r"(?:^|[,!?.;—-]|\b(?:oh|o|dear|my|dearest|ah|well|yes|no))\s*$", re.I)
-_VOCATIVE_AFTER = re.compile(r"^\s*[,!?.;—-]")
 _OPENING_MARKS = " \n\t\"'“‘«「"
 _CLOSING_MARKS = '"”»」'
 _STARTS_CLAUSE = re.compile(
@@ -563,11 +561,8 @@ def _vocatives(context: _Context, turn: _Turn) -> list[str]:
             lo = bisect.bisect_left(context.name_starts, span.start)
             hi = bisect.bisect_left(context.name_starts, span.end)
             for mention in context.name_mentions[lo:hi]:
-                before = text[span.start : mention.start]
-                after = text[mention.end : span.end]
                 if (
-                    (_VOCATIVE_BEFORE.search(before) or not before.strip())
-                    and (_VOCATIVE_AFTER.match(after) or not after.strip())
+                    is_vocative(text, mention.start, mention.end, (span.start, span.end))
                     and mention.character_id is not None
                     and mention.character_id not in out
                 ):
