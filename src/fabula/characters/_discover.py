@@ -703,23 +703,16 @@ def _vocative_replies(
     one formal name answers a family title at least twice, and twice as often as any other, it is hers."""
     if not len(book.paragraphs):
         return Counter()
-    paragraph = (
-        np.searchsorted(book.paragraphs.starts, np.array([o.start for o in occurrences]), side="right") - 1
-    )
+    paragraph = _paragraph_indices(book, occurrences)
     tagged: dict[int, _FormKey] = {}  # paragraph -> the first formal name tagged with a speech verb
-    for o, p in zip(occurrences, paragraph.tolist(), strict=True):
+    for o, p in zip(occurrences, paragraph, strict=True):
         if o.speech and o.start not in dialogue and o.honorific not in (None, "the", *_KINSHIP):
             tagged.setdefault(p, _form(o))
     replies: dict[_FormKey, Counter[_FormKey]] = defaultdict(Counter)
-    for o, p in zip(occurrences, paragraph.tolist(), strict=True):
+    for o, p in zip(occurrences, paragraph, strict=True):
         if o.honorific in _KINSHIP and o.start in dialogue and p + 1 in tagged:
             replies[_form(o)][tagged[p + 1]] += 1
-    links: Counter[tuple[_FormKey, _FormKey]] = Counter()
-    for vocative, answers in replies.items():
-        (best, n), *rest = [*answers.most_common(2), (vocative, 0)]
-        if n >= 2 and n >= 2 * rest[0][1]:
-            links[(vocative, best)] = n
-    return links
+    return _clear_answers(replies)
 
 
 def _address_replies(
@@ -733,15 +726,13 @@ def _address_replies(
     if not len(book.paragraphs) or not len(dialogue):
         return Counter()
     text = book.text
-    paragraph = (
-        np.searchsorted(book.paragraphs.starts, np.array([o.start for o in occurrences]), side="right") - 1
-    )
+    paragraph = _paragraph_indices(book, occurrences)
     tagged: dict[int, _FormKey] = {}  # paragraph -> the first name tagged with a speech verb
-    for o, p in zip(occurrences, paragraph.tolist(), strict=True):
+    for o, p in zip(occurrences, paragraph, strict=True):
         if o.speech and o.start not in dialogue and not o.titled:
             tagged.setdefault(p, _form(o))
     replies: dict[_FormKey, Counter[_FormKey]] = defaultdict(Counter)
-    for o, p in zip(occurrences, paragraph.tolist(), strict=True):
+    for o, p in zip(occurrences, paragraph, strict=True):
         region = dialogue.index(o.start)
         if region < 0 or o.titled or o.honorific in _KINSHIP:
             continue
@@ -751,6 +742,17 @@ def _address_replies(
         for answer in (tagged.get(p - 1), tagged.get(p + 1)):
             if answer is not None and answer != own and answer != form:
                 replies[form][answer] += 1
+    return _clear_answers(replies)
+
+
+def _paragraph_indices(book: Book, occurrences: list[_Occurrence]) -> list[int]:
+    """The paragraph each occurrence starts in."""
+    starts = np.array([o.start for o in occurrences])
+    return (np.searchsorted(book.paragraphs.starts, starts, side="right") - 1).tolist()
+
+
+def _clear_answers(replies: dict[_FormKey, Counter[_FormKey]]) -> Counter[tuple[_FormKey, _FormKey]]:
+    """(vocative, answer) links where one answer came at least twice, and twice as often as any other."""
     links: Counter[tuple[_FormKey, _FormKey]] = Counter()
     for vocative, answers in replies.items():
         (best, n), *rest = [*answers.most_common(2), (vocative, 0)]
@@ -807,7 +809,13 @@ def _other_given_name(form: _FormKey, cluster: _Cluster) -> bool:
 def _styled_sister(miss: _Cluster, other: _Cluster) -> bool:
     """Whether ``miss`` is a bare "Miss Surname" and ``other`` is styled "Miss <first name>"."""
     bare = [w for (h, w) in miss.forms if h == "miss" and len(w) == 1 and w[0] not in other.first_names]
-    return bool(bare) and any(h == "miss" and w[0] in other.first_names for (h, w) in other.forms)
+    return any(_styled_miss(other, w[0]) for w in bare)
+
+
+def _styled_miss(cluster: _Cluster, surname: str) -> bool:
+    """Whether the text styles ``cluster`` "Miss <first name>" ("Miss Elizabeth (Bennet)"): a younger
+    sister, not the "Miss Bennet" of that surname."""
+    return any(h == "miss" and w[0] in cluster.first_names and w != (surname,) for (h, w) in cluster.forms)
 
 
 def _join_linked(
@@ -986,11 +994,7 @@ def _eldest_sister(candidates: list[_Cluster], surname: str) -> _Cluster | None:
     "Miss Elizabeth (Bennet)", "Miss Lydia": when all but one of the women of that surname are styled
     so, the one left is "Miss Bennet"."""
     women = [c for c in candidates if c.gender != "male"]
-    unstyled = [
-        c
-        for c in women
-        if not any(h == "miss" and w[0] in c.first_names and w != (surname,) for (h, w) in c.forms)
-    ]
+    unstyled = [c for c in women if not _styled_miss(c, surname)]
     return unstyled[0] if len(women) > 1 and len(unstyled) == 1 else None
 
 
