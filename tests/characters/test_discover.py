@@ -520,3 +520,94 @@ def test_mister_surname_is_the_man_the_text_calls_by_his_full_name() -> None:
     )
     cast = _cast(text)
     assert _owner(cast, "Mr. Gray") == _owner(cast, "Dorian Gray")
+
+
+def test_a_clear_given_name_outweighs_pronouns_borrowed_from_his_wife() -> None:
+    # "Mrs. Julius Beaufort ... she" sits beside his name; the census says Julius is a man's name
+    text = (
+        "Julius Beaufort came in late. Mrs. Julius Beaufort was at the opera, and she sang.\n\n"
+        '"Good evening," said Mr. Beaufort. Julius Beaufort bowed; she smiled at him.\n\n'
+        "Julius Beaufort left. Mrs. Julius Beaufort stayed, and she laughed.\n\n"
+        "Mr. Beaufort went home. Julius Beaufort, she said, was always late.\n\n"
+        "Mr. Beaufort said nothing more."
+    )
+    book = book_from_text(text)
+    cast = {c.name: c for c in find_characters(book)}
+    julius = next(c for c in cast.values() if "Julius Beaufort" in c.all_names())
+    assert "Mr. Beaufort" in julius.all_names()
+    assert julius.gender == "male"
+    assert "Mrs. Julius Beaufort" not in julius.all_names()
+
+
+def test_a_given_name_the_book_styles_with_a_title_beats_the_census() -> None:
+    # Brett is a man's name in the census; "Lady Brett Ashley" says otherwise in this book
+    text = (
+        "Lady Brett Ashley came into the bar. Brett Ashley laughed, and he watched her.\n\n"
+        '"Hello," said Brett. Brett Ashley sat down; he looked at her.\n\n'
+        "Lady Ashley ordered a drink. Brett Ashley drank it, and she smiled.\n\n"
+        '"Darling," said Lady Brett. Brett was tired; he took her home.'
+    )
+    cast = _cast(text)
+    assert _owner(cast, "Brett Ashley") == _owner(cast, "Lady Ashley") == _owner(cast, "Lady Brett Ashley")
+
+
+def test_a_possessive_before_a_place_word_is_no_person() -> None:
+    text = (
+        "Mrs. Lynde lived where the brook reached Lynde's Hollow. Mrs. Lynde saw everything.\n\n"
+        '"Good day," said Mrs. Lynde. Thomas Lynde sowed his turnips below Lynde\'s Hollow.\n\n'
+        "Thomas Lynde was a meek man. Mr. Thomas Lynde said nothing; Thomas never did."
+    )
+    cast = _cast(text)
+    assert not any("Lynde" in names for names in cast.values()), cast
+
+
+def test_an_honorific_after_a_dash_stays_with_its_name() -> None:
+    text = (
+        '"Good day," said Mrs. Lynde amiably--Mrs. Lynde dearly loved a talk. Mrs. Lynde sat.\n\n'
+        "Anne ran in. Anne laughed at Mrs. Lynde, and Anne ran out again.\n\n"
+        '"Well," said Anne, and Mrs. Lynde frowned--Mrs. Lynde always frowned.'
+    )
+    cast = _cast(text)
+    assert "Lynde" not in {n for names in cast.values() for n in names}, cast
+
+
+def test_mister_surname_beside_two_brothers_known_by_their_given_names_is_neither() -> None:
+    brothers = (
+        "Charles Wilcox came down. Charles was cross. Charles shouted, and Charles left. Paul Wilcox smiled. "
+        "Paul laughed. Paul was kind, and Paul walked out.\n\n"
+    )
+    scene = (
+        '"Well," said Mr. Wilcox. He looked at Charles. Charles frowned; Charles was angry, and Charles knew it. '
+        "Charles sat. Charles stood. Paul was away, and Paul wrote. Charles read the letter. Paul wrote again, "
+        "and Charles read it.\n\n"
+    )
+    father = '"Good," said Mr. Wilcox. Mr. Wilcox was pleased.\n\n'
+    cast = _cast(brothers + scene * 3 + father)
+    assert _owner(cast, "Mr. Wilcox") not in {_owner(cast, "Charles"), _owner(cast, "Paul")}
+
+
+def test_van_der_surnames_with_and_without_the_given_name_join() -> None:
+    text = (
+        "Mr. Henry van der Luyden came in. Mr. van der Luyden bowed to Mrs. van der Luyden.\n\n"
+        '"Good evening," said Mr. van der Luyden. Mrs. van der Luyden smiled at him.\n\n'
+        "Mr. Henry van der Luyden sat down, and Mr. van der Luyden was silent. Henry was always silent."
+    )
+    cast = _cast(text)
+    assert (
+        _owner(cast, "Mr. Henry van der Luyden")
+        == _owner(cast, "Mr. van der Luyden")
+        == _owner(cast, "Henry")
+    )
+    assert _owner(cast, "Mrs. van der Luyden") != _owner(cast, "Mr. van der Luyden")
+
+
+def test_mrs_surname_is_the_leading_woman_never_styled_miss() -> None:
+    # a stray "Hang Ellen Olenska!" run is no second wife for "Madame Olenska"
+    text = (
+        "Ellen Olenska came in. Madame Olenska was beautiful, and she knew it.\n\n"
+        '"Hang Ellen Olenska!" cried May. Ellen Olenska smiled at her.\n\n'
+        '"Good evening," said Madame Olenska. Ellen Olenska sat down. Madame Olenska looked at May.\n\n'
+        "Ellen Olenska left. Madame Olenska was gone."
+    )
+    cast = _cast(text)
+    assert _owner(cast, "Madame Olenska") == _owner(cast, "Ellen Olenska")

@@ -38,6 +38,7 @@ from fabula.characters._lexicon import (
     SPEECH_VERBS,
     STANDALONE_TITLES,
     SURNAME_HONORIFICS,
+    given_name_gender,
 )
 from fabula.characters._text import Regions, dialogue_regions, is_sentence_initial, is_vocative
 
@@ -57,12 +58,15 @@ _GAP = r"[ \t]*\n?[ \t]*"  # words of one name may be split by a line break, nev
 #: particles that may open a surname after an honorific: "Mrs. van der Luyden", "Monsieur de Griers"
 _LEADING_PARTICLES = "van|von|der|den|de|du|des|la|le|di|da|del|della|ten|ter"
 _RUN = re.compile(
-    rf"(?<![\w'’.-])(?:(?:(?P<abbr>{_ABBREV_ALT})\.?|(?P<hon>{_FULL_ALT})){_GAP})?"
-    rf"(?P<name>(?:(?(abbr)|(?(hon)|(?!)))(?:{_LEADING_PARTICLES})(?:[ \t]+(?:{_LEADING_PARTICLES}))?[ \t]+)?{_CAP_WORD}(?:{_GAP}(?:(?:{'|'.join(p for p in NAME_PARTICLES if p != 'of')}){_GAP})?(?!(?:{_HONORIFIC_ALT})\b)(?:{_CAP_WORD}|[{_UPPER}]\.))*)"
+    rf"(?<![\w'’.])(?<!\w-)(?:(?:(?P<abbr>{_ABBREV_ALT})\.?|(?P<hon>{_FULL_ALT})){_GAP})?"
+    rf"(?P<name>(?:(?(abbr)|(?(hon)|(?!)))(?:{_LEADING_PARTICLES})(?:[ \t]+(?:{_LEADING_PARTICLES}))?[ \t]+)?{_CAP_WORD}(?:{_GAP}(?:(?:{'|'.join(p for p in NAME_PARTICLES if p != 'of')}){_GAP}){{0,2}}(?!(?:{_HONORIFIC_ALT})\b)(?:{_CAP_WORD}|[{_UPPER}]\.))*)"
     rf"(?P<poss>['’]s)?(?![\w])"
 )
 _LOWER_WORD = re.compile(rf"(?<![\w'’])[{_LOWER}][{_LOWER}'’-]*")
 _LOWER_COMPOUND = re.compile(rf"[{_UPPER}][{_LOWER}]+-[{_LOWER}]+")  # "Cold-hearted Elinor", not "Mary-Ann"
+_PLACE_AFTER = re.compile(
+    rf"[ \t]+(?:{'|'.join(w.capitalize() for w in sorted(PLACE_WORDS) if w.isalpha())})\b"
+)
 _PREV_WORD = re.compile(r"([A-Za-z]+)[^\w\n]{0,3}$")
 
 _NOBLE = frozenset(
@@ -81,6 +85,12 @@ _MALE_TITLES = frozenset({"dr", "doctor", "professor", "inspector"})
 #: two forms that share this share of the rarer one's sentences name two different people
 CONFLICT_SHARE = 0.05
 CONFLICT_MIN = 3  # sentences: a name beside another twice may be a slip of the segmenter
+#: how much more often one gender must bear a given name for it to outweigh pronoun evidence
+STRONG_GIVEN_NAME = 10.0
+#: how many times more often the leading brother must be mentioned to be the "Mr. X"
+BROTHERS_DOMINANCE = 4.0
+WIFE_DOMINANCE = 5.0  # ... and the leading woman never styled "Miss" to be the "Mrs. X"
+BROTHER_NAMED = 10  # bare given-name mentions that make a man "known by his given name"
 MIN_MENTIONS = 2  # a name seen once is not a character (unless NER or an honorific vouches for it)
 
 
@@ -132,7 +142,7 @@ def discover_characters(book: Book, *, ner_model: str | None = None) -> tuple[li
         ner_votes, ner_against = person_evidence(book, ner_model)
     accepted = _accept(occurrences, lowercase, ner_votes, ner_against)
     occurrences = [o for o in occurrences if _form(o) in accepted]
-    votes = _pronoun_votes(text, occurrences)
+    votes = _gender_evidence(text, occurrences)
     together = _sentence_cooccurrence(book, occurrences, dialogue)
     links = _textual_links(text, occurrences, dialogue) + _vocative_replies(book, occurrences, dialogue)
     addressed = _address_replies(book, occurrences, dialogue)
@@ -200,6 +210,8 @@ def _candidates(book: Book, dialogue: Regions) -> list[_Occurrence]:
         if any(w.lower() in {"street", "road", "house", "hall", "park", "square", "lane"} for w in words):
             continue
         end = m.end("name")
+        if m.group("poss") and _PLACE_AFTER.match(text, m.end()):
+            continue  # "Lynde's Hollow", "Smith's Wharf": a place named after someone
         prev = _PREV_WORD.search(text, max(0, start - 30), start)
         prev_word = prev.group(1).lower() if prev else ""
         titled = honorific is None and prev_word == "the" and not initial
@@ -339,8 +351,20 @@ def _accept(
     return {_form(o) for o in occurrences if o.words in person_words}
 
 
-def _pronoun_votes(text: str, occurrences: list[_Occurrence]) -> dict[tuple[str, ...], Counter[str]]:
-    """For each name, which pronoun ("he"/"she") most often follows it before another name does."""
+@dataclass(slots=True)
+class _GenderEvidence:
+    """What says a name's gender besides an honorific: the pronouns after its mentions, and the given
+    names the book itself styles with a gendered title ("Lady Brett Ashley", "Miss Kitty Hamilton")."""
+
+    votes: dict[tuple[str, ...], Counter[str]]
+    styled: dict[str, str]
+    given: frozenset[str]  # words that open a full name and never end one: given names of this book
+
+
+def _gender_evidence(text: str, occurrences: list[_Occurrence]) -> _GenderEvidence:
+    """Pronoun votes: for each name, which pronoun ("he"/"she") most often follows it before another
+    name does. Styled given names: the first word of a name written after "Miss", "Mr.", "Lady", "Sir",
+    ... ("Mrs." and "Madame" are left out: "Mrs. Julius Beaufort" bears her husband's name)."""
     votes: dict[tuple[str, ...], Counter[str]] = defaultdict(Counter)
     pattern = re.compile(r"(?<![\w'’])(he|him|his|she|her|hers)(?![\w'’])", re.IGNORECASE)
     for i, o in enumerate(occurrences):
@@ -348,7 +372,17 @@ def _pronoun_votes(text: str, occurrences: list[_Occurrence]) -> dict[tuple[str,
         m = pattern.search(text, o.end, limit)
         if m:
             votes[o.words]["male" if m.group().lower() in {"he", "him", "his"} else "female"] += 1
-    return votes
+    styled_votes: dict[str, Counter[str]] = defaultdict(Counter)
+    for o in occurrences:
+        implied = HONORIFICS.get(o.honorific or "", "unknown")
+        if implied == "unknown" or o.honorific in _WIFE_TITLES - {"lady"} or o.words[0] in NAME_PARTICLES:
+            continue
+        if len(o.words) > 1 or o.honorific in _FIRST_NAME_TITLES:
+            styled_votes[o.words[0]][implied] += 1
+    styled = {w: c.most_common(1)[0][0] for w, c in styled_votes.items() if len(c) == 1}
+    full = [o.words for o in occurrences if len(o.words) > 1]
+    given = {w[0] for w in full if w[0] not in NAME_PARTICLES} - {w[-1] for w in full}
+    return _GenderEvidence(votes, styled, frozenset(given))
 
 
 def _sentence_cooccurrence(
@@ -375,19 +409,25 @@ def _sentence_cooccurrence(
     return out
 
 
-def _gender_of(
-    honorific: str | None, words: tuple[str, ...], votes: dict[tuple[str, ...], Counter[str]]
-) -> str:
+def _gender_of(honorific: str | None, words: tuple[str, ...], votes: _GenderEvidence) -> str:
     if honorific and honorific != "the":
         implied = HONORIFICS.get(honorific, "unknown")
         if implied != "unknown":
             return implied
-    v = Counter(votes.get(words, Counter()))
+    # a full name's first word is a given name: how the book styles it ("Lady Brett") decides, then
+    # a clear census gender, which outweighs the pronouns ("Mrs. Julius Beaufort ... she" is near him)
+    if len(words) > 1 and words[0] not in NAME_PARTICLES:
+        lexical = votes.styled.get(words[0]) or given_name_gender(words[0], STRONG_GIVEN_NAME)
+        if lexical != "unknown":
+            return lexical
+    v = Counter(votes.votes.get(words, Counter()))
     if len(words) > 1:
-        v.update(votes.get(words[:1], Counter()))
+        v.update(votes.votes.get(words[:1], Counter()))
     total = v["male"] + v["female"]
     if total >= 2 and max(v.values()) >= 0.7 * total:
         return v.most_common(1)[0][0]
+    if len(words) == 1 and words[0] in votes.given:  # "Henry" alone, his pronouns unclear
+        return votes.styled.get(words[0]) or given_name_gender(words[0])
     return "unknown"
 
 
@@ -397,7 +437,7 @@ def _compatible(a: str, b: str) -> bool:
 
 def _cluster(
     occurrences: list[_Occurrence],
-    votes: dict[tuple[str, ...], Counter[str]],
+    votes: _GenderEvidence,
     together: Counter[tuple[_FormKey, _FormKey]],
     links: Counter[tuple[_FormKey, _FormKey]] | None = None,
     addressed: Counter[tuple[_FormKey, _FormKey]] | None = None,
@@ -418,8 +458,8 @@ def _cluster(
         assign[form] = cluster.id
         if honorific and honorific != "the":
             cluster.honorifics.add(honorific)
-        if len(words) > 1 or honorific in _FIRST_NAME_TITLES:
-            cluster.first_names.add(words[0])
+        if (len(words) > 1 or honorific in _FIRST_NAME_TITLES) and words[0] not in NAME_PARTICLES:
+            cluster.first_names.add(words[0])  # "Mr. van der Luyden" has no first name
         if len(words) > 1 or (honorific not in (None, "the") and honorific not in _FIRST_NAME_TITLES):
             cluster.last_names.add(words[-1])
         gender = _gender_of(honorific, words, votes)
@@ -438,12 +478,13 @@ def _cluster(
             if c is not exclude and word in c.last_names and any(len(w) > 1 for (_, w) in c.forms)
         ]
         women = [c for c in named if c.gender == "female"]
-        if len(women) == 1 and not {_surname_class(h) for h in women[0].honorifics} & {"unmarried"}:
-            return women[0]
-        # the daughters are all "Miss": the one untitled full name of unknown gender is the mother
-        # ("Mrs. Hamilton" is "Fannie Hamilton" beside "Miss Kitty Hamilton")
-        if not all({_surname_class(h) for h in c.honorifics} & {"unmarried"} for c in women):
-            return None
+        # the daughters are "Miss": "Mrs. Hamilton" is "Fannie Hamilton" beside "Miss Kitty Hamilton";
+        # of two women never "Miss", one far more often named ("Ellen Olenska", not a stray "Hang
+        # Ellen Olenska")
+        wives = [c for c in women if not {_surname_class(h) for h in c.honorifics} & {"unmarried"}]
+        if wives:
+            return _dominant(wives, WIFE_DOMINANCE)
+        # ... and when they are all "Miss", the one untitled full name of unknown gender is the mother
         unknown = [c for c in named if c.gender == "unknown" and not c.honorifics]
         # ... unless a "Mr. Palmer" is about and no man of that surname has a full name: it may be his
         mister = any(HONORIFICS.get(h or "") == "male" and w == (word,) for (h, w) in counts)
@@ -553,7 +594,23 @@ def _cluster(
             and (not married or c.honorifics & _WIFE_TITLES)
         ]
         # "Miss Bennet" with several Bennet sisters about: only a unique candidate is safe
-        target = _dominant(candidates) if honorific != "miss" or len(candidates) == 1 else None
+        # "Mr. Wilcox" beside the brothers "Charles" and "Paul Wilcox" is likelier their father than the
+        # elder brother: two sons known by their given names need a much clearer winner
+        brothers = (
+            sum(
+                1
+                for c in candidates
+                if c.gender == "male" and sum(c.forms[(None, (f,))] for f in c.first_names) >= BROTHER_NAMED
+            )
+            >= 2
+        )
+        factor = BROTHERS_DOMINANCE if brothers and _surname_class(honorific) == "plain" else 2.0
+        # a candidate known to be of the form's gender beats those of unknown gender ("Comrade Gregory",
+        # a man by his pronouns, is "Mr. Lucian Gregory", not "Rosamond Gregory")
+        confirmed = [c for c in candidates if gender != "unknown" and c.gender == gender]
+        if len(confirmed) == 1 and honorific != "miss":
+            candidates = confirmed
+        target = _dominant(candidates, factor) if honorific != "miss" or len(candidates) == 1 else None
         if target is None and honorific == "miss":
             target = _styled_so(candidates, honorific, word) or _eldest_sister(candidates, word)
         if target is None and _surname_class(honorific) == "married" and not candidates:
@@ -619,12 +676,20 @@ def _cluster(
         men = [
             c
             for c in by_last
-            if c.honorifics & _MALE_TITLES or any(HONORIFICS.get(h) == "male" for h in c.honorifics)
+            if c.gender == "male"
+            or c.honorifics & _MALE_TITLES
+            or any(HONORIFICS.get(h) == "male" for h in c.honorifics)
         ]
-        # a bare surname is a man's ("Bennet" is Mr. Bennet) before it is a woman's
+        # a bare surname is a man's ("Bennet" is Mr. Bennet) before it is a woman's, and a woman's
+        # only when she is the one woman of that surname ("Cominges" may be Blanche or her mother)
         target = _dominant(men) or _dominant([c for c in by_last if c.gender != "female"])
-        if target is None and not men and not any(c.gender != "female" for c in by_last):
-            target = _dominant(by_last)
+        if (
+            target is None
+            and not men
+            and not any(c.gender != "female" for c in by_last)
+            and len(by_last) == 1
+        ):
+            target = by_last[0]
         if target is None and not by_last:
             target = by_first_name(form, gender)
         if target is None or conflict(form, target):
@@ -954,18 +1019,20 @@ def _contains(longer: tuple[str, ...], shorter: tuple[str, ...]) -> bool:
     if len(shorter) > len(longer):
         return False
     n = len(shorter)
+    if shorter[0] in NAME_PARTICLES:  # "van der Luyden" is the surname of "Henry van der Luyden"
+        return longer[-n:] == shorter
     # "Walter Elliot" is not "William Walter Elliot": a name of several words must keep the first one
     return any(longer[i : i + n] == shorter for i in range(len(longer) - n + 1)) and (
         longer[0] == shorter[0] or (n == 1 and longer[-1] == shorter[-1])
     )
 
 
-def _dominant(candidates: list[_Cluster]) -> _Cluster | None:
-    """The only candidate, or one mentioned at least twice as often as the next."""
+def _dominant(candidates: list[_Cluster], factor: float = 2.0) -> _Cluster | None:
+    """The only candidate, or one mentioned at least ``factor`` times as often as the next."""
     if not candidates:
         return None
     ordered = sorted(candidates, key=lambda c: -c.size)
-    if len(ordered) == 1 or ordered[0].size >= 2 * ordered[1].size:
+    if len(ordered) == 1 or ordered[0].size >= factor * ordered[1].size:
         return ordered[0]
     return None
 

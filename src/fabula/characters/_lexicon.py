@@ -6,6 +6,8 @@ One module so every component uses the same lists (quote attribution imports ``S
 
 from __future__ import annotations
 
+import functools
+from importlib import resources
 from typing import Literal
 
 HonorificGender = Literal["male", "female", "unknown"]
@@ -892,6 +894,19 @@ PLACE_WORDS = frozenset(
         "rectory",
         "vicarage",
         "parsonage",
+        "hollow",
+        "wharf",
+        "creek",
+        "brook",
+        "pond",
+        "mill",
+        "pier",
+        "dock",
+        "cove",
+        "glen",
+        "dale",
+        "meadow",
+        "marsh",
     ]
 )
 
@@ -1131,3 +1146,21 @@ PERSON_VERBS = frozenset(
         "shall",
     ]
 )
+
+
+@functools.cache
+def _given_names() -> dict[str, tuple[HonorificGender, float]]:
+    table: dict[str, tuple[HonorificGender, float]] = {}
+    text = resources.files("fabula.characters").joinpath("given_names.tsv").read_text("utf-8")
+    for line in text.splitlines():
+        if line and not line.startswith("#"):
+            name, gender, ratio = line.split("\t")
+            table[name.lower()] = ("male" if gender == "male" else "female", float(ratio))
+    return table
+
+
+def given_name_gender(word: str, min_ratio: float = 3.0) -> HonorificGender:
+    """The usual gender of a given name ("Cassandra" female, "Julius" male), from US census first-name
+    frequencies (``given_names.tsv``), when one gender has it at least ``min_ratio`` times as often."""
+    gender, ratio = _given_names().get(word.lower(), ("unknown", 0.0))
+    return gender if ratio >= min_ratio else "unknown"
