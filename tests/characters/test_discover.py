@@ -15,7 +15,8 @@ from tests.conftest import pdnc_novel_dir
 FAMILY = (
     "Mr. Bennet was reading in his library. Mrs. Bennet came in, and she was in a great fuss.\n\n"
     '"My dear," said Mrs. Bennet, "Elizabeth Bennet must dance with Mr. Darcy." Mr. Bennet laughed at her.\n\n'
-    "Elizabeth smiled. Lizzy always smiled when her mother talked so. Elizabeth knew that Darcy was proud, "
+    "Elizabeth smiled. Lizzy always smiled when her mother talked so; Lizzy was used to it, and Lizzy was kind. "
+    "Elizabeth knew that Darcy was proud, "
     "and Elizabeth did not care. Jane Bennet said nothing; Jane was kind.\n\n"
     "Mr. Darcy bowed to Elizabeth, and Darcy walked away. He was proud. Mrs. Bennet sighed.\n\n"
     "Later Mr. Bennet said to Jane that Mr. Darcy was not worth a thought, and Jane agreed with him."
@@ -337,7 +338,8 @@ def test_variants_of_a_given_name_join() -> None:
         '"No," said Jim Vane. Sibyl kissed Jim, and she cried. Later Jim walked out.\n\n'
         '"Yes," said Kitty Hamilton, and she sang. Her mother watched Kitty Hamilton on the stage.\n\n'
         '"Oh," said Kit. Everyone loved Kit; she danced. Mr. Skaggs wrote for a paper; he talked.\n\n'
-        '"Drink," said Skaggsy. Joe liked Skaggsy, and he drank. Mr. Skaggs left.'
+        '"Drink," said Skaggsy. Joe liked Skaggsy, and he drank. Mr. Skaggs left.\n\n'
+        "Kit came back, and Skaggsy came with her."
     )
     cast = _cast(text)
     assert _owner(cast, "Jim Vane") == _owner(cast, "James Vane")
@@ -611,3 +613,50 @@ def test_mrs_surname_is_the_leading_woman_never_styled_miss() -> None:
     )
     cast = _cast(text)
     assert _owner(cast, "Madame Olenska") == _owner(cast, "Ellen Olenska")
+
+
+def test_mister_with_a_habitual_given_name_is_one_man_when_no_kin_shares_the_surname() -> None:
+    text = "".join(
+        f'"Well," said Mr. Marvel. Mr. Marvel sat down. Mr. Marvel looked about him. {extra}\n\n'
+        for extra in [
+            "Mr. Thomas Marvel sighed.",
+            "",
+            "",
+            "Mr. Thomas Marvel wept.",
+            "",
+            "Mr. Thomas Marvel ran.",
+        ]
+    )
+    cast = _cast(text)
+    assert _owner(cast, "Mr. Marvel") == _owner(cast, "Mr. Thomas Marvel")
+
+
+def test_a_bare_surname_is_not_the_wife_s() -> None:
+    text = (
+        "Mrs. Braddocks came over. Mrs. Braddocks was a nice woman. Braddocks was writing a novel.\n\n"
+        '"Hello," said Mrs. Braddocks. Braddocks nodded; Braddocks was busy.\n\n'
+        "Mrs. Braddocks laughed. Braddocks went on writing."
+    )
+    cast = _cast(text)
+    assert _owner(cast, "Braddocks") != _owner(cast, "Mrs. Braddocks")
+
+
+def test_a_pet_name_seen_twice_does_not_join_a_formal_name_by_the_list_alone() -> None:
+    text = (
+        "Anne Shirley ran down the lane. Anne laughed. Anne was happy, and Anne sang.\n\n"
+        '"Robert sent word by his daughter Nancy," said Marilla. Anne listened.\n\n'
+        '"Nancy is a flighty thing," said Marilla. Anne nodded.'
+    )
+    cast = _cast(text)
+    assert "Nancy" not in next(names for names in cast.values() if "Anne Shirley" in names)
+
+
+def test_names_that_take_turns_in_a_conversation_are_two_people() -> None:
+    exchange = '"Come in," said Madge.\n\n"Thank you," said Margaret.\n\n'
+    text = (
+        "Margaret Schlegel walked up. Margaret was tired, and Margaret sat.\n\n"
+        + exchange * 2
+        + "Madge was Miss Avery's niece. Madge smiled."
+    )
+    cast = _cast(text)
+    assert _owner(cast, "Madge") != _owner(cast, "Margaret")

@@ -91,6 +91,10 @@ STRONG_GIVEN_NAME = 10.0
 BROTHERS_DOMINANCE = 4.0
 WIFE_DOMINANCE = 5.0  # ... and the leading woman never styled "Miss" to be the "Mrs. X"
 BROTHER_NAMED = 10  # bare given-name mentions that make a man "known by his given name"
+#: a pet name seen once or twice may be anyone's ("his daughter Nancy"): it needs this many uses to
+#: join a formal name by the nickname list alone
+MIN_NICKNAME_USES = 3
+TURN_WEIGHT = 2  # shared sentences one exchange of tagged turns counts as
 MIN_MENTIONS = 2  # a name seen once is not a character (unless NER or an honorific vouches for it)
 
 
@@ -143,7 +147,7 @@ def discover_characters(book: Book, *, ner_model: str | None = None) -> tuple[li
     accepted = _accept(occurrences, lowercase, ner_votes, ner_against)
     occurrences = [o for o in occurrences if _form(o) in accepted]
     votes = _gender_evidence(text, occurrences)
-    together = _sentence_cooccurrence(book, occurrences, dialogue)
+    together = _sentence_cooccurrence(book, occurrences, dialogue) + _turn_takers(book, occurrences, dialogue)
     links = _textual_links(text, occurrences, dialogue) + _vocative_replies(book, occurrences, dialogue)
     addressed = _address_replies(book, occurrences, dialogue)
     clusters, form_cluster = _cluster(occurrences, votes, together, links, addressed)
@@ -409,6 +413,30 @@ def _sentence_cooccurrence(
     return out
 
 
+def _turn_takers(
+    book: Book, occurrences: list[_Occurrence], dialogue: Regions
+) -> Counter[tuple[_FormKey, _FormKey]]:
+    """Names that take turns in one conversation: a speech tagged "said Madge" answered within two
+    paragraphs by one tagged "said Margaret". Each such exchange counts as two shared sentences of
+    cannot-link evidence, so two exchanges keep a pet name apart from the formal name it resembles,
+    while a narrator who once writes "said Mike" and then "said Michael" is not taken for two people."""
+    if not len(book.paragraphs):
+        return Counter()
+    paragraph = _paragraph_indices(book, occurrences)
+    tagged: dict[int, _FormKey] = {}
+    for o, p in zip(occurrences, paragraph, strict=True):
+        if o.speech and o.start not in dialogue and not o.titled:
+            tagged.setdefault(p, _form(o))
+    out: Counter[tuple[_FormKey, _FormKey]] = Counter()
+    for p, a in tagged.items():
+        for q in (p + 1, p + 2):
+            b = tagged.get(q)
+            if b is not None and b != a:
+                out[(a, b)] += TURN_WEIGHT
+                out[(b, a)] += TURN_WEIGHT
+    return out
+
+
 def _gender_of(honorific: str | None, words: tuple[str, ...], votes: _GenderEvidence) -> str:
     if honorific and honorific != "the":
         implied = HONORIFICS.get(honorific, "unknown")
@@ -552,7 +580,7 @@ def _cluster(
         if honorific in _FIRST_NAME_TITLES:
             named = [c for c in named if honorific in c.honorifics] or named
         target = _dominant(named)
-        if target is None and word.lower() in NICKNAMES:
+        if target is None and word.lower() in NICKNAMES and counts[form] >= MIN_NICKNAME_USES:
             target = _dominant(_nickname_targets(word, clusters.values(), form))
         return None if target is None or conflict(form, target) else target
 
@@ -632,8 +660,10 @@ def _cluster(
             )
             first_named = [w for (h, w) in target.forms if h == honorific and len(w) > 1]
             own_first_name = married and all(_gender_of(None, w[:1], votes) == "female" for w in first_named)
-            # ... and a first name used once or twice is no such habit ("Mr. Thomas Marvel" in a list)
+            # ... and a first name used once or twice is no such habit ("Mr. John Knightley" in a list)
             habitual = sum(counts[(honorific, w)] for w in first_named) >= 3
+            # ... nor one the narrator gives a man with no family of his name about ("Mr. Thomas Marvel")
+            kin = any(word in c.last_names for c in clusters.values() if c is not target)
             # the son's first name alone is common too: "Mr. Emerson" is the father of "George"
             # ... unless the full name is what the text calls him ("Dorian Gray" thrice as often as "Mr. Gray")
             bare_first = sum(counts[(None, w[:1])] for w in first_named)
@@ -643,7 +673,7 @@ def _cluster(
                 and not own_first_name
                 and habitual
                 and (
-                    counts[form] > 3 * max(1, personal)
+                    (counts[form] > 3 * max(1, personal) and kin)
                     or (
                         _surname_class(honorific) == "plain"
                         and bare_first >= counts[form]
@@ -688,8 +718,9 @@ def _cluster(
             and not men
             and not any(c.gender != "female" for c in by_last)
             and len(by_last) == 1
+            and {_surname_class(h) for h in by_last[0].honorifics} != {"married"}
         ):
-            target = by_last[0]
+            target = by_last[0]  # ... and never a "Mrs." ("Braddocks" is Mr., whom the text may not title)
         if target is None and not by_last:
             target = by_first_name(form, gender)
         if target is None or conflict(form, target):
@@ -974,6 +1005,12 @@ def _join_orphans(
         if len(targets) != 1:
             continue
         (target,) = targets
+        if (
+            not honorifics
+            and {_surname_class(h) for h in target.honorifics} == {"married"}
+            and not target.first_names
+        ):
+            continue  # a bare surname is no wife's ("Braddocks" is her husband, "Mrs. Braddocks" is she)
         if target.size < cluster.size or any(conflict(form, target) for form in cluster.forms):
             continue
         # "Mr. Emerson" beside a habitual "Mr. George Emerson" is another man (his father)
@@ -1084,6 +1121,8 @@ def _join_nicknames(
         form = (honorific, words)
         if honorific is not None or len(words) != 1 or words[0].lower() not in NICKNAMES:
             continue
+        if cluster.size < MIN_NICKNAME_USES:
+            continue
         target = _dominant(_nickname_targets(words[0], clusters.values(), form))
         if target is not None and not conflict(form, target):
             _absorb(clusters, assign, target, cluster)
@@ -1126,7 +1165,8 @@ def _join_name_variants(
                     for other_first, other_last in [(w[0], w[-1])]
                 )
             ]
-        elif len(single) == 1 and len(cluster.forms) == 1:  # one word alone: a variant of a name
+        elif len(single) == 1 and len(cluster.forms) == 1 and cluster.size >= MIN_NICKNAME_USES:
+            # one word alone: a variant of a name
             (word,) = single
             targets = [
                 c
