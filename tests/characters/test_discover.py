@@ -660,3 +660,60 @@ def test_names_that_take_turns_in_a_conversation_are_two_people() -> None:
     )
     cast = _cast(text)
     assert _owner(cast, "Madge") != _owner(cast, "Margaret")
+
+
+def test_a_bare_surname_a_father_and_a_son_share_is_left_unresolved() -> None:
+    scene = (
+        'George Emerson sat down. George looked at his father. "Well," said Mr. Emerson, and George smiled. '
+        "Mr. Emerson laughed.\n\n"
+    )
+    text = scene * 3 + "Emerson was a strange name. Everyone knew Emerson by sight."
+    cast = _cast(text)
+    assert not any("Emerson" in names for names in cast.values()), cast
+    assert _owner(cast, "Mr. Emerson") != _owner(cast, "George Emerson")
+
+
+def test_a_surname_seen_once_in_a_family_is_no_one_s() -> None:
+    text = FAMILY + "\n\nEveryone in the village called on Bennet that week."
+    cast = _cast(text)
+    assert not any("Bennet" in names for names in cast.values()), cast
+
+
+def test_mister_surname_joins_the_one_of_two_brothers_named_far_more_often() -> None:
+    # "Mr. Sholto" comes before "Mr. Thaddeus" has joined his full name, when the twins are still close
+    text = (
+        "Thaddeus Sholto bowed. Thaddeus Sholto was a small man, and Thaddeus Sholto talked.\n\n"
+        "Robert Sholto was his twin; Robert was dead.\n\n"
+        '"Come," said Mr. Thaddeus. Mr. Sholto led the way. Mr. Sholto was nervous; Mr. Thaddeus was always '
+        "nervous. Mr. Sholto sat down."
+    )
+    cast = _cast(text)
+    assert _owner(cast, "Mr. Sholto") == _owner(cast, "Thaddeus Sholto") != _owner(cast, "Robert Sholto")
+
+
+def test_of_brothers_known_by_given_names_the_surname_is_the_one_named_in_full() -> None:
+    sons = (
+        "Joe laughed. Joe ran to town, and Joe drank. Joe was young. Joe sang. Berry worked. Berry was old, "
+        "and Berry prayed. Berry sighed. Berry slept.\n\n"
+    )
+    text = (
+        "Berry Hamilton was the butler. Berry Hamilton was proud of Joe Hamilton, his son. Berry Hamilton "
+        "was honest.\n\n"
+        + sons
+        * 3
+        + "Mr. Hamilton was arrested. Hamilton went to prison; Hamilton was innocent. "
+        "Mr. Hamilton wept. Hamilton prayed."
+    )
+    cast = _cast(text)
+    assert _owner(cast, "Hamilton") == _owner(cast, "Mr. Hamilton") == _owner(cast, "Berry")
+    assert _owner(cast, "Joe") != _owner(cast, "Berry")
+
+
+def test_a_title_set_beside_a_possessive_is_no_second_name() -> None:
+    text = (
+        "Aunt Celia came in. Then Cousin Caroline, Mrs. Hilbery's maiden cousin, entered.\n\n"
+        "Mrs. Hilbery was at the window. Cousin Caroline sat down. Mrs. Hilbery smiled.\n\n"
+        "Cousin Caroline was tall."
+    )
+    cast = _cast(text)
+    assert _owner(cast, "Cousin Caroline") != _owner(cast, "Mrs. Hilbery")

@@ -95,6 +95,7 @@ BROTHER_NAMED = 10  # bare given-name mentions that make a man "known by his giv
 #: join a formal name by the nickname list alone
 MIN_NICKNAME_USES = 3
 TURN_WEIGHT = 2  # shared sentences one exchange of tagged turns counts as
+MIN_SURNAME_USES = 3  # a bare surname seen fewer times is left unresolved where a family shares it
 MIN_MENTIONS = 2  # a name seen once is not a character (unless NER or an honorific vouches for it)
 
 
@@ -147,10 +148,11 @@ def discover_characters(book: Book, *, ner_model: str | None = None) -> tuple[li
     accepted = _accept(occurrences, lowercase, ner_votes, ner_against)
     occurrences = [o for o in occurrences if _form(o) in accepted]
     votes = _gender_evidence(text, occurrences)
-    together = _sentence_cooccurrence(book, occurrences, dialogue) + _turn_takers(book, occurrences, dialogue)
+    together = _sentence_cooccurrence(book, occurrences, dialogue)
+    turns = _turn_takers(book, occurrences, dialogue)
     links = _textual_links(text, occurrences, dialogue) + _vocative_replies(book, occurrences, dialogue)
     addressed = _address_replies(book, occurrences, dialogue)
-    clusters, form_cluster = _cluster(occurrences, votes, together, links, addressed)
+    clusters, form_cluster = _cluster(occurrences, votes, together, links, addressed, turns)
     mentions: list[Mention] = []
     for o in occurrences:
         cid = form_cluster.get(_form(o))
@@ -469,7 +471,13 @@ def _cluster(
     together: Counter[tuple[_FormKey, _FormKey]],
     links: Counter[tuple[_FormKey, _FormKey]] | None = None,
     addressed: Counter[tuple[_FormKey, _FormKey]] | None = None,
+    turns: Counter[tuple[_FormKey, _FormKey]] | None = None,
 ) -> tuple[dict[int, _Cluster], dict[_FormKey, int]]:
+    """Alias clusters of the accepted name forms (see the module docstring for the steps).
+    ``together`` (shared sentences) and ``turns`` (tagged turns of one conversation) are cannot-link
+    evidence; a link the text states ("Aunt Celia, Mrs. Milvain") is only vetoed by shared sentences,
+    since a narrator may tag one person's turns with both names."""
+    apart = together + (turns or Counter())
     counts: Counter[_FormKey] = Counter(_form(o) for o in occurrences)
     clusters: dict[int, _Cluster] = {}
     assign: dict[_FormKey, int] = {}
@@ -495,6 +503,9 @@ def _cluster(
             cluster.gender = gender
 
     def conflict(form: _FormKey, cluster: _Cluster) -> bool:
+        return _conflict(apart, counts, form, cluster)
+
+    def sentence_conflict(form: _FormKey, cluster: _Cluster) -> bool:
         return _conflict(together, counts, form, cluster)
 
     def female_alone(word: str, exclude: _Cluster | None = None) -> _Cluster | None:
@@ -624,15 +635,7 @@ def _cluster(
         # "Miss Bennet" with several Bennet sisters about: only a unique candidate is safe
         # "Mr. Wilcox" beside the brothers "Charles" and "Paul Wilcox" is likelier their father than the
         # elder brother: two sons known by their given names need a much clearer winner
-        brothers = (
-            sum(
-                1
-                for c in candidates
-                if c.gender == "male" and sum(c.forms[(None, (f,))] for f in c.first_names) >= BROTHER_NAMED
-            )
-            >= 2
-        )
-        factor = BROTHERS_DOMINANCE if brothers and _surname_class(honorific) == "plain" else 2.0
+        factor = BROTHERS_DOMINANCE if _brothers(candidates) and _surname_class(honorific) == "plain" else 2.0
         # a candidate known to be of the form's gender beats those of unknown gender ("Comrade Gregory",
         # a man by his pronouns, is "Mr. Lucian Gregory", not "Rosamond Gregory")
         confirmed = [c for c in candidates if gender != "unknown" and c.gender == gender]
@@ -712,7 +715,12 @@ def _cluster(
         ]
         # a bare surname is a man's ("Bennet" is Mr. Bennet) before it is a woman's, and a woman's
         # only when she is the one woman of that surname ("Cominges" may be Blanche or her mother)
-        target = _dominant(men) or _dominant([c for c in by_last if c.gender != "female"])
+        # ... and of brothers known by their given names, the one the narrator names in full
+        # ("Hamilton" is Berry Hamilton, the father, not his son Joe, though Joe is named more)
+        if _brothers(men):
+            target = _dominant(men, BROTHERS_DOMINANCE) or _most_full_named(men, word)
+        else:
+            target = _dominant(men) or _dominant([c for c in by_last if c.gender != "female"])
         if (
             target is None
             and not men
@@ -723,6 +731,15 @@ def _cluster(
             target = by_last[0]  # ... and never a "Mrs." ("Braddocks" is Mr., whom the text may not title)
         if target is None and not by_last:
             target = by_first_name(form, gender)
+        # "Emerson" with a father and a son about is ambiguous: no one's, and no one new; so is a
+        # surname used once or twice in a family ("Bennet" may be Mr. or Mrs. Bennet)
+        # (one used more than any of the family's named members is a character known by it: kept)
+        if (
+            len(by_last) >= 2
+            and (target is None or counts[form] < MIN_SURNAME_USES)
+            and counts[form] <= max(c.size for c in by_last)
+        ):
+            continue
         if target is None or conflict(form, target):
             new_cluster(form, gender)
         else:
@@ -744,9 +761,9 @@ def _cluster(
     # nicknames that became their own cluster before their formal name existed: join them now
     _join_nicknames(clusters, assign, conflict)
     _join_orphans(clusters, assign, conflict)
-    _join_linked(clusters, assign, conflict, links or Counter())
+    _join_linked(clusters, assign, sentence_conflict, links or Counter())
     _join_addressed(
-        clusters, assign, lambda form, c: _shared_sentences(together, form, c), addressed or Counter()
+        clusters, assign, lambda form, c: _shared_sentences(apart, form, c), addressed or Counter()
     )
     _join_name_variants(clusters, assign, conflict)
     return clusters, assign
@@ -758,6 +775,9 @@ _LINK_GAP = re.compile(
     r"[ \t]*[,(]?\s*(?:now|formerly|n[ée]e|afterwards|whose\s+(?:real\s+|maiden\s+)?name\s+(?:was|is)"
     r"|otherwise\s+called|known\s+as|alias)\s+"
 )
+_POSSESSIVE_NEXT = re.compile(
+    r"(?:['’]| )s\b"
+)  # "Hilbery's", or "Hilbery s" where a text lost its apostrophes
 _APPOSITION_GAP = re.compile(r"[ \t]*,\s*")
 _LIST_NEXT = re.compile(r"\s*(?:,\s*)?(?:and|or|nor)\b|\s*,\s*[A-Z]")
 
@@ -785,6 +805,7 @@ def _textual_links(
             and b.honorific not in (None, "the")
             and a.start not in dialogue
             and not _LIST_NEXT.match(text, b.end)
+            and not _POSSESSIVE_NEXT.match(text, b.end)  # "Cousin Caroline, Mrs. Hilbery's cousin"
             and not text[max(0, a.start - 3) : a.start].strip().endswith(",")
         ):
             links[(_form(a), _form(b))] += 1
@@ -879,6 +900,8 @@ def _join_addressed(
             continue
         if _other_given_name(a, cb) or _other_given_name(b, ca):
             continue
+        if any(_family_title(form) and _brothers(_family(clusters, form[1][0])) for form in (a, b)):
+            continue  # "Mr. Hamilton" may be the father of "Joe" and "Berry"... or either of them
         if not all(_same_class(cb, h) for h in ca.honorifics) or not all(
             _same_class(ca, h) for h in cb.honorifics
         ):
@@ -1002,9 +1025,19 @@ def _join_orphans(
             and all(_same_class(c, h) for h in honorifics)
             and (not married or c.honorifics & _WIFE_TITLES)
         ]
-        if len(targets) != 1:
+        # one candidate, or, for "Mr. Sholto", one named far more often than the other men of the name
+        # (Thaddeus, once "Mr. Thaddeus" has joined him, over his twin); brothers known by their
+        # given names need a much clearer lead
+        # given names, the few "Mr. Hamilton"s are the one the narrator names in full ("Berry Hamilton"
+        # thrice as often as "Joe Hamilton": the head of the house)
+        if len(targets) == 1 or (honorifics and {_surname_class(h) for h in honorifics} == {"plain"}):
+            target = _dominant(targets, BROTHERS_DOMINANCE if _brothers(targets) else 2.0)
+            if target is None and _brothers(targets):
+                target = _most_full_named(targets, word)
+        else:
+            target = None
+        if target is None:
             continue
-        (target,) = targets
         if (
             not honorifics
             and {_surname_class(h) for h in target.honorifics} == {"married"}
@@ -1062,6 +1095,40 @@ def _contains(longer: tuple[str, ...], shorter: tuple[str, ...]) -> bool:
     return any(longer[i : i + n] == shorter for i in range(len(longer) - n + 1)) and (
         longer[0] == shorter[0] or (n == 1 and longer[-1] == shorter[-1])
     )
+
+
+def _most_full_named(candidates: list[_Cluster], surname: str) -> _Cluster | None:
+    """The candidate named in full ("Berry Hamilton") at least three times, and three times as often
+    as any other."""
+    uses = sorted(
+        (
+            (sum(n for (_, w), n in c.forms.items() if len(w) > 1 and w[-1] == surname), c.id)
+            for c in candidates
+        ),
+        reverse=True,
+    )
+    if not uses or uses[0][0] < 3 or (len(uses) > 1 and uses[0][0] < 3 * uses[1][0]):
+        return None
+    return next(c for c in candidates if c.id == uses[0][1])
+
+
+def _family_title(form: _FormKey) -> bool:
+    """Whether ``form`` is "Mr. Surname": a title any man of the family may bear."""
+    return len(form[1]) == 1 and _surname_class(form[0]) == "plain"
+
+
+def _family(clusters: dict[int, _Cluster], surname: str) -> list[_Cluster]:
+    return [c for c in clusters.values() if surname in c.last_names]
+
+
+def _brothers(candidates: list[_Cluster]) -> bool:
+    """Whether two or more of the candidates are men the text calls by their given names alone."""
+    named = [
+        c
+        for c in candidates
+        if c.gender == "male" and sum(c.forms[(None, (f,))] for f in c.first_names) >= BROTHER_NAMED
+    ]
+    return len(named) >= 2
 
 
 def _dominant(candidates: list[_Cluster], factor: float = 2.0) -> _Cluster | None:
