@@ -717,3 +717,23 @@ def test_a_title_set_beside_a_possessive_is_no_second_name() -> None:
     )
     cast = _cast(text)
     assert _owner(cast, "Cousin Caroline") != _owner(cast, "Mrs. Hilbery")
+
+
+def test_gender_falls_back_on_the_given_name_when_pronouns_say_nothing() -> None:
+    text = (
+        "Joan walked in. Joan sat down by the fire.\n\n"
+        '"Tea?" asked Joan. Robert laughed. Robert looked out of the window.\n\n'
+        '"No," said Robert. Joan poured the tea.'
+    )
+    book = book_from_text(text)
+    by_name = {c.name: c for c in find_characters(book)}
+    assert by_name["Joan"].gender == "female" and by_name["Robert"].gender == "male"
+    assert 0 < by_name["Joan"].gender_confidence < 1
+
+
+def test_given_name_genders_come_from_the_census_list() -> None:
+    from fabula.characters._lexicon import given_name_gender
+
+    assert given_name_gender("Cassandra") == "female" and given_name_gender("julius") == "male"
+    assert given_name_gender("Leslie") == "unknown"  # borne by both
+    assert given_name_gender("Kit") == "female" and given_name_gender("Kit", 10.0) == "unknown"

@@ -1,12 +1,13 @@
-"""Gender guesses from honorifics in a character's names and the pronouns that follow its mentions."""
+"""Gender guesses from honorifics in a character's names and the pronouns that follow its mentions;
+failing those, from the usual gender of the character's given name (US census first names)."""
 
 from __future__ import annotations
 
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 
 from fabula.book import Book, Character, Mention
-from fabula.characters._lexicon import FEMALE_PRONOUNS, HONORIFICS, MALE_PRONOUNS
+from fabula.characters._lexicon import FEMALE_PRONOUNS, HONORIFICS, MALE_PRONOUNS, given_name_gender
 from fabula.characters._text import split_honorific
 
 _LOOKAHEAD = 160  # characters after a mention searched for the first third-person pronoun
@@ -17,12 +18,15 @@ _HONORIFIC_WEIGHT = 5.0
 def estimate_genders(book: Book, characters: list[Character], names: list[Mention]) -> None:
     """Set ``gender``/``gender_confidence`` on characters whose gender is not already known."""
     votes: dict[str, dict[str, float]] = defaultdict(lambda: {"male": 0.0, "female": 0.0})
+    given: dict[str, Counter[str]] = defaultdict(Counter)  # character -> untitled first words of its names
     text = book.text
     for i, m in enumerate(names):
         if m.character_id is None:
             continue
         surface = text[m.start : m.end]
         honorific, _ = split_honorific(surface)
+        if honorific is None and m.kind == "name":
+            given[m.character_id][surface.split()[0]] += 1
         implied = HONORIFICS.get(honorific or surface.lower().removeprefix("the ").rstrip("."), "unknown")
         if implied != "unknown":
             votes[m.character_id][implied] += _HONORIFIC_WEIGHT
@@ -38,7 +42,8 @@ def estimate_genders(book: Book, characters: list[Character], names: list[Mentio
         if character.gender != "unknown":
             continue
         v = votes.get(character.id)
-        if not v:
+        if not v or v["male"] + v["female"] < 1:
+            _from_given_name(character, given[character.id])
             continue
         total = v["male"] + v["female"]
         if total < 1:
@@ -49,3 +54,20 @@ def estimate_genders(book: Book, characters: list[Character], names: list[Mentio
         if share >= 0.6:
             character.gender = gender  # type: ignore[assignment]
             character.gender_confidence = round(confidence, 3)
+        else:
+            _from_given_name(character, given[character.id])
+
+
+def _from_given_name(character: Character, first_words: Counter[str]) -> None:
+    """The usual gender of the character's most used untitled given name ("Robert", "Joan"), when
+    honorifics and pronouns left it open; a modest confidence, since census names are a prior."""
+    for word, _ in first_words.most_common():
+        gender = given_name_gender(word, GIVEN_NAME_RATIO)
+        if gender != "unknown":
+            character.gender = gender
+            character.gender_confidence = GIVEN_NAME_CONFIDENCE
+            return
+
+
+GIVEN_NAME_RATIO = 10.0  # how much more often one gender must bear the name
+GIVEN_NAME_CONFIDENCE = 0.5
