@@ -737,3 +737,13 @@ def test_given_name_genders_come_from_the_census_list() -> None:
     assert given_name_gender("Cassandra") == "female" and given_name_gender("julius") == "male"
     assert given_name_gender("Leslie") == "unknown"  # borne by both
     assert given_name_gender("Kit") == "female" and given_name_gender("Kit", 10.0) == "unknown"
+
+
+def test_a_place_word_after_an_honorific_is_a_surname() -> None:
+    text = (
+        "Mrs. Hall kept the inn. Mr. Hall drank in the parlour, and Mrs. Hall scolded him.\n\n"
+        '"George," said Mrs. Hall. Mr. Hall went out past Iping Hall.'
+    )
+    cast = _cast(text)
+    assert _owner(cast, "Mrs. Hall") != _owner(cast, "Mr. Hall")
+    assert not any("Iping Hall" in names or "Hall" in names for names in cast.values())

@@ -213,8 +213,10 @@ def _candidates(book: Book, dialogue: Regions) -> list[_Occurrence]:
             len(words) == 1 and words[0].lower() in NON_NAMES
         ):
             continue
-        if any(w.lower() in {"street", "road", "house", "hall", "park", "square", "lane"} for w in words):
-            continue
+        if any(
+            w.lower() in {"street", "road", "house", "hall", "park", "square", "lane"} for w in words
+        ) and not (honorific is not None and len(words) == 1):
+            continue  # "Hall" and "Park" are places, but "Mr. Hall" and "Mrs. Park" are people
         end = m.end("name")
         if m.group("poss") and _PLACE_AFTER.match(text, m.end()):
             continue  # "Lynde's Hollow", "Smith's Wharf": a place named after someone
