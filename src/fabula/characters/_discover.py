@@ -13,8 +13,14 @@ NER pipeline, when the user names one, adds PERSON evidence (`_ner.py`); Chinese
    gender-compatible full name with that surname (unless it is much more frequent than that full
    name, as "Mr. Knightley" is than "John Knightley"); a lone first name joins the full name it
    starts, a nickname ("Lizzy") its formal name, a lone surname the "Mr." cluster first ("Bennet" is
-   Mr. Bennet), "Lady/Sir + first name" its full name. "Mr. Bennet", "Mrs. Bennet" and "Jane Bennet"
-   stay apart: different honorific classes never join.
+   Mr. Bennet) or no one when a family shares it ambiguously, "Lady/Sir + first name" its full name.
+   "Mr. Bennet", "Mrs. Bennet" and "Jane Bennet" stay apart: different honorific classes never join.
+4. Later joins: textual links ("Miss Hamilton, now Mrs Smith"), vocatives answered by tagged names,
+   given-name variants. Every join is vetoed by cannot-link evidence: names sharing sentences, or
+   tagging the turns of one conversation.
+
+Genders come from honorifics, then a full name's given name (as the book styles it, else the US census
+list in ``given_names.tsv``), then pronouns after the mentions.
 """
 
 from __future__ import annotations
