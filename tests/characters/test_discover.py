@@ -747,3 +747,13 @@ def test_a_place_word_after_an_honorific_is_a_surname() -> None:
     cast = _cast(text)
     assert _owner(cast, "Mrs. Hall") != _owner(cast, "Mr. Hall")
     assert not any("Iping Hall" in names or "Hall" in names for names in cast.values())
+
+
+def test_a_name_in_brackets_after_another_is_the_same_person() -> None:
+    text = (
+        "Two ladies called. Mrs. Cosham (Aunt Millicent) sat down first. Mrs. Cosham was stout.\n\n"
+        '"Dear child," said Aunt Millicent. Katharine poured the tea for Mrs. Cosham.\n\n'
+        "Aunt Millicent drank it."
+    )
+    cast = _cast(text)
+    assert _owner(cast, "Mrs. Cosham") == _owner(cast, "Aunt Millicent")

@@ -783,6 +783,8 @@ _LINK_GAP = re.compile(
     r"[ \t]*[,(]?\s*(?:now|formerly|n[ée]e|afterwards|whose\s+(?:real\s+|maiden\s+)?name\s+(?:was|is)"
     r"|otherwise\s+called|known\s+as|alias)\s+"
 )
+_PAREN_OPEN = re.compile(r"[ \t]*\(\s*")
+_PAREN_CLOSE = re.compile(r"\s*\)")
 _POSSESSIVE_NEXT = re.compile(
     r"(?:['’]| )s\b"
 )  # "Hilbery's", or "Hilbery s" where a text lost its apostrophes
@@ -794,6 +796,7 @@ def _textual_links(
     text: str, occurrences: list[_Occurrence], dialogue: Regions
 ) -> Counter[tuple[_FormKey, _FormKey]]:
     """Pairs of forms the text itself says name one person, counted: "Miss Hamilton, now Mrs Smith",
+    "Mrs. Cosham (Aunt Millicent)",
     and, in narration, a family title set beside a formal one ("Aunt Celia, Mrs. Milvain, who ...")
     when they are not items of a list ("Aunt Celia, Mrs. Cosham, and Mr. Hilbery")."""
     links: Counter[tuple[_FormKey, _FormKey]] = Counter()
@@ -802,7 +805,11 @@ def _textual_links(
         gap = text[a.end : b.start]
         if len(gap) > 60 or "\n\n" in gap:
             continue
-        if _LINK_GAP.fullmatch(gap):
+        if _LINK_GAP.fullmatch(gap) or (
+            _PAREN_OPEN.fullmatch(gap)
+            and _PAREN_CLOSE.match(text, b.end)
+            and not {a.titled, b.titled} & {True}
+        ):  # "Miss Hamilton, now Mrs Smith"; "Mrs. Cosham (Aunt Millicent)"
             links[(_form(a), _form(b))] += 1
             continue
         kinds = {a.honorific in _KINSHIP, b.honorific in _KINSHIP}
