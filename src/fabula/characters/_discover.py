@@ -433,10 +433,7 @@ def _turn_takers(
     if not len(book.paragraphs):
         return Counter()
     paragraph = _paragraph_indices(book, occurrences)
-    tagged: dict[int, _FormKey] = {}
-    for o, p in zip(occurrences, paragraph, strict=True):
-        if o.speech and o.start not in dialogue and not o.titled:
-            tagged.setdefault(p, _form(o))
+    tagged = _tagged_paragraphs(occurrences, paragraph, dialogue, lambda o: not o.titled)
     out: Counter[tuple[_FormKey, _FormKey]] = Counter()
     for p, a in tagged.items():
         for q in (p + 1, p + 2):
@@ -836,10 +833,10 @@ def _vocative_replies(
     if not len(book.paragraphs):
         return Counter()
     paragraph = _paragraph_indices(book, occurrences)
-    tagged: dict[int, _FormKey] = {}  # paragraph -> the first formal name tagged with a speech verb
-    for o, p in zip(occurrences, paragraph, strict=True):
-        if o.speech and o.start not in dialogue and o.honorific not in (None, "the", *_KINSHIP):
-            tagged.setdefault(p, _form(o))
+    # paragraph -> the first formal name tagged with a speech verb
+    tagged = _tagged_paragraphs(
+        occurrences, paragraph, dialogue, lambda o: o.honorific not in (None, "the", *_KINSHIP)
+    )
     replies: dict[_FormKey, Counter[_FormKey]] = defaultdict(Counter)
     for o, p in zip(occurrences, paragraph, strict=True):
         if o.honorific in _KINSHIP and o.start in dialogue and p + 1 in tagged:
@@ -859,10 +856,7 @@ def _address_replies(
         return Counter()
     text = book.text
     paragraph = _paragraph_indices(book, occurrences)
-    tagged: dict[int, _FormKey] = {}  # paragraph -> the first name tagged with a speech verb
-    for o, p in zip(occurrences, paragraph, strict=True):
-        if o.speech and o.start not in dialogue and not o.titled:
-            tagged.setdefault(p, _form(o))
+    tagged = _tagged_paragraphs(occurrences, paragraph, dialogue, lambda o: not o.titled)
     replies: dict[_FormKey, Counter[_FormKey]] = defaultdict(Counter)
     for o, p in zip(occurrences, paragraph, strict=True):
         region = dialogue.index(o.start)
@@ -875,6 +869,21 @@ def _address_replies(
             if answer is not None and answer != own and answer != form:
                 replies[form][answer] += 1
     return _clear_answers(replies)
+
+
+def _tagged_paragraphs(
+    occurrences: list[_Occurrence],
+    paragraph: list[int],
+    dialogue: Regions,
+    accept: Callable[[_Occurrence], bool],
+) -> dict[int, _FormKey]:
+    """Paragraph -> the first name the narration tags a speech with there ("said Mr. Wilcox"), among
+    the occurrences ``accept`` lets through."""
+    tagged: dict[int, _FormKey] = {}
+    for o, p in zip(occurrences, paragraph, strict=True):
+        if o.speech and o.start not in dialogue and accept(o):
+            tagged.setdefault(p, _form(o))
+    return tagged
 
 
 def _paragraph_indices(book: Book, occurrences: list[_Occurrence]) -> list[int]:
