@@ -583,9 +583,11 @@ def test_mister_surname_beside_two_brothers_known_by_their_given_names_is_neithe
         "Charles sat. Charles stood. Paul was away, and Paul wrote. Charles read the letter. Paul wrote again, "
         "and Charles read it.\n\n"
     )
-    father = '"Good," said Mr. Wilcox. Mr. Wilcox was pleased.\n\n'
+    father = '"Good," said Mr. Wilcox. Mr. Wilcox was pleased. Wilcox, people said, was a hard man.\n\n'
     cast = _cast(brothers + scene * 3 + father)
     assert _owner(cast, "Mr. Wilcox") not in {_owner(cast, "Charles"), _owner(cast, "Paul")}
+    # the bare surname is the father's, like the title, not the brother named in full more often
+    assert _owner(cast, "Wilcox") == _owner(cast, "Mr. Wilcox")
 
 
 def test_van_der_surnames_with_and_without_the_given_name_join() -> None:

@@ -723,7 +723,16 @@ def _cluster(
         # ... and of brothers known by their given names, the one the narrator names in full
         # ("Hamilton" is Berry Hamilton, the father, not his son Joe, though Joe is named more)
         if _brothers(men):
-            target = _dominant(men, BROTHERS_DOMINANCE) or _most_full_named(men, word)
+            # ... unless a "Mr. X" known by no given name is about, named at least as often as the bare
+            # surname: it is his, like the title ("Wilcox" is Mr. Wilcox, the father of Charles and
+            # Paul; two "Monsieur Lebrun"s do not claim six "Lebrun"s); `_join_orphans` may still
+            # join the two to the brother named in full
+            titled = [c for c in men if c.forms and all(_family_title(f) for f in c.forms)]
+            target = (
+                titled[0]
+                if len(titled) == 1 and titled[0].size >= counts[form]
+                else _dominant(men, BROTHERS_DOMINANCE) or _most_full_named(men, word)
+            )
         else:
             target = _dominant(men) or _dominant([c for c in by_last if c.gender != "female"])
         if (
