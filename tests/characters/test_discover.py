@@ -583,7 +583,10 @@ def test_mister_surname_beside_two_brothers_known_by_their_given_names_is_neithe
         "Charles sat. Charles stood. Paul was away, and Paul wrote. Charles read the letter. Paul wrote again, "
         "and Charles read it.\n\n"
     )
-    father = '"Good," said Mr. Wilcox. Mr. Wilcox was pleased. Wilcox, people said, was a hard man.\n\n'
+    father = (
+        '"Good," said Mr. Wilcox. Mr. Wilcox was pleased. Wilcox, people said, was a hard man; Wilcox '
+        "never smiled, and Wilcox never wept.\n\n"
+    )
     cast = _cast(brothers + scene * 3 + father)
     assert _owner(cast, "Mr. Wilcox") not in {_owner(cast, "Charles"), _owner(cast, "Paul")}
     # the bare surname is the father's, like the title, not the brother named in full more often
