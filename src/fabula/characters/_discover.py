@@ -27,13 +27,14 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from fabula.book import Book, Character, Mention
 from fabula.characters._lexicon import (
+    CLEAR_GIVEN_NAME,
     HONORIFICS,
     NAME_PARTICLES,
     NICKNAMES,
@@ -91,8 +92,6 @@ _MALE_TITLES = frozenset({"dr", "doctor", "professor", "inspector"})
 #: two forms that share this share of the rarer one's sentences name two different people
 CONFLICT_SHARE = 0.05
 CONFLICT_MIN = 3  # sentences: a name beside another twice may be a slip of the segmenter
-#: how much more often one gender must bear a given name for it to outweigh pronoun evidence
-STRONG_GIVEN_NAME = 10.0
 #: how many times more often the leading brother must be mentioned to be the "Mr. X"
 BROTHERS_DOMINANCE = 4.0
 WIFE_DOMINANCE = 5.0  # ... and the leading woman never styled "Miss" to be the "Mrs. X"
@@ -452,7 +451,7 @@ def _gender_of(honorific: str | None, words: tuple[str, ...], votes: _GenderEvid
     # a full name's first word is a given name: how the book styles it ("Lady Brett") decides, then
     # a clear census gender, which outweighs the pronouns ("Mrs. Julius Beaufort ... she" is near him)
     if len(words) > 1 and words[0] not in NAME_PARTICLES:
-        lexical = votes.styled.get(words[0]) or given_name_gender(words[0], STRONG_GIVEN_NAME)
+        lexical = votes.styled.get(words[0]) or given_name_gender(words[0], CLEAR_GIVEN_NAME)
         if lexical != "unknown":
             return lexical
     v = Counter(votes.votes.get(words, Counter()))
@@ -637,7 +636,6 @@ def _cluster(
             # "Mrs. Dashwood" is the mother, not "Marianne Dashwood": only join a cluster already married
             and (not married or c.honorifics & _WIFE_TITLES)
         ]
-        # "Miss Bennet" with several Bennet sisters about: only a unique candidate is safe
         # "Mr. Wilcox" beside the brothers "Charles" and "Paul Wilcox" is likelier their father than the
         # elder brother: two sons known by their given names need a much clearer winner
         factor = BROTHERS_DOMINANCE if _brothers(candidates) and _surname_class(honorific) == "plain" else 2.0
@@ -646,6 +644,7 @@ def _cluster(
         confirmed = [c for c in candidates if gender != "unknown" and c.gender == gender]
         if len(confirmed) == 1 and honorific != "miss":
             candidates = confirmed
+        # "Miss Bennet" with several Bennet sisters about: only a unique candidate is safe
         target = _dominant(candidates, factor) if honorific != "miss" or len(candidates) == 1 else None
         if target is None and honorific == "miss":
             target = _styled_so(candidates, honorific, word) or _eldest_sister(candidates, word)
@@ -655,7 +654,7 @@ def _cluster(
                 target = None
         if target is None and _surname_class(honorific) == "plain" and not candidates:
             # a clergyman is "Mr. Eager" as often as "the Rev. Cuthbert Eager": the one of that surname
-            clergy = [c for c in clusters.values() if word in c.last_names]
+            clergy = _family(clusters, word)
             if len(clergy) == 1 and {_surname_class(h) for h in clergy[0].honorifics} == {"reverend"}:
                 target = None if conflict(form, clergy[0]) else clergy[0]
         if target is None and not surname:
@@ -671,7 +670,7 @@ def _cluster(
             # ... and a first name used once or twice is no such habit ("Mr. John Knightley" in a list)
             habitual = sum(counts[(honorific, w)] for w in first_named) >= 3
             # ... nor one the narrator gives a man with no family of his name about ("Mr. Thomas Marvel")
-            kin = any(word in c.last_names for c in clusters.values() if c is not target)
+            kin = any(c is not target for c in _family(clusters, word))
             # the son's first name alone is common too: "Mr. Emerson" is the father of "George"
             # ... unless the full name is what the text calls him ("Dorian Gray" thrice as often as "Mr. Gray")
             bare_first = sum(counts[(None, w[:1])] for w in first_named)
@@ -710,7 +709,7 @@ def _cluster(
             add(holder, form)
             continue
         gender = _gender_of(None, words, votes)
-        by_last = [c for c in clusters.values() if word in c.last_names]
+        by_last = _family(clusters, word)
         men = [
             c
             for c in by_last
@@ -718,15 +717,13 @@ def _cluster(
             or c.honorifics & _MALE_TITLES
             or any(HONORIFICS.get(h) == "male" for h in c.honorifics)
         ]
-        # a bare surname is a man's ("Bennet" is Mr. Bennet) before it is a woman's, and a woman's
-        # only when she is the one woman of that surname ("Cominges" may be Blanche or her mother)
-        # ... and of brothers known by their given names, the one the narrator names in full
-        # ("Hamilton" is Berry Hamilton, the father, not his son Joe, though Joe is named more)
+        # a bare surname is a man's ("Bennet" is Mr. Bennet) before it is a woman's
         if _brothers(men):
-            # ... unless a "Mr. X" known by no given name is about, named at least as often as the bare
-            # surname: it is his, like the title ("Wilcox" is Mr. Wilcox, the father of Charles and
-            # Paul; two "Monsieur Lebrun"s do not claim six "Lebrun"s); `_join_orphans` may still
-            # join the two to the brother named in full
+            # of brothers known by their given names: a "Mr. X" known by no given name, named at least
+            # as often as the bare surname, owns it like the title ("Wilcox" is Mr. Wilcox, the father
+            # of Charles and Paul; two "Monsieur Lebrun"s do not claim six "Lebrun"s); else a clear
+            # lead, or the one the narrator names in full ("Hamilton" is Berry Hamilton, the father,
+            # not his son Joe, though Joe is named more)
             titled = [c for c in men if c.forms and all(_family_title(f) for f in c.forms)]
             target = (
                 titled[0]
@@ -742,7 +739,9 @@ def _cluster(
             and len(by_last) == 1
             and {_surname_class(h) for h in by_last[0].honorifics} != {"married"}
         ):
-            target = by_last[0]  # ... and never a "Mrs." ("Braddocks" is Mr., whom the text may not title)
+            # a woman's only when she is the one woman of that surname ("Cominges" may be Blanche or her
+            # mother), and never a "Mrs." ("Braddocks" is Mr., whom the text may not title)
+            target = by_last[0]
         if target is None and not by_last:
             target = by_first_name(form, gender)
         # "Emerson" with a father and a son about is ambiguous: no one's, and no one new; so is a
@@ -791,9 +790,8 @@ _LINK_GAP = re.compile(
 )
 _PAREN_OPEN = re.compile(r"[ \t]*\(\s*")
 _PAREN_CLOSE = re.compile(r"\s*\)")
-_POSSESSIVE_NEXT = re.compile(
-    r"(?:['’]| )s\b"
-)  # "Hilbery's", or "Hilbery s" where a text lost its apostrophes
+#: "Hilbery's", or "Hilbery s" where a text lost its apostrophes
+_POSSESSIVE_NEXT = re.compile(r"(?:['’]| )s\b")
 _APPOSITION_GAP = re.compile(r"[ \t]*,\s*")
 _LIST_NEXT = re.compile(r"\s*(?:,\s*)?(?:and|or|nor)\b|\s*,\s*[A-Z]")
 
@@ -812,9 +810,7 @@ def _textual_links(
         if len(gap) > 60 or "\n\n" in gap:
             continue
         if _LINK_GAP.fullmatch(gap) or (
-            _PAREN_OPEN.fullmatch(gap)
-            and _PAREN_CLOSE.match(text, b.end)
-            and not {a.titled, b.titled} & {True}
+            _PAREN_OPEN.fullmatch(gap) and _PAREN_CLOSE.match(text, b.end) and not (a.titled or b.titled)
         ):  # "Miss Hamilton, now Mrs Smith"; "Mrs. Cosham (Aunt Millicent)"
             links[(_form(a), _form(b))] += 1
             continue
@@ -911,6 +907,17 @@ def _clear_answers(replies: dict[_FormKey, Counter[_FormKey]]) -> Counter[tuple[
     return links
 
 
+def _linked_clusters(
+    clusters: dict[int, _Cluster], assign: dict[_FormKey, int], links: Counter[tuple[_FormKey, _FormKey]]
+) -> Iterator[tuple[tuple[_FormKey, _FormKey], int, _Cluster, _Cluster]]:
+    """The linked form pairs, most often linked first, with their two clusters as they stand when
+    reached (joins along the way count): only pairs still in two gender-compatible clusters."""
+    for pair, n in links.most_common():
+        ca, cb = clusters.get(assign.get(pair[0], -1)), clusters.get(assign.get(pair[1], -1))
+        if ca is not None and cb is not None and ca is not cb and _compatible(ca.gender, cb.gender):
+            yield pair, n, ca, cb
+
+
 def _join_addressed(
     clusters: dict[int, _Cluster],
     assign: dict[_FormKey, int],
@@ -921,10 +928,7 @@ def _join_addressed(
     ("Henry" and "Mr. Wilcox", "Miss Dashwood" and "Elinor") when nothing in the two names disagrees:
     genders agree, neither has a first name or a surname the other lacks a match for, and a
     "Miss Bennet" never joins a sister the text styles "Miss Elizabeth" (she is not the eldest)."""
-    for (a, b), n in links.most_common():
-        ca, cb = clusters.get(assign.get(a, -1)), clusters.get(assign.get(b, -1))
-        if ca is None or cb is None or ca is cb or not _compatible(ca.gender, cb.gender):
-            continue
+    for (a, b), n, ca, cb in _linked_clusters(clusters, assign, links):
         if (ca.first_names and cb.first_names and not ca.first_names & cb.first_names) or (
             ca.last_names and cb.last_names and not ca.last_names & cb.last_names
         ):
@@ -978,10 +982,7 @@ def _join_linked(
 ) -> None:
     """Join the clusters of two forms the text links ("Miss Hamilton, now Mrs Smith"): the smaller into
     the larger, when their genders agree and the names do not share sentences as two people do."""
-    for (a, b), _ in links.most_common():
-        ca, cb = clusters.get(assign.get(a, -1)), clusters.get(assign.get(b, -1))
-        if ca is None or cb is None or ca is cb or not _compatible(ca.gender, cb.gender):
-            continue
+    for _, _, ca, cb in _linked_clusters(clusters, assign, links):
         small, large = sorted((ca, cb), key=lambda c: c.size)
         if any(conflict(form, large) for form in small.forms):
             continue
@@ -1059,16 +1060,15 @@ def _join_orphans(
             and (not married or c.honorifics & _WIFE_TITLES)
         ]
         # one candidate, or, for "Mr. Sholto", one named far more often than the other men of the name
-        # (Thaddeus, once "Mr. Thaddeus" has joined him, over his twin); brothers known by their
-        # given names need a much clearer lead
-        # given names, the few "Mr. Hamilton"s are the one the narrator names in full ("Berry Hamilton"
-        # thrice as often as "Joe Hamilton": the head of the house)
+        # (Thaddeus, once "Mr. Thaddeus" has joined him, over his twin); of brothers known by their
+        # given names, one with a much clearer lead, else the one the narrator names in full ("Mr.
+        # Hamilton" is Berry Hamilton, named so thrice as often as Joe Hamilton: the head of the house)
+        target = None
         if len(targets) == 1 or (honorifics and {_surname_class(h) for h in honorifics} == {"plain"}):
-            target = _dominant(targets, BROTHERS_DOMINANCE if _brothers(targets) else 2.0)
-            if target is None and _brothers(targets):
-                target = _most_full_named(targets, word)
-        else:
-            target = None
+            if _brothers(targets):
+                target = _dominant(targets, BROTHERS_DOMINANCE) or _most_full_named(targets, word)
+            else:
+                target = _dominant(targets)
         if target is None:
             continue
         if (

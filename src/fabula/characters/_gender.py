@@ -7,12 +7,19 @@ import re
 from collections import Counter, defaultdict
 
 from fabula.book import Book, Character, Mention
-from fabula.characters._lexicon import FEMALE_PRONOUNS, HONORIFICS, MALE_PRONOUNS, given_name_gender
+from fabula.characters._lexicon import (
+    CLEAR_GIVEN_NAME,
+    FEMALE_PRONOUNS,
+    HONORIFICS,
+    MALE_PRONOUNS,
+    given_name_gender,
+)
 from fabula.characters._text import split_honorific
 
 _LOOKAHEAD = 160  # characters after a mention searched for the first third-person pronoun
 _THIRD_PERSON = re.compile(r"(?<![\w'’])(?:he|him|his|himself|she|her|hers|herself)(?![\w'’])", re.IGNORECASE)
 _HONORIFIC_WEIGHT = 5.0
+_GIVEN_NAME_CONFIDENCE = 0.5  # a census gender is a prior, not evidence from the book
 
 
 def estimate_genders(book: Book, characters: list[Character], names: list[Mention]) -> None:
@@ -41,12 +48,10 @@ def estimate_genders(book: Book, characters: list[Character], names: list[Mentio
     for character in characters:
         if character.gender != "unknown":
             continue
-        v = votes.get(character.id)
-        if not v or v["male"] + v["female"] < 1:
-            _from_given_name(character, given[character.id])
-            continue
+        v = votes.get(character.id, {"male": 0.0, "female": 0.0})
         total = v["male"] + v["female"]
         if total < 1:
+            _from_given_name(character, given[character.id])
             continue
         gender = "male" if v["male"] >= v["female"] else "female"
         share = max(v["male"], v["female"]) / total
@@ -62,12 +67,8 @@ def _from_given_name(character: Character, first_words: Counter[str]) -> None:
     """The usual gender of the character's most used untitled given name ("Robert", "Joan"), when
     honorifics and pronouns left it open; a modest confidence, since census names are a prior."""
     for word, _ in first_words.most_common():
-        gender = given_name_gender(word, GIVEN_NAME_RATIO)
+        gender = given_name_gender(word, CLEAR_GIVEN_NAME)
         if gender != "unknown":
             character.gender = gender
-            character.gender_confidence = GIVEN_NAME_CONFIDENCE
+            character.gender_confidence = _GIVEN_NAME_CONFIDENCE
             return
-
-
-GIVEN_NAME_RATIO = 10.0  # how much more often one gender must bear the name
-GIVEN_NAME_CONFIDENCE = 0.5

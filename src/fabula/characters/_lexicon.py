@@ -1159,6 +1159,11 @@ def _given_names() -> dict[str, tuple[HonorificGender, float]]:
     return table
 
 
+#: a given name borne this many times as often by one gender is clearly that gender's ("Julius"), enough
+#: to outweigh pronoun evidence; "Kit" (4x female) is not
+CLEAR_GIVEN_NAME = 10.0
+
+
 def given_name_gender(word: str, min_ratio: float = 3.0) -> HonorificGender:
     """The usual gender of a given name ("Cassandra" female, "Julius" male), from US census first-name
     frequencies (``given_names.tsv``), when one gender has it at least ``min_ratio`` times as often."""
