@@ -15,6 +15,7 @@ from fabula.characters._lexicon import (
     MALE_PRONOUNS,
     NICKNAMES,
     NON_NAMES,
+    PRONOUN_GENDER,
     SPEECH_VERBS,
     STANDALONE_TITLES,
 )
@@ -28,6 +29,7 @@ __all__ = [
     "MALE_PRONOUNS",
     "NICKNAMES",
     "NON_NAMES",
+    "PRONOUN_GENDER",
     "SPEECH_VERBS",
     "STANDALONE_TITLES",
     "find_characters",

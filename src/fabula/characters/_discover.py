@@ -33,8 +33,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from fabula.book import Book, Character, Mention
+from fabula.characters._choice import DOMINANCE, clear_winner
 from fabula.characters._lexicon import (
     CLEAR_GIVEN_NAME,
+    HONORIFIC_CLASSES,
     HONORIFICS,
     NAME_PARTICLES,
     NICKNAMES,
@@ -42,10 +44,12 @@ from fabula.characters._lexicon import (
     PERSON_VERBS,
     PLACE_PREPOSITIONS,
     PLACE_WORDS,
+    PRONOUN_GENDER,
     SPEECH_VERBS,
     STANDALONE_TITLES,
     SURNAME_HONORIFICS,
     given_name_gender,
+    honorific_class,
 )
 from fabula.characters._text import Regions, dialogue_regions, is_sentence_initial, is_vocative
 
@@ -87,7 +91,7 @@ _FIRST_NAME_TITLES = frozenset({"lady", "sir", "lord", "aunt", "uncle", "cousin"
 #: Mrs. Munt, "Comrade Syme" is Mr. Syme)
 _KINSHIP = frozenset({"aunt", "uncle", "cousin", "auntie", "granny", "grandfather", "grandmother", "comrade"})
 _CIVIL_CLASSES = frozenset({"plain", "married", "unmarried"})  # Mr./Mrs./Miss, not "King James"
-_WIFE_TITLES = frozenset({"mrs", "madame", "mme", "frau", "signora", "señora", "lady"})
+_WIFE_TITLES = frozenset({h for h, kind in HONORIFIC_CLASSES.items() if kind == "married"} | {"lady"})
 _MALE_TITLES = frozenset({"dr", "doctor", "professor", "inspector"})
 #: two forms that share this share of the rarer one's sentences name two different people
 CONFLICT_SHARE = 0.05
@@ -102,6 +106,23 @@ MIN_NICKNAME_USES = 3
 TURN_WEIGHT = 2  # shared sentences one exchange of tagged turns counts as
 MIN_SURNAME_USES = 3  # a bare surname seen fewer times is left unresolved where a family shares it
 MIN_MENTIONS = 2  # a name seen once is not a character (unless NER or an honorific vouches for it)
+TITLE_HOLDER_LEAD = 3.0  # "the Admiral" is Admiral Croft when he bears the title 3x as often as any other
+#: a word used with a rank this often ("Colonel Fitzwilliam") is a surname before a first name
+MIN_RANK_USES = 3
+#: "Mr. John Knightley" used this often is a habit that tells him from "Mr. Knightley"
+MIN_HABIT_USES = 3
+#: ... when "Mr. Knightley" is named this many times as often as his brother's personal names
+TITLE_HABIT_LEAD = 3.0
+#: ... or, for "Mr. Emerson" beside "Mr. George Emerson", unless the full name is this much more usual
+FULL_NAME_LEAD = 2.0
+#: the narrator names one of several in full ("Berry Hamilton") or styles one "Miss Daisy Miller" at
+#: least this often, and this many times as often as any other, to make them the surname's owner
+STYLED_MIN, STYLED_LEAD = 3, 3.0
+#: a vocative answered by one tagged name at least this often, and this many times as often as any other
+ANSWER_MIN, ANSWER_LEAD = 2, 2.0
+#: mention confidences: a full or titled name is rarely someone else's; a bare word more often is
+FULL_NAME_CONFIDENCE = 0.9
+BARE_NAME_CONFIDENCE = 0.75
 
 
 @dataclass(slots=True)
@@ -163,7 +184,7 @@ def discover_characters(book: Book, *, ner_model: str | None = None) -> tuple[li
         cid = form_cluster.get(_form(o))
         if cid is None:
             continue
-        confidence = 0.9 if o.honorific or len(o.words) > 1 else 0.75
+        confidence = FULL_NAME_CONFIDENCE if o.honorific or len(o.words) > 1 else BARE_NAME_CONFIDENCE
         mentions.append(Mention(o.start, o.end, f"D{cid}", "title" if o.titled else "name", confidence))
     characters = []
     sizes = Counter(m.character_id for m in mentions)
@@ -384,7 +405,7 @@ def _gender_evidence(text: str, occurrences: list[_Occurrence]) -> _GenderEviden
         limit = min(o.end + 120, occurrences[i + 1].start if i + 1 < len(occurrences) else len(text))
         m = pattern.search(text, o.end, limit)
         if m:
-            votes[o.words]["male" if m.group().lower() in {"he", "him", "his"} else "female"] += 1
+            votes[o.words][PRONOUN_GENDER[m.group().lower()]] += 1
     styled_votes: dict[str, Counter[str]] = defaultdict(Counter)
     for o in occurrences:
         implied = HONORIFICS.get(o.honorific or "", "unknown")
@@ -481,128 +502,170 @@ def _cluster(
     ``together`` (shared sentences) and ``turns`` (tagged turns of one conversation) are cannot-link
     evidence; a link the text states ("Aunt Celia, Mrs. Milvain") is only vetoed by shared sentences,
     since a narrator may tag one person's turns with both names."""
-    apart = together + (turns or Counter())
-    counts: Counter[_FormKey] = Counter(_form(o) for o in occurrences)
-    clusters: dict[int, _Cluster] = {}
-    assign: dict[_FormKey, int] = {}
+    state = _Clustering(
+        counts=Counter(_form(o) for o in occurrences),
+        votes=votes,
+        together=together,
+        apart=together + (turns or Counter()),
+    )
+    forms = sorted(
+        state.counts, key=lambda f: (-len(f[1]), -(f[0] is not None and f[0] != "the"), -state.counts[f])
+    )
+    _cluster_full_names(state, forms)
+    _cluster_first_names(state, forms)
+    # "Mr." before "General" on a tie, so "General Tilney" finds "Mr. Tilney" already taken
+    _cluster_titled_words(
+        state, sorted(forms, key=lambda f: (-state.counts[f], honorific_class(f[0]) != "plain"))
+    )
+    _cluster_bare_words(state, forms)
+    _cluster_the_titles(state, forms)
+    clusters, assign = state.clusters, state.assign
+    # nicknames that became their own cluster before their formal name existed: join them now
+    _join_nicknames(clusters, assign, state.conflict)
+    _join_orphans(clusters, assign, state.conflict)
+    _join_linked(clusters, assign, state.sentence_conflict, links or Counter())
+    _join_addressed(
+        clusters, assign, lambda form, c: _shared_sentences(state.apart, form, c), addressed or Counter()
+    )
+    _join_name_variants(clusters, assign, state.conflict)
+    return clusters, assign
 
-    def new_cluster(form: _FormKey, gender: str) -> _Cluster:
-        cluster = _Cluster(len(clusters) + 1, gender=gender)
-        clusters[cluster.id] = cluster
-        add(cluster, form)
+
+@dataclass(slots=True)
+class _Clustering:
+    """The clusters being built and the evidence every phase of `_cluster` consults."""
+
+    counts: Counter[_FormKey]  # uses of each accepted form
+    votes: _GenderEvidence
+    together: Counter[tuple[_FormKey, _FormKey]]  # shared sentences: cannot-link evidence
+    apart: Counter[tuple[_FormKey, _FormKey]]  # shared sentences and tagged turns
+    clusters: dict[int, _Cluster] = field(default_factory=dict)
+    assign: dict[_FormKey, int] = field(default_factory=dict)
+
+    def new_cluster(self, form: _FormKey, gender: str) -> _Cluster:
+        cluster = _Cluster(len(self.clusters) + 1, gender=gender)
+        self.clusters[cluster.id] = cluster
+        self.add(cluster, form)
         return cluster
 
-    def add(cluster: _Cluster, form: _FormKey) -> None:
+    def add(self, cluster: _Cluster, form: _FormKey) -> None:
         honorific, words = form
-        cluster.forms[form] += counts[form]
-        assign[form] = cluster.id
+        cluster.forms[form] += self.counts[form]
+        self.assign[form] = cluster.id
         if honorific and honorific != "the":
             cluster.honorifics.add(honorific)
         if (len(words) > 1 or honorific in _FIRST_NAME_TITLES) and words[0] not in NAME_PARTICLES:
             cluster.first_names.add(words[0])  # "Mr. van der Luyden" has no first name
         if len(words) > 1 or (honorific not in (None, "the") and honorific not in _FIRST_NAME_TITLES):
             cluster.last_names.add(words[-1])
-        gender = _gender_of(honorific, words, votes)
+        gender = _gender_of(honorific, words, self.votes)
         if cluster.gender == "unknown":
             cluster.gender = gender
 
-    def conflict(form: _FormKey, cluster: _Cluster) -> bool:
-        return _conflict(apart, counts, form, cluster)
+    def add_or_new(self, target: _Cluster | None, form: _FormKey, gender: str) -> None:
+        """Join ``target`` unless it is None or the names share too much to be one person."""
+        if target is None or self.conflict(form, target):
+            self.new_cluster(form, gender)
+        else:
+            self.add(target, form)
 
-    def sentence_conflict(form: _FormKey, cluster: _Cluster) -> bool:
-        return _conflict(together, counts, form, cluster)
+    def conflict(self, form: _FormKey, cluster: _Cluster) -> bool:
+        return _conflict(self.apart, self.counts, form, cluster)
 
-    def female_alone(word: str, exclude: _Cluster | None = None) -> _Cluster | None:
+    def sentence_conflict(self, form: _FormKey, cluster: _Cluster) -> bool:
+        return _conflict(self.together, self.counts, form, cluster)
+
+    def female_alone(self, word: str) -> _Cluster | None:
         """The one female full-named cluster with surname ``word`` that is never "Miss", if it is the
         only woman of that surname: "Mrs. Pontellier" is "Edna Pontellier" when no daughter shares it."""
         named = [
             c
-            for c in clusters.values()
-            if c is not exclude and word in c.last_names and any(len(w) > 1 for (_, w) in c.forms)
+            for c in self.clusters.values()
+            if word in c.last_names and any(len(w) > 1 for (_, w) in c.forms)
         ]
         women = [c for c in named if c.gender == "female"]
         # the daughters are "Miss": "Mrs. Hamilton" is "Fannie Hamilton" beside "Miss Kitty Hamilton";
         # of two women never "Miss", one far more often named ("Ellen Olenska", not a stray "Hang
         # Ellen Olenska")
-        wives = [c for c in women if not {_surname_class(h) for h in c.honorifics} & {"unmarried"}]
+        wives = [c for c in women if not {honorific_class(h) for h in c.honorifics} & {"unmarried"}]
         if wives:
             return _dominant(wives, WIFE_DOMINANCE)
         # ... and when they are all "Miss", the one untitled full name of unknown gender is the mother
         unknown = [c for c in named if c.gender == "unknown" and not c.honorifics]
         # ... unless a "Mr. Palmer" is about and no man of that surname has a full name: it may be his
-        mister = any(HONORIFICS.get(h or "") == "male" and w == (word,) for (h, w) in counts)
+        mister = any(HONORIFICS.get(h or "") == "male" and w == (word,) for (h, w) in self.counts)
         named_man = any(c.gender == "male" for c in named)
         return unknown[0] if len(unknown) == 1 and (named_man or not mister) else None
 
-    def title_holder(form: _FormKey) -> _Cluster | None:
+    def title_holder(self, form: _FormKey) -> _Cluster | None:
         """For a bare title ("the Admiral", "Colonel"), the one cluster that bears it ("Admiral Croft"),
         or the bearer named with it at least three times as often as any other (Croft 14, Baldwin 4)."""
         words = form[1]
         if len(words) != 1 or words[0].lower() not in STANDALONE_TITLES:
             return None
-        title = _surname_class(words[0].lower())
-        uses = Counter(
-            {
-                c.id: sum(
+        title = honorific_class(words[0].lower())
+        uses = [
+            (
+                c,
+                sum(
                     n
                     for (h, _), n in c.forms.items()
-                    if h not in (None, "the") and _surname_class(h) == title
-                )
-                for c in clusters.values()
-            }
-        )
-        ranked = [(n, cid) for cid, n in uses.most_common(2) if n > 0]
-        if not ranked or (len(ranked) == 2 and ranked[0][0] < 3 * ranked[1][0]):
-            return None
-        holder = clusters[ranked[0][1]]
-        return None if conflict(form, holder) else holder
+                    if h not in (None, "the") and honorific_class(h) == title
+                ),
+            )
+            for c in self.clusters.values()
+        ]
+        holder = clear_winner(uses, at_least=1, factor=TITLE_HOLDER_LEAD)
+        return None if holder is None or self.conflict(form, holder) else holder
 
-    forms = sorted(counts, key=lambda f: (-len(f[1]), -(f[0] is not None and f[0] != "the"), -counts[f]))
-    # 1. full names (two or more words): one cluster each, or the longer name that contains them
-    for form in forms:
-        honorific, words = form
-        if len(words) < 2 or honorific == "the":
-            continue
-        gender = _gender_of(honorific, words, votes)
-        target = None
-        for cluster in clusters.values():
-            if not _compatible(cluster.gender, gender) or not _same_class(cluster, honorific):
-                continue
-            if (
-                honorific is None
-                and {_surname_class(h) for h in cluster.honorifics} == {"married"}
-                and _gender_of(None, words[:1], votes) != "female"
-            ):
-                continue  # "John Dashwood" is not "Mrs. John Dashwood"; "Rachel Lynde" is "Mrs. Rachel Lynde"
-            if any(_contains(other, words) for (_, other) in cluster.forms if len(other) >= len(words)):
-                target = cluster
-                break
-        if target is None or conflict(form, target):
-            new_cluster(form, gender)
-        else:
-            add(target, form)
-
-    def by_first_name(form: _FormKey, gender: str) -> _Cluster | None:
+    def by_first_name(self, form: _FormKey, gender: str) -> _Cluster | None:
         """The full-name cluster this first name (or nickname) belongs to, if one dominates. With an
         honorific only clusters of its class compete, and for "Sir/Lady/Aunt + first name" those
         already holding that very honorific win ("Sir John" is "Sir John Middleton", not Willoughby)."""
         honorific, (word, *_) = form
         named = [
             c
-            for c in clusters.values()
+            for c in self.clusters.values()
             if word in c.first_names and _compatible(c.gender, gender) and _same_class(c, honorific)
         ]
         if honorific in _FIRST_NAME_TITLES:
             named = [c for c in named if honorific in c.honorifics] or named
         target = _dominant(named)
-        if target is None and word.lower() in NICKNAMES and counts[form] >= MIN_NICKNAME_USES:
-            target = _dominant(_nickname_targets(word, clusters.values(), form))
-        return None if target is None or conflict(form, target) else target
+        if target is None and word.lower() in NICKNAMES and self.counts[form] >= MIN_NICKNAME_USES:
+            target = _dominant(_nickname_targets(word, self.clusters.values(), form))
+        return None if target is None or self.conflict(form, target) else target
 
-    # 1b. first names alone join the full name they start ("Emma" -> "Emma Woodhouse")
+
+def _cluster_full_names(state: _Clustering, forms: list[_FormKey]) -> None:
+    """Phase 1: full names (two or more words) make one cluster each, or join the longer name that
+    contains them."""
     for form in forms:
         honorific, words = form
-        if form in assign or len(words) != 1 or honorific is not None:
+        if len(words) < 2 or honorific == "the":
+            continue
+        gender = _gender_of(honorific, words, state.votes)
+        target = None
+        for cluster in state.clusters.values():
+            if not _compatible(cluster.gender, gender) or not _same_class(cluster, honorific):
+                continue
+            if (
+                honorific is None
+                and {honorific_class(h) for h in cluster.honorifics} == {"married"}
+                and _gender_of(None, words[:1], state.votes) != "female"
+            ):
+                continue  # "John Dashwood" is not "Mrs. John Dashwood"; "Rachel Lynde" is "Mrs. Rachel Lynde"
+            if any(_contains(other, words) for (_, other) in cluster.forms if len(other) >= len(words)):
+                target = cluster
+                break
+        state.add_or_new(target, form, gender)
+
+
+def _cluster_first_names(state: _Clustering, forms: list[_FormKey]) -> None:
+    """Phase 2: a first name alone joins the full name it starts ("Emma" -> "Emma Woodhouse")."""
+    counts = state.counts
+    for form in forms:
+        honorific, words = form
+        if form in state.assign or len(words) != 1 or honorific is not None:
             continue
         # "Fitzwilliam" is Colonel Fitzwilliam's surname before it is Mr. Fitzwilliam Darcy's first name
         ranked = sum(
@@ -611,139 +674,132 @@ def _cluster(
             if w == words and h in STANDALONE_TITLES | _MALE_TITLES and h not in _FIRST_NAME_TITLES
         )
         named = sum(n for (_, w), n in counts.items() if len(w) > 1 and w[0] == words[0])
-        if ranked >= 3 and ranked > named:
+        if ranked >= MIN_RANK_USES and ranked > named:
             continue
-        target = by_first_name(form, _gender_of(None, words, votes))
+        target = state.by_first_name(form, _gender_of(None, words, state.votes))
         if target is not None:
-            add(target, form)
-    # 2. honorific + one word ("Mr. Darcy", "Lady Catherine", "Miss Bennet"); the most frequent first,
-    # "Mr." before "General" on a tie, so "General Tilney" finds "Mr. Tilney" already taken
-    for form in sorted(forms, key=lambda f: (-counts[f], _surname_class(f[0]) != "plain")):
-        honorific, words = form
-        if form in assign or len(words) != 1 or honorific in (None, "the"):
-            continue
-        gender = _gender_of(honorific, words, votes)
-        word = words[0]
-        surname = any(word in c.last_names for c in clusters.values())
-        # "Lady Otway" is a wife, like "Mrs. Otway"; "Lady Catherine" is a first name
-        married = _surname_class(honorific) == "married" or (honorific == "lady" and surname)
-        candidates = [
-            c
-            for c in clusters.values()
-            if _compatible(c.gender, gender)
-            and _same_class(c, honorific)
-            and word in c.last_names
-            # "Mrs. Dashwood" is the mother, not "Marianne Dashwood": only join a cluster already married
-            and (not married or c.honorifics & _WIFE_TITLES)
-        ]
-        # "Mr. Wilcox" beside the brothers "Charles" and "Paul Wilcox" is likelier their father than the
-        # elder brother: two sons known by their given names need a much clearer winner
-        factor = BROTHERS_DOMINANCE if _brothers(candidates) and _surname_class(honorific) == "plain" else 2.0
-        # a candidate known to be of the form's gender beats those of unknown gender ("Comrade Gregory",
-        # a man by his pronouns, is "Mr. Lucian Gregory", not "Rosamond Gregory")
-        confirmed = [c for c in candidates if gender != "unknown" and c.gender == gender]
-        if len(confirmed) == 1 and honorific != "miss":
-            candidates = confirmed
-        # "Miss Bennet" with several Bennet sisters about: only a unique candidate is safe
-        target = _dominant(candidates, factor) if honorific != "miss" or len(candidates) == 1 else None
-        if target is None and honorific == "miss":
-            target = _styled_so(candidates, honorific, word) or _eldest_sister(candidates, word)
-        if target is None and _surname_class(honorific) == "married" and not candidates:
-            target = female_alone(word)
-            if target is not None and conflict(form, target):
-                target = None
-        if target is None and _surname_class(honorific) == "plain" and not candidates:
-            # a clergyman is "Mr. Eager" as often as "the Rev. Cuthbert Eager": the one of that surname
-            clergy = _family(clusters, word)
-            if len(clergy) == 1 and {_surname_class(h) for h in clergy[0].honorifics} == {"reverend"}:
-                target = None if conflict(form, clergy[0]) else clergy[0]
-        if target is None and not surname:
-            target = by_first_name(form, gender)  # "Miss Marianne", "Mr. Thaddeus", "Lady Catherine"
-            if target is not None and not _same_class(target, honorific):
-                target = None
-        if target is not None and honorific in SURNAME_HONORIFICS and word in target.last_names:
-            personal = sum(
-                n for (h, w), n in target.forms.items() if len(w) > 1 or w[0] in target.first_names
-            )
-            first_named = [w for (h, w) in target.forms if h == honorific and len(w) > 1]
-            own_first_name = married and all(_gender_of(None, w[:1], votes) == "female" for w in first_named)
-            # ... and a first name used once or twice is no such habit ("Mr. John Knightley" in a list)
-            habitual = sum(counts[(honorific, w)] for w in first_named) >= 3
-            # ... nor one the narrator gives a man with no family of his name about ("Mr. Thomas Marvel")
-            kin = any(c is not target for c in _family(clusters, word))
-            # the son's first name alone is common too: "Mr. Emerson" is the father of "George"
-            # ... unless the full name is what the text calls him ("Dorian Gray" thrice as often as "Mr. Gray")
-            bare_first = sum(counts[(None, w[:1])] for w in first_named)
-            full_named = sum(n for (_, w), n in target.forms.items() if len(w) > 1 and w[-1] == word)
-            if (
-                first_named
-                and not own_first_name
-                and habitual
-                and (
-                    (counts[form] > 3 * max(1, personal) and kin)
-                    or (
-                        _surname_class(honorific) == "plain"
-                        and bare_first >= counts[form]
-                        and full_named < 2 * counts[form]
-                    )
-                )
-            ):
-                # "Mr. John Knightley" is named with his first name to tell him from "Mr. Knightley"
-                target = None
-        if target is not None and conflict(form, target):
-            target = None
-        if target is None:
-            target = _find_same(clusters, honorific, words)
-        if target is None:
-            new_cluster(form, gender)
-        else:
-            add(target, form)
-    # 3. one word alone: first name, nickname, surname, or a new character
+            state.add(target, form)
+
+
+def _cluster_titled_words(state: _Clustering, forms: list[_FormKey]) -> None:
+    """Phase 3: an honorific and one word ("Mr. Darcy", "Lady Catherine", "Miss Bennet"), the most
+    frequent first."""
     for form in forms:
         honorific, words = form
-        if form in assign or len(words) != 1 or honorific is not None:
+        if form in state.assign or len(words) != 1 or honorific in (None, "the"):
+            continue
+        gender = _gender_of(honorific, words, state.votes)
+        target = _titled_word_owner(state, form, gender)
+        if target is not None and _known_apart_by_first_name(state, form, target):
+            target = None
+        if target is not None and state.conflict(form, target):
+            target = None
+        if target is None:
+            target = _find_same(state.clusters, honorific, words)
+        if target is None:
+            state.new_cluster(form, gender)
+        else:
+            state.add(target, form)
+
+
+def _titled_word_owner(state: _Clustering, form: _FormKey, gender: str) -> _Cluster | None:
+    """The cluster "Hon Word" belongs to: a surname's bearer of that honorific class, a sister, a wife,
+    a clergyman, or the owner of a first name ("Miss Marianne")."""
+    honorific, (word,) = form
+    assert honorific is not None
+    clusters = state.clusters
+    surname = any(word in c.last_names for c in clusters.values())
+    # "Lady Otway" is a wife, like "Mrs. Otway"; "Lady Catherine" is a first name
+    married = honorific_class(honorific) == "married" or (honorific == "lady" and surname)
+    candidates = [
+        c
+        for c in clusters.values()
+        if _compatible(c.gender, gender)
+        and _same_class(c, honorific)
+        and word in c.last_names
+        # "Mrs. Dashwood" is the mother, not "Marianne Dashwood": only join a cluster already married
+        and (not married or c.honorifics & _WIFE_TITLES)
+    ]
+    # "Mr. Wilcox" beside the brothers "Charles" and "Paul Wilcox" is likelier their father than the
+    # elder brother: two sons known by their given names need a much clearer winner
+    plain = honorific_class(honorific) == "plain"
+    factor = BROTHERS_DOMINANCE if _brothers(candidates) and plain else DOMINANCE
+    # a candidate known to be of the form's gender beats those of unknown gender ("Comrade Gregory",
+    # a man by his pronouns, is "Mr. Lucian Gregory", not "Rosamond Gregory")
+    confirmed = [c for c in candidates if gender != "unknown" and c.gender == gender]
+    if len(confirmed) == 1 and honorific != "miss":
+        candidates = confirmed
+    # "Miss Bennet" with several Bennet sisters about: only a unique candidate is safe
+    target = _dominant(candidates, factor) if honorific != "miss" or len(candidates) == 1 else None
+    if target is None and honorific == "miss":
+        target = _styled_so(candidates, honorific, word) or _eldest_sister(candidates, word)
+    if target is None and honorific_class(honorific) == "married" and not candidates:
+        target = state.female_alone(word)
+        if target is not None and state.conflict(form, target):
+            target = None
+    if target is None and plain and not candidates:
+        # a clergyman is "Mr. Eager" as often as "the Rev. Cuthbert Eager": the one of that surname
+        clergy = _family(clusters, word)
+        if len(clergy) == 1 and {honorific_class(h) for h in clergy[0].honorifics} == {"reverend"}:
+            target = None if state.conflict(form, clergy[0]) else clergy[0]
+    if target is None and not surname:
+        target = state.by_first_name(form, gender)  # "Miss Marianne", "Mr. Thaddeus", "Lady Catherine"
+        if target is not None and not _same_class(target, honorific):
+            target = None
+    return target
+
+
+def _known_apart_by_first_name(state: _Clustering, form: _FormKey, target: _Cluster) -> bool:
+    """Whether ``target`` names its "Mr. X" with a first name to tell him from another "Mr. X":
+    "Mr. John Knightley" beside "Mr. Knightley", "Mr. George Emerson" beside his father."""
+    honorific, (word,) = form
+    if honorific not in SURNAME_HONORIFICS or word not in target.last_names:
+        return False
+    counts, votes = state.counts, state.votes
+    married = honorific_class(honorific) == "married"
+    personal = sum(n for (h, w), n in target.forms.items() if len(w) > 1 or w[0] in target.first_names)
+    first_named = [w for (h, w) in target.forms if h == honorific and len(w) > 1]
+    own_first_name = married and all(_gender_of(None, w[:1], votes) == "female" for w in first_named)
+    # ... and a first name used once or twice is no such habit ("Mr. John Knightley" in a list)
+    habitual = sum(counts[(honorific, w)] for w in first_named) >= MIN_HABIT_USES
+    # ... nor one the narrator gives a man with no family of his name about ("Mr. Thomas Marvel")
+    kin = any(c is not target for c in _family(state.clusters, word))
+    # the son's first name alone is common too: "Mr. Emerson" is the father of "George"
+    # ... unless the full name is what the text calls him ("Dorian Gray" twice as often as "Mr. Gray")
+    bare_first = sum(counts[(None, w[:1])] for w in first_named)
+    full_named = sum(n for (_, w), n in target.forms.items() if len(w) > 1 and w[-1] == word)
+    return bool(
+        first_named
+        and not own_first_name
+        and habitual
+        and (
+            (counts[form] > TITLE_HABIT_LEAD * max(1, personal) and kin)
+            or (
+                honorific_class(honorific) == "plain"
+                and bare_first >= counts[form]
+                and full_named < FULL_NAME_LEAD * counts[form]
+            )
+        )
+    )
+
+
+def _cluster_bare_words(state: _Clustering, forms: list[_FormKey]) -> None:
+    """Phase 4: one word alone: a bare title, a surname, a first name or nickname, or a new character."""
+    counts = state.counts
+    for form in forms:
+        honorific, words = form
+        if form in state.assign or len(words) != 1 or honorific is not None:
             continue
         word = words[0]
-        holder = title_holder(form)  # "Colonel" alone is the one colonel
+        holder = state.title_holder(form)  # "Colonel" alone is the one colonel
         if holder is not None:
-            add(holder, form)
+            state.add(holder, form)
             continue
-        gender = _gender_of(None, words, votes)
-        by_last = _family(clusters, word)
-        men = [
-            c
-            for c in by_last
-            if c.gender == "male"
-            or c.honorifics & _MALE_TITLES
-            or any(HONORIFICS.get(h) == "male" for h in c.honorifics)
-        ]
-        # a bare surname is a man's ("Bennet" is Mr. Bennet) before it is a woman's
-        if _brothers(men):
-            # of brothers known by their given names: a "Mr. X" known by no given name, named at least
-            # as often as the bare surname, owns it like the title ("Wilcox" is Mr. Wilcox, the father
-            # of Charles and Paul; two "Monsieur Lebrun"s do not claim six "Lebrun"s); else a clear
-            # lead, or the one the narrator names in full ("Hamilton" is Berry Hamilton, the father,
-            # not his son Joe, though Joe is named more)
-            titled = [c for c in men if c.forms and all(_family_title(f) for f in c.forms)]
-            target = (
-                titled[0]
-                if len(titled) == 1 and titled[0].size >= counts[form]
-                else _dominant(men, BROTHERS_DOMINANCE) or _most_full_named(men, word)
-            )
-        else:
-            target = _dominant(men) or _dominant([c for c in by_last if c.gender != "female"])
-        if (
-            target is None
-            and not men
-            and not any(c.gender != "female" for c in by_last)
-            and len(by_last) == 1
-            and {_surname_class(h) for h in by_last[0].honorifics} != {"married"}
-        ):
-            # a woman's only when she is the one woman of that surname ("Cominges" may be Blanche or her
-            # mother), and never a "Mrs." ("Braddocks" is Mr., whom the text may not title)
-            target = by_last[0]
+        gender = _gender_of(None, words, state.votes)
+        by_last = _family(state.clusters, word)
+        target = _surname_owner(state, form, by_last)
         if target is None and not by_last:
-            target = by_first_name(form, gender)
+            target = state.by_first_name(form, gender)
         # "Emerson" with a father and a son about is ambiguous: no one's, and no one new; so is a
         # surname used once or twice in a family ("Bennet" may be Mr. or Mrs. Bennet)
         # (one used more than any of the family's named members is a character known by it: kept)
@@ -753,33 +809,58 @@ def _cluster(
             and counts[form] <= max(c.size for c in by_last)
         ):
             continue
-        if target is None or conflict(form, target):
-            new_cluster(form, gender)
-        else:
-            add(target, form)
-    # 4. "the Colonel", "the Caterpillar": a titled person alone, else one of a kind
+        state.add_or_new(target, form, gender)
+
+
+def _surname_owner(state: _Clustering, form: _FormKey, by_last: list[_Cluster]) -> _Cluster | None:
+    """Whose a bare surname is: a man's ("Bennet" is Mr. Bennet) before a woman's."""
+    (word,) = form[1]
+    men = [
+        c
+        for c in by_last
+        if c.gender == "male"
+        or c.honorifics & _MALE_TITLES
+        or any(HONORIFICS.get(h) == "male" for h in c.honorifics)
+    ]
+    if _brothers(men):
+        # of brothers known by their given names: a "Mr. X" known by no given name, named at least
+        # as often as the bare surname, owns it like the title ("Wilcox" is Mr. Wilcox, the father
+        # of Charles and Paul; two "Monsieur Lebrun"s do not claim six "Lebrun"s); else a clear
+        # lead, or the one the narrator names in full ("Hamilton" is Berry Hamilton, the father,
+        # not his son Joe, though Joe is named more)
+        titled = [c for c in men if c.forms and all(_family_title(f) for f in c.forms)]
+        if len(titled) == 1 and titled[0].size >= state.counts[form]:
+            return titled[0]
+        return _dominant(men, BROTHERS_DOMINANCE) or _most_full_named(men, word)
+    target = _dominant(men) or _dominant([c for c in by_last if c.gender != "female"])
+    if (
+        target is None
+        and not men
+        and not any(c.gender != "female" for c in by_last)
+        and len(by_last) == 1
+        and {honorific_class(h) for h in by_last[0].honorifics} != {"married"}
+    ):
+        # a woman's only when she is the one woman of that surname ("Cominges" may be Blanche or her
+        # mother), and never a "Mrs." ("Braddocks" is Mr., whom the text may not title)
+        target = by_last[0]
+    return target
+
+
+def _cluster_the_titles(state: _Clustering, forms: list[_FormKey]) -> None:
+    """Phase 5: "the Colonel", "the Caterpillar": a titled person alone, else one of a kind."""
     for form in forms:
         honorific, words = form
-        if form in assign or honorific != "the":
+        if form in state.assign or honorific != "the":
             continue
-        holder = title_holder(form)
+        holder = state.title_holder(form)
         if holder is not None:
-            add(holder, form)
+            state.add(holder, form)
             continue
-        bare = clusters.get(assign.get((None, words), -1))
+        bare = state.clusters.get(state.assign.get((None, words), -1))
         if bare is not None:
-            add(bare, form)
+            state.add(bare, form)
         else:
-            new_cluster(form, "unknown")
-    # nicknames that became their own cluster before their formal name existed: join them now
-    _join_nicknames(clusters, assign, conflict)
-    _join_orphans(clusters, assign, conflict)
-    _join_linked(clusters, assign, sentence_conflict, links or Counter())
-    _join_addressed(
-        clusters, assign, lambda form, c: _shared_sentences(apart, form, c), addressed or Counter()
-    )
-    _join_name_variants(clusters, assign, conflict)
-    return clusters, assign
+            state.new_cluster(form, "unknown")
 
 
 #: what may stand between two names of one person: "Miss Hamilton, now Mrs Smith", "Frieda Mosebach,
@@ -901,9 +982,9 @@ def _clear_answers(replies: dict[_FormKey, Counter[_FormKey]]) -> Counter[tuple[
     """(vocative, answer) links where one answer came at least twice, and twice as often as any other."""
     links: Counter[tuple[_FormKey, _FormKey]] = Counter()
     for vocative, answers in replies.items():
-        (best, n), *rest = [*answers.most_common(2), (vocative, 0)]
-        if n >= 2 and n >= 2 * rest[0][1]:
-            links[(vocative, best)] = n
+        best = clear_winner(answers.items(), at_least=ANSWER_MIN, factor=ANSWER_LEAD)
+        if best is not None:
+            links[(vocative, best)] = answers[best]
     return links
 
 
@@ -1064,7 +1145,7 @@ def _join_orphans(
         # given names, one with a much clearer lead, else the one the narrator names in full ("Mr.
         # Hamilton" is Berry Hamilton, named so thrice as often as Joe Hamilton: the head of the house)
         target = None
-        if len(targets) == 1 or (honorifics and {_surname_class(h) for h in honorifics} == {"plain"}):
+        if len(targets) == 1 or (honorifics and {honorific_class(h) for h in honorifics} == {"plain"}):
             if _brothers(targets):
                 target = _dominant(targets, BROTHERS_DOMINANCE) or _most_full_named(targets, word)
             else:
@@ -1073,7 +1154,7 @@ def _join_orphans(
             continue
         if (
             not honorifics
-            and {_surname_class(h) for h in target.honorifics} == {"married"}
+            and {honorific_class(h) for h in target.honorifics} == {"married"}
             and not target.first_names
         ):
             continue  # a bare surname is no wife's ("Braddocks" is her husband, "Mrs. Braddocks" is she)
@@ -1082,7 +1163,7 @@ def _join_orphans(
         # "Mr. Emerson" beside a habitual "Mr. George Emerson" is another man (his father)
         if any(
             h in honorifics
-            and _surname_class(h) == "plain"
+            and honorific_class(h) == "plain"
             and len(w) > 1
             and w[-1] == word
             and n >= 3
@@ -1098,24 +1179,8 @@ def _same_class(cluster: _Cluster, honorific: str | None) -> bool:
     "Captain Tilney", "Mr. Tilney"): forms with different honorific classes never join."""
     if honorific is None or honorific == "the" or honorific in _KINSHIP:
         return True  # "Aunt Medora" is "Medora Manson" whether she is Mrs. or Marchioness
-    classes = {_surname_class(h) for h in cluster.honorifics if h not in _KINSHIP}
-    return not classes or _surname_class(honorific) in classes
-
-
-def _surname_class(honorific: str | None) -> str:
-    if honorific in {"mrs", "madame", "mme", "frau", "signora", "señora"}:
-        return "married"
-    if honorific in {"miss", "ms", "mademoiselle", "mlle", "fraulein", "fräulein", "signorina", "señorita"}:
-        return "unmarried"
-    if honorific in {"mr", "mister", "master", "monsieur", "m", "herr", "signor", "señor"}:
-        return "plain"
-    if honorific in {"dr", "doctor"}:
-        return "doctor"
-    if honorific in {"rev", "reverend"}:
-        return "reverend"
-    if honorific in {"capt", "captain"}:
-        return "captain"
-    return honorific or ""
+    classes = {honorific_class(h) for h in cluster.honorifics if h not in _KINSHIP}
+    return not classes or honorific_class(honorific) in classes
 
 
 def _contains(longer: tuple[str, ...], shorter: tuple[str, ...]) -> bool:
@@ -1133,21 +1198,15 @@ def _contains(longer: tuple[str, ...], shorter: tuple[str, ...]) -> bool:
 def _most_full_named(candidates: list[_Cluster], surname: str) -> _Cluster | None:
     """The candidate named in full ("Berry Hamilton") at least three times, and three times as often
     as any other."""
-    uses = sorted(
-        (
-            (sum(n for (_, w), n in c.forms.items() if len(w) > 1 and w[-1] == surname), c.id)
-            for c in candidates
-        ),
-        reverse=True,
-    )
-    if not uses or uses[0][0] < 3 or (len(uses) > 1 and uses[0][0] < 3 * uses[1][0]):
-        return None
-    return next(c for c in candidates if c.id == uses[0][1])
+    uses = [
+        (c, sum(n for (_, w), n in c.forms.items() if len(w) > 1 and w[-1] == surname)) for c in candidates
+    ]
+    return clear_winner(uses, at_least=STYLED_MIN, factor=STYLED_LEAD)
 
 
 def _family_title(form: _FormKey) -> bool:
     """Whether ``form`` is "Mr. Surname": a title any man of the family may bear."""
-    return len(form[1]) == 1 and _surname_class(form[0]) == "plain"
+    return len(form[1]) == 1 and honorific_class(form[0]) == "plain"
 
 
 def _family(clusters: dict[int, _Cluster], surname: str) -> list[_Cluster]:
@@ -1164,33 +1223,20 @@ def _brothers(candidates: list[_Cluster]) -> bool:
     return len(named) >= 2
 
 
-def _dominant(candidates: list[_Cluster], factor: float = 2.0) -> _Cluster | None:
+def _dominant(candidates: list[_Cluster], factor: float = DOMINANCE) -> _Cluster | None:
     """The only candidate, or one mentioned at least ``factor`` times as often as the next."""
-    if not candidates:
-        return None
-    ordered = sorted(candidates, key=lambda c: -c.size)
-    if len(ordered) == 1 or ordered[0].size >= factor * ordered[1].size:
-        return ordered[0]
-    return None
+    return clear_winner([(c, c.size) for c in candidates], factor=factor)
 
 
 def _styled_so(candidates: list[_Cluster], honorific: str, surname: str) -> _Cluster | None:
     """Among several of one surname, the one the text itself styles "Miss Daisy Miller" at least three
     times, and three times as often as anyone else is styled so: "Miss Miller" is her. Sisters whom
     the text styles alike ("Miss Elizabeth/Lydia Bennet") leave "Miss Bennet" open."""
-    uses = sorted(
-        (
-            (
-                sum(n for (h, w), n in c.forms.items() if h == honorific and len(w) > 1 and w[-1] == surname),
-                c.id,
-            )
-            for c in candidates
-        ),
-        reverse=True,
-    )
-    if not uses or uses[0][0] < 3 or (len(uses) > 1 and uses[0][0] < 3 * uses[1][0]):
-        return None
-    return next(c for c in candidates if c.id == uses[0][1])
+    uses = [
+        (c, sum(n for (h, w), n in c.forms.items() if h == honorific and len(w) > 1 and w[-1] == surname))
+        for c in candidates
+    ]
+    return clear_winner(uses, at_least=STYLED_MIN, factor=STYLED_LEAD)
 
 
 def _eldest_sister(candidates: list[_Cluster], surname: str) -> _Cluster | None:
@@ -1283,7 +1329,7 @@ def _join_name_variants(
         small, large = sorted((cluster, target), key=lambda c: c.size)
         # pronoun votes mislead here ("Jim" came out female); titles do not ("Mrs. Charlie" is no Charles)
         titled = [
-            {HONORIFICS.get(h, "unknown") for h in c.honorifics if _surname_class(h) in _CIVIL_CLASSES}
+            {HONORIFICS.get(h, "unknown") for h in c.honorifics if honorific_class(h) in _CIVIL_CLASSES}
             - {"unknown"}
             for c in (small, large)
         ]

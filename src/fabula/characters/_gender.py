@@ -9,9 +9,8 @@ from collections import Counter, defaultdict
 from fabula.book import Book, Character, Mention
 from fabula.characters._lexicon import (
     CLEAR_GIVEN_NAME,
-    FEMALE_PRONOUNS,
     HONORIFICS,
-    MALE_PRONOUNS,
+    PRONOUN_GENDER,
     given_name_gender,
 )
 from fabula.characters._text import split_honorific
@@ -40,11 +39,7 @@ def estimate_genders(book: Book, characters: list[Character], names: list[Mentio
         limit = min(m.end + _LOOKAHEAD, names[i + 1].start if i + 1 < len(names) else len(text))
         pronoun = _THIRD_PERSON.search(text, m.end, limit)
         if pronoun is not None:
-            word = pronoun.group().lower()
-            if word in MALE_PRONOUNS:
-                votes[m.character_id]["male"] += 1
-            elif word in FEMALE_PRONOUNS:
-                votes[m.character_id]["female"] += 1
+            votes[m.character_id][PRONOUN_GENDER[pronoun.group().lower()]] += 1
     for character in characters:
         if character.gender != "unknown":
             continue

@@ -102,29 +102,30 @@ HONORIFICS: dict[str, HonorificGender] = {
     "grandfather": "male",
 }
 
+#: The class of an honorific: forms of one surname under different classes are different people
+#: ("Mr. Tilney", "Mrs. Tilney", "Miss Tilney", "Captain Tilney"). Honorifics not listed are their own
+#: class ("General", "Lady"). The first three are the civil classes of a surname.
+HONORIFIC_CLASSES: dict[str, str] = {
+    **dict.fromkeys(["mrs", "madame", "mme", "frau", "signora", "señora"], "married"),
+    **dict.fromkeys(
+        ["miss", "ms", "mademoiselle", "mlle", "fraulein", "fräulein", "signorina", "señorita"], "unmarried"
+    ),
+    **dict.fromkeys(["mr", "mister", "master", "monsieur", "m", "herr", "signor", "señor"], "plain"),
+    **dict.fromkeys(["dr", "doctor"], "doctor"),
+    **dict.fromkeys(["rev", "reverend"], "reverend"),
+    **dict.fromkeys(["capt", "captain"], "captain"),
+}
+
+
+def honorific_class(honorific: str | None) -> str:
+    """``HONORIFIC_CLASSES`` for a lowercase honorific without its period; any other is its own class."""
+    return HONORIFIC_CLASSES.get(honorific or "", honorific or "")
+
+
 #: Honorifics that mark a married or unmarried woman / a man by surname ("Mrs. Bennet" vs "Mr. Bennet").
 #: Names under different ones of these are different people.
 SURNAME_HONORIFICS = frozenset(
-    {
-        "mr",
-        "mrs",
-        "miss",
-        "ms",
-        "master",
-        "mister",
-        "monsieur",
-        "madame",
-        "mme",
-        "mademoiselle",
-        "mlle",
-        "herr",
-        "frau",
-        "fraulein",
-        "fräulein",
-        "signor",
-        "signora",
-        "signorina",
-    }
+    h for h, kind in HONORIFIC_CLASSES.items() if kind in {"married", "unmarried", "plain"}
 )
 
 #: Honorifics that may stand alone as a name ("the Colonel", "the Doctor") in a novel with one such person.
@@ -372,6 +373,11 @@ SPEECH_VERBS = frozenset(
 #: Third-person and first-person pronouns, by gender / person.
 MALE_PRONOUNS = frozenset({"he", "him", "his", "himself"})
 FEMALE_PRONOUNS = frozenset({"she", "her", "hers", "herself"})
+#: third-person pronoun -> the gender it implies (the one map every component looks genders up in)
+PRONOUN_GENDER: dict[str, HonorificGender] = {
+    **dict.fromkeys(MALE_PRONOUNS, "male"),
+    **dict.fromkeys(FEMALE_PRONOUNS, "female"),
+}
 FIRST_PERSON_PRONOUNS = frozenset({"i", "me", "my", "mine", "myself"})
 SUBJECT_PRONOUNS = frozenset({"he", "she", "i"})
 

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 
 from fabula.book import Book, Character, Mention
-from fabula.characters._lexicon import FEMALE_PRONOUNS, FIRST_PERSON_PRONOUNS, MALE_PRONOUNS, PERSON_VERBS
+from fabula.characters._lexicon import FIRST_PERSON_PRONOUNS, PERSON_VERBS, PRONOUN_GENDER
 from fabula.characters._text import Regions, is_sentence_initial
 
 WINDOW = 600  # characters: an antecedent further back than this is not used
@@ -32,12 +32,7 @@ class _Antecedent:
 
 
 def _pronoun_gender(word: str) -> str:
-    low = word.lower()
-    if low in MALE_PRONOUNS:
-        return "male"
-    if low in FEMALE_PRONOUNS:
-        return "female"
-    return "first"
+    return PRONOUN_GENDER.get(word.lower(), "first")
 
 
 def is_first_person(book: Book, dialogue: Regions) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from fabula.book import Character
+from fabula.characters._choice import DOMINANCE, clear_winner
 from fabula.characters._lexicon import HONORIFICS, NICKNAMES
 from fabula.characters._text import name_key
 
@@ -55,7 +56,5 @@ def resolve_name(characters: list[Character], name: str) -> Character | None:
 
 def _most_mentioned(candidates: list[Character]) -> Character | None:
     """Several characters list the same alias: the clearly most mentioned one, else None."""
-    ordered = sorted(candidates, key=lambda c: -c.mention_count)
-    if ordered[0].mention_count >= 2 * max(1, ordered[1].mention_count):
-        return ordered[0]
-    return None
+    # twice the runner-up, and at least twice when the runner-up is never mentioned
+    return clear_winner([(c, c.mention_count) for c in candidates], at_least=2, factor=DOMINANCE)

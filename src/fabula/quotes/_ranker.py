@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from fabula.book import Book, Quote
-from fabula.characters import SPEECH_VERBS
+from fabula.characters import PRONOUN_GENDER, SPEECH_VERBS
 from fabula.quotes._registry import attribution_method
 from fabula.quotes._rules import _Context, _gender, _Turn, finish_turns, run_sieve
 
@@ -271,7 +271,7 @@ def _features(
             word = book.text[quote.mention.start : quote.mention.end].lower()
             if word in ("he", "she", "i"):
                 kind = "pronoun"
-                pronoun_gender = {"he": "male", "she": "female"}.get(word)
+                pronoun_gender = PRONOUN_GENDER.get(word)
                 pronoun_offset = quote.mention.start
                 step = turn.pronoun_steps.get(quote.mention.start)
                 if step in PRONOUN_STEPS:

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fabula.book import Book, Character, Mention, Quote, Span
-from fabula.characters import HONORIFICS, SPEECH_VERBS, is_vocative
+from fabula.characters import HONORIFICS, PRONOUN_GENDER, SPEECH_VERBS, is_vocative
 from fabula.quotes._registry import attribution_method
 
 CONVERSATION_GAP_CHARS = 600  # more narration than this between two turns ends a conversation
@@ -37,7 +37,7 @@ _TAG_CHARS = 120  # how far a speech tag may reach from the quote
 _LEAD_IN_CHARS = 240  # how far back a lead-in clause (before the quote) may start
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
 _CLAUSE_END = re.compile(r"[.!?;:]|--|—|\n\s*\n")
-_PRONOUNS = {"he": "male", "she": "female", "i": "first", "we": "first"}
+_PRONOUNS = {p: PRONOUN_GENDER.get(p, "first") for p in ("he", "she", "i", "we")}  # subject pronouns
 _OPENING_MARKS = " \n\t\"'“‘«「"
 _CLOSING_MARKS = '"”»」'
 _STARTS_CLAUSE = re.compile(
