@@ -65,7 +65,7 @@ def test_second_run_skips_and_force_redoes(alice_out: Path, capsys: pytest.Captu
 
 def test_until_half_shows_nothing_from_the_second_half(alice_out: Path, tmp_path: Path) -> None:
     assert run_cli("analyze", ALICE, "-o", tmp_path, "--until", "50%") == 0
-    half = tmp_path / "alice_in_wonderland"
+    half = tmp_path / "alice_in_wonderland.until-50pct"  # never over the whole-book folder
     book = load_book_json(half / "book.json")
     full = load_book_json(alice_out / "book.json")
     midpoint = book.until

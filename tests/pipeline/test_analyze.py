@@ -21,7 +21,9 @@ def test_stages_and_statistics_on_the_example() -> None:
     assert sum(alice.presence) == alice.mention_count and len(alice.presence) == len(analysis.book.chapters)
     assert alice.first_chapter == 1 and alice.partners
     assert all("Alice" in sentence for sentence in alice.profile[:1])
-    assert analysis.settings["characters"] == "discovered" and analysis.settings["attribution"] == "rules"
+    # the settings name the attribution method that ran: the default learned ranker, as each quote says
+    assert analysis.settings["characters"] == "discovered" and analysis.settings["attribution"] == "ranker"
+    assert {q.method.split(":")[0] for q in analysis.book.quotes if q.method} == {"ranker"}
 
 
 def test_gold_list_with_reading_position_hides_later_names() -> None:

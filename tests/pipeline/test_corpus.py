@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from fabula.corpus import expand_inputs, plan_jobs
 from fabula.errors import InputError
-from fabula.pipeline._corpus import expand_inputs, plan_jobs
 
 
 def test_generic_file_names_take_the_folder_name(tmp_path: Path) -> None:

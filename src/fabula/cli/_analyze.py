@@ -9,13 +9,29 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.progress import Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    SpinnerColumn,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 
 from fabula.cli._app import app, stderr, stdout
 from fabula.cli._options import GoldCharactersOption, LlmOption, UntilChapterOption, UntilOption
+from fabula.corpus import (
+    ENGINES,
+    AnalyzeSettings,
+    BookOutcome,
+    CorpusInterrupted,
+    analyze_corpus,
+    expand_inputs,
+)
 from fabula.errors import ConfigError
 from fabula.pipeline import STAGES
-from fabula.pipeline._corpus import AnalyzeSettings, BookOutcome, analyze_corpus, expand_inputs
 
 DEFAULT_JOBS = min(2, os.cpu_count() or 1)
 
@@ -39,6 +55,22 @@ def analyze_command(
     jobs: Annotated[
         int, typer.Option("--jobs", "-j", min=1, help="Books analysed in parallel (worker processes).")
     ] = DEFAULT_JOBS,
+    engine: Annotated[
+        str,
+        typer.Option(
+            "--engine",
+            metavar="local|ray",
+            help="Where books run: worker processes here (local), or one Ray task per book (ray; needs fabula[ray]).",
+        ),
+    ] = "local",
+    ray_address: Annotated[
+        str | None,
+        typer.Option(
+            "--ray-address",
+            metavar="ADDR",
+            help="With --engine ray: an existing Ray cluster (e.g. ray://head:10001 or auto); default: start one here.",
+        ),
+    ] = None,
     force: Annotated[
         bool, typer.Option("--force", help="Analyse again even books whose results are up to date.")
     ] = False,
@@ -47,8 +79,13 @@ def analyze_command(
 
     Per book, OUTDIR/<name>/ gets book.json, characters.jsonl, quotes.jsonl, quotes.tsv (BookNLP layout)
     and report.html; with several books also OUTDIR/index.html. Books already analysed with the same input
-    and settings are skipped, so an interrupted run resumes.
+    and settings are skipped, so an interrupted run resumes. With --until the folder is
+    OUTDIR/<name>.until-<POS>/, so spoiler-safe results never replace whole-book ones.
     """
+    if engine not in ENGINES:
+        raise ConfigError(f"unknown engine {engine!r}; use one of {', '.join(ENGINES)}", "--engine")
+    if ray_address is not None and engine != "ray":
+        raise ConfigError("--ray-address needs --engine ray", "--ray-address")
     books = expand_inputs(books)
     if gold_characters is not None and len(books) > 1:
         raise ConfigError(
@@ -59,49 +96,77 @@ def analyze_command(
         from fabula.characters import load_character_list
 
         load_character_list(gold_characters)  # fail now, once, rather than per book
+    llm_config = None
     if llm is not None:
+        from fabula.llm import parse_llm_spec
         from fabula.quotes import available_methods
 
         if "llm" not in available_methods():
             raise ConfigError(
                 "LLM quote attribution is not available in this installation of fabula", "--llm"
             )
+        llm_config = parse_llm_spec(llm)  # the only place the spec is parsed; workers open their own model
     if output.exists() and not output.is_dir():
         raise ConfigError("exists and is not a folder", output)
 
-    settings = AnalyzeSettings(gold_characters, until, until_chapter, llm)
+    settings = AnalyzeSettings(gold_characters, until, until_chapter, llm_config)
     started = time.perf_counter()
     with Progress(
         SpinnerColumn(),
         TextColumn("{task.description}"),
+        BarColumn(bar_width=24),
+        MofNCompleteColumn(),
         TimeElapsedColumn(),
+        TextColumn("eta"),
+        TimeRemainingColumn(),
         console=stderr,
         transient=True,
     ) as progress:
         tasks: dict[str, TaskID] = {}
-        overall = progress.add_task(f"0/{len(books)} books", visible=len(books) > 1)
-        finished = 0
+        overall = progress.add_task("books", total=len(books), visible=len(books) > 1)
+
+        def on_plan(to_run: int, total: int) -> None:
+            # the estimate counts only the books that run: skipped ones took no time
+            progress.reset(overall, total=to_run, visible=to_run > 1)
 
         def on_stage(stem: str, stage: str, seconds: float | None) -> None:
             if stem not in tasks:
-                tasks[stem] = progress.add_task(stem)
+                tasks[stem] = progress.add_task(stem, total=len(STAGES) + 1)
             if seconds is None:
-                step = STAGES.index(stage) + 1 if stage in STAGES else len(STAGES) + 1
-                progress.update(
-                    tasks[stem], description=f"{stem}  [dim]{step}/{len(STAGES) + 1}[/dim] {stage}…"
-                )
+                step = STAGES.index(stage) if stage in STAGES else len(STAGES)
+                progress.update(tasks[stem], description=f"{stem}  [dim]{stage}…[/dim]", completed=step)
 
         def on_book(outcome: BookOutcome) -> None:
-            nonlocal finished
-            finished += 1
-            progress.update(overall, description=f"{finished}/{len(books)} books")
+            if outcome.status != "skipped":
+                progress.advance(overall)
             if outcome.job.stem in tasks:
                 progress.remove_task(tasks.pop(outcome.job.stem))
             _print_outcome(outcome)
 
-        outcomes = analyze_corpus(
-            books, output, settings, jobs=jobs, force=force, on_stage=on_stage, on_book=on_book
-        )
+        try:
+            outcomes = analyze_corpus(
+                books,
+                output,
+                settings,
+                jobs=jobs,
+                force=force,
+                engine="ray" if engine == "ray" else "local",
+                ray_address=ray_address,
+                on_stage=on_stage,
+                on_book=on_book,
+                on_plan=on_plan,
+            )
+        except CorpusInterrupted as interrupted:
+            progress.stop()
+            done = sum(1 for o in interrupted.finished if o.status != "failed")
+            stderr.print(
+                f"fabula: interrupted: {done} of {interrupted.total} books finished and kept; "
+                "run the same command again to do the rest",
+                markup=False,
+                highlight=False,
+                soft_wrap=True,
+            )
+            raise typer.Exit(130) from None
     _print_summary(outcomes, output, time.perf_counter() - started)
     failures = [o for o in outcomes if o.status == "failed"]
     if failures:

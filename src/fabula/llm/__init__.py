@@ -8,7 +8,7 @@ from fabula.llm._base import LLM, RequestError, TransientError
 from fabula.llm._cache import ResponseCache, default_cache_dir
 from fabula.llm._parse import ParseError, parse_json_answer
 from fabula.llm._scripted import ScriptedLLM
-from fabula.llm._spec import BACKENDS, get_llm, open_cache
+from fabula.llm._spec import BACKENDS, LLMConfig, get_llm, open_cache, parse_llm_spec, redacted_spec
 from fabula.llm._structured import JsonAnswer, ask_json, ask_json_many
 from fabula.llm._tokens import default_token_counter, heuristic_token_count
 from fabula.llm._types import ChatMessage, GenerateOptions, Generation, Prompt, UsageSummary, to_messages
@@ -20,6 +20,7 @@ __all__ = [
     "GenerateOptions",
     "Generation",
     "JsonAnswer",
+    "LLMConfig",
     "ParseError",
     "Prompt",
     "RequestError",
@@ -35,5 +36,7 @@ __all__ = [
     "heuristic_token_count",
     "open_cache",
     "parse_json_answer",
+    "parse_llm_spec",
+    "redacted_spec",
     "to_messages",
 ]

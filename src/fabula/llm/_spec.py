@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,98 @@ def open_cache(cache: bool | str | Path) -> ResponseCache | None:
     return ResponseCache(Path(cache))
 
 
+@dataclass(frozen=True, slots=True)
+class LLMConfig:
+    """A parsed ``--llm`` spec and the options to open it with: what a caller hands to code that opens its
+    own model (a worker process, one model per book), so that only the CLI ever parses spec strings.
+
+    Plain data, so it pickles; `open` makes the `LLM`. ``options`` holds backend keyword arguments.
+    """
+
+    spec: str
+    backend: str
+    model: str
+    base_url: str | None = None
+    cache: bool | str | Path = True
+    concurrency: int = 4
+    max_retries: int = 5
+    retry_base_delay: float = 1.0
+    timeout: float = 300.0
+    options: tuple[tuple[str, Any], ...] = ()
+
+    @property
+    def name(self) -> str:
+        """The spec safe to record in settings and logs: credentials in a server URL removed."""
+        return redacted_spec(self.spec)
+
+    def open(self) -> LLM:
+        """The model, with its response cache and concurrency limit."""
+        common: dict[str, Any] = {
+            "cache": open_cache(self.cache),
+            "concurrency": self.concurrency,
+            "max_retries": self.max_retries,
+            "retry_base_delay": self.retry_base_delay,
+        }
+        extra = dict(self.options)
+        if self.backend == "mock":
+            from fabula.llm._scripted import ScriptedLLM
+
+            return ScriptedLLM(self.model or "{}", spec=self.spec, **common)
+        if self.backend == "openai":
+            from fabula.llm._openai import OpenAILLM
+
+            return OpenAILLM(self.spec, self.model, self.base_url, timeout=self.timeout, **common, **extra)
+        if self.backend == "llamacpp":
+            from fabula.llm._llamacpp import LlamaCppLLM
+
+            return LlamaCppLLM(self.spec, self.model, **common, **extra)
+        from fabula.llm._hf import HuggingFaceLLM
+
+        return HuggingFaceLLM(self.spec, self.model, **common, **extra)
+
+
+def redacted_spec(spec: str) -> str:
+    """An LLM spec safe to record: credentials written into a server URL (``//user:key@host``) removed."""
+    return re.sub(r"//[^/@\s]+@", "//", spec)
+
+
+def parse_llm_spec(
+    spec: str,
+    *,
+    cache: bool | str | Path = True,
+    concurrency: int = 4,
+    max_retries: int = 5,
+    retry_base_delay: float = 1.0,
+    timeout: float = 300.0,
+    **backend_options: Any,
+) -> LLMConfig:
+    """Check and split a spec string (see the module docstring) without opening anything."""
+    spec = spec.strip()
+    backend, _, rest = spec.partition(":")
+    backend = backend.lower()
+    base_url: str | None = None
+    if backend != "mock" and not rest:
+        raise ConfigError(
+            f"malformed LLM spec: expected BACKEND:MODEL with BACKEND one of {', '.join(BACKENDS)}", spec
+        )
+    if backend not in BACKENDS:
+        raise ConfigError(f"unknown LLM backend {backend!r}; use one of {', '.join(BACKENDS)}", spec)
+    if backend == "openai" and (match := _URL_SUFFIX.match(rest)):
+        rest, base_url = match["model"], match["url"].rstrip("/")
+    return LLMConfig(
+        spec=spec,
+        backend=backend,
+        model=rest,
+        base_url=base_url,
+        cache=cache,
+        concurrency=concurrency,
+        max_retries=max_retries,
+        retry_base_delay=retry_base_delay,
+        timeout=timeout,
+        options=tuple(sorted(backend_options.items())),
+    )
+
+
 def get_llm(
     spec: str,
     *,
@@ -41,35 +134,12 @@ def get_llm(
     **backend_options: Any,
 ) -> LLM:
     """The model a spec string names (see the module docstring), with cache and concurrency limit."""
-    spec = spec.strip()
-    backend, _, rest = spec.partition(":")
-    backend = backend.lower()
-    common: dict[str, Any] = {
-        "cache": open_cache(cache),
-        "concurrency": concurrency,
-        "max_retries": max_retries,
-        "retry_base_delay": retry_base_delay,
-    }
-    if backend == "mock":
-        from fabula.llm._scripted import ScriptedLLM
-
-        return ScriptedLLM(rest or "{}", spec=spec, **common)
-    if not rest:
-        raise ConfigError(
-            f"malformed LLM spec: expected BACKEND:MODEL with BACKEND one of {', '.join(BACKENDS)}", spec
-        )
-    if backend == "openai":
-        from fabula.llm._openai import OpenAILLM
-
-        match = _URL_SUFFIX.match(rest)
-        model, base_url = (match["model"], match["url"].rstrip("/")) if match else (rest, None)
-        return OpenAILLM(spec, model, base_url, timeout=timeout, **common, **backend_options)
-    if backend == "llamacpp":
-        from fabula.llm._llamacpp import LlamaCppLLM
-
-        return LlamaCppLLM(spec, rest, **common, **backend_options)
-    if backend == "hf":
-        from fabula.llm._hf import HuggingFaceLLM
-
-        return HuggingFaceLLM(spec, rest, **common, **backend_options)
-    raise ConfigError(f"unknown LLM backend {backend!r}; use one of {', '.join(BACKENDS)}", spec)
+    return parse_llm_spec(
+        spec,
+        cache=cache,
+        concurrency=concurrency,
+        max_retries=max_retries,
+        retry_base_delay=retry_base_delay,
+        timeout=timeout,
+        **backend_options,
+    ).open()

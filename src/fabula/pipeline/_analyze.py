@@ -7,18 +7,20 @@ can skip pronouns inside quotations, and attribution needs both. With a reading 
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from fabula._version import __version__
+from fabula.analysis import Analysis
 from fabula.book import Book, Character, load_book, resolve_position
 from fabula.errors import ConfigError
-from fabula.pipeline._model import Analysis
 from fabula.pipeline._profiles import build_profiles, hide_unseen_names
+
+if TYPE_CHECKING:
+    from fabula.llm import LLM, LLMConfig
 
 STAGES = ("read", "quotes", "characters", "attribution", "profiles")
 
@@ -32,15 +34,16 @@ def analyze_book(
     gold_characters: str | Path | list[Character] | None = None,
     until: str | int | None = None,
     until_chapter: int | None = None,
-    llm: Any = None,
+    llm: LLM | LLMConfig | None = None,
     progress: ProgressCallback | None = None,
 ) -> Analysis:
     """Analyse a novel: cast, mentions, quotes with speakers, and per-character statistics.
 
     ``gold_characters`` (a character-list file or `Character`s) replaces character discovery;
-    ``until``/``until_chapter`` limit everything to a reading position (spoiler-safe); ``llm`` (a spec string
-    such as ``openai:gpt-4o-mini`` or an object from `fabula.llm.get_llm`) switches attribution to the LLM
-    method. Raises `fabula.errors.FabulaError` subclasses for bad input.
+    ``until``/``until_chapter`` limit everything to a reading position (spoiler-safe); ``llm`` (an `LLM`
+    object, or an `LLMConfig` from `fabula.llm.parse_llm_spec` that is opened here and closed at the end —
+    what a worker process receives) switches attribution to the LLM method. Spec strings are the CLI's to
+    parse, never the pipeline's. Raises `fabula.errors.FabulaError` subclasses for bad input.
     """
     timings: dict[str, float] = {}
 
@@ -54,38 +57,40 @@ def analyze_book(
         if progress:
             progress(name, timings[name])
 
-    with stage("read"):
-        book = path_or_book if isinstance(path_or_book, Book) else load_book(path_or_book)
-        offset = resolve_position(book, until, until_chapter=until_chapter)
-        if offset is not None:
-            book = book.truncated(offset)
-        gold = _gold_list(gold_characters)
-        model = _resolve_llm(llm)
+    with ExitStack() as cleanup:
+        with stage("read"):
+            book = path_or_book if isinstance(path_or_book, Book) else load_book(path_or_book)
+            offset = resolve_position(book, until, until_chapter=until_chapter)
+            if offset is not None:
+                book = book.truncated(offset)
+            gold = _gold_list(gold_characters)
+            model = _open_llm(llm, cleanup)
 
-    from fabula.characters import find_characters
-    from fabula.quotes import attribute_quotes, detect_quotes
+        from fabula.characters import find_characters
+        from fabula.quotes import DEFAULT_METHOD, attribute_quotes, detect_quotes
 
-    with stage("quotes"):
-        detect_quotes(book)
-    with stage("characters"):
-        find_characters(book, gold=gold)
-    with stage("attribution"):
-        if model is None:
-            attribute_quotes(book)  # the default method (the learned ranker)
-        else:  # progress=None: the CLI already shows a live display; a second one would clash
-            attribute_quotes(book, method="llm", llm=model, progress=None)
-    with stage("profiles"):
-        if book.until is not None:
-            hide_unseen_names(book)
-        profiles, conversations = build_profiles(book)
+        method = DEFAULT_METHOD if model is None else "llm"
+        with stage("quotes"):
+            detect_quotes(book)
+        with stage("characters"):
+            find_characters(book, gold=gold)
+        with stage("attribution"):
+            if model is None:
+                attribute_quotes(book, method=method)
+            else:  # progress=None: the CLI already shows a live display; a second one would clash
+                attribute_quotes(book, method=method, llm=model, progress=None)
+        with stage("profiles"):
+            if book.until is not None:
+                hide_unseen_names(book)
+            profiles, conversations = build_profiles(book)
 
     settings = {
         "fabula_version": __version__,
         "source": book.meta.source,
         "characters": "gold" if gold is not None else "discovered",
         "gold_characters": str(gold_characters) if isinstance(gold_characters, str | Path) else None,
-        "attribution": "llm" if model is not None else "rules",
-        "llm": _llm_name(llm, model),
+        "attribution": method,  # the method that ran (the default is the learned ranker)
+        "llm": _llm_name(llm),
         "until": None if until is None else str(until),
         "until_chapter": until_chapter,
         "until_offset": book.until,
@@ -101,25 +106,26 @@ def _gold_list(gold: str | Path | list[Character] | None) -> list[Character] | N
     return load_character_list(gold)
 
 
-def _resolve_llm(llm: Any) -> Any:
-    """The model (a spec string or an LLM object) for attribution, after checking the LLM method exists."""
+def _open_llm(llm: LLM | LLMConfig | None, cleanup: ExitStack) -> LLM | None:
+    """The model for attribution (an `LLMConfig` is opened and closed with ``cleanup``), after checking
+    that the LLM method exists in this installation."""
     if llm is None:
         return None
+    from fabula.llm import LLMConfig
     from fabula.quotes import available_methods
 
     if "llm" not in available_methods():
         raise ConfigError("LLM quote attribution is not available in this installation of fabula", "--llm")
-    return llm  # a spec is opened by the method itself, with its response cache
+    if isinstance(llm, LLMConfig):
+        model = llm.open()
+        cleanup.callback(model.close)
+        return model
+    return llm
 
 
-def redacted_spec(spec: str) -> str:
-    """An LLM spec safe to record: credentials written into a server URL (``//user:key@host``) removed."""
-    return re.sub(r"//[^/@\s]+@", "//", spec)
+def _llm_name(llm: LLM | LLMConfig | None) -> str | None:
+    from fabula.llm import redacted_spec
 
-
-def _llm_name(spec: Any, model: Any) -> str | None:
-    if model is None:
+    if llm is None:
         return None
-    if isinstance(spec, str):
-        return redacted_spec(spec)
-    return str(getattr(model, "name", None) or getattr(model, "model", None) or type(model).__name__)
+    return redacted_spec(llm.spec)

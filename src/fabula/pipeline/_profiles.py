@@ -12,8 +12,8 @@ import bisect
 import re
 from collections import Counter, defaultdict
 
+from fabula.analysis import CharacterProfile, Partner
 from fabula.book import Book, Character, Quote
-from fabula.pipeline._model import CharacterProfile, Partner
 
 PROFILE_SENTENCES = 3
 MAX_PROFILE_CHARS = 400

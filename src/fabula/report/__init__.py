@@ -1,6 +1,6 @@
 """Human-readable output: the self-contained HTML report of an analysed book, and a corpus index page."""
 
 from fabula.report._render import IndexEntry, render_index, render_report, script_json
-from fabula.report._view import GENERIC_FILE_STEMS, build_view
+from fabula.report._view import build_view
 
-__all__ = ["GENERIC_FILE_STEMS", "IndexEntry", "build_view", "render_index", "render_report", "script_json"]
+__all__ = ["IndexEntry", "build_view", "render_index", "render_report", "script_json"]

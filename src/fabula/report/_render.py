@@ -15,17 +15,15 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cache
 from importlib import resources
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import jinja2
 import orjson
 from markupsafe import Markup
 
 from fabula._version import __version__
+from fabula.analysis import Analysis
 from fabula.report._view import build_view
-
-if TYPE_CHECKING:
-    from fabula.pipeline import Analysis
 
 _JSON_ESCAPES = {
     ord("<"): "\\u003c",

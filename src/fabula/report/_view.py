@@ -9,10 +9,9 @@ from __future__ import annotations
 import math
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from fabula.pipeline import Analysis, CharacterProfile
+from fabula.analysis import GENERIC_FILE_STEMS, Analysis, CharacterProfile
 
 PALETTE = (
     "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
@@ -23,9 +22,6 @@ SPEECH_BARS = 15
 NETWORK_NODES = 12
 HEATMAP_ROWS = 20
 QUOTE_SEPARATOR = " … "
-GENERIC_FILE_STEMS = frozenset(
-    {"novel_text", "novel", "text", "book", "index", "content", "contents", "input", "main"}
-)  # file names that say nothing about the book (PDNC's novel_text.txt): use the folder's name instead
 
 
 def build_view(analysis: Analysis) -> dict[str, Any]:

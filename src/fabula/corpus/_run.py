@@ -1,38 +1,52 @@
-"""Running `analyze_book` over one or many novels into an output folder, resumably and in parallel.
+"""Running `fabula.pipeline.analyze_book` over one or many novels into an output folder, resumably.
 
 Per book, ``OUTDIR/<stem>/`` gets ``book.json``, ``characters.jsonl``, ``quotes.jsonl``, ``quotes.tsv`` and
 ``report.html`` (each written atomically), then ``manifest.json`` last: a book whose manifest records the
-same input hash and settings is skipped, so an interrupted corpus run resumes where it stopped. Failures
-(an empty or binary file among many) are recorded per book and never stop the others.
+same input hash and settings is skipped, so an interrupted corpus run resumes where it stopped. The old
+manifest is removed *before* any output is rewritten, so a run killed half-way through rewriting a folder
+leaves no manifest and is redone, never called up to date. Outputs at a reading position (``--until``) go
+to their own folder (``<stem>.until-50pct``), never over the whole-book ones. Failures (an empty or binary
+file among many) are recorded per book and never stop the others.
+
+Two engines run the books: ``local`` (worker processes on this machine, `fabula.corpus._local`) and
+``ray`` (one Ray task per book, `fabula.corpus._ray`). Both dispatch only the books that need work, report
+each book as it finishes, and on Ctrl-C stop at once, keeping every finished book (`CorpusInterrupted`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
-import queue
 import re
 import time
 import traceback
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import orjson
 
-from fabula._files import atomic_open, write_bytes_atomic, write_text_atomic
+from fabula._files import write_bytes_atomic
 from fabula._version import __version__
-from fabula.book import save_book
-from fabula.errors import FabulaError, InputError
-from fabula.pipeline._analyze import analyze_book, redacted_spec
-from fabula.pipeline._model import Analysis
-from fabula.report import GENERIC_FILE_STEMS, IndexEntry, render_index, render_report
+from fabula.analysis import GENERIC_FILE_STEMS
+from fabula.corpus._write import (
+    MANIFEST,
+    OUTPUT_FILES,
+    check_writable,
+    remove_stale_temporaries,
+    write_index,
+    write_outputs,
+)
+from fabula.errors import ConfigError, FabulaError, InputError
 
-OUTPUT_FILES = ("book.json", "characters.jsonl", "quotes.jsonl", "quotes.tsv", "report.html")
-MANIFEST = "manifest.json"
+if TYPE_CHECKING:
+    from fabula.llm import LLMConfig
+
 MANIFEST_VERSION = 1
+ENGINES = ("local", "ray")
+Engine = Literal["local", "ray"]
 
 StageCallback = Callable[[str, str, float | None], None]
 """``(book stem, stage, seconds or None at the start)``."""
@@ -40,12 +54,16 @@ StageCallback = Callable[[str, str, float | None], None]
 
 @dataclass(frozen=True, slots=True)
 class AnalyzeSettings:
-    """The options that change what ``fabula analyze`` writes (part of the resume key)."""
+    """The options that change what ``fabula analyze`` writes (part of the resume key).
+
+    ``llm`` is an `LLMConfig` the CLI parsed from ``--llm``: plain data, so it travels to worker
+    processes and Ray tasks, each of which opens its own model.
+    """
 
     gold_characters: Path | None = None
     until: str | None = None
     until_chapter: int | None = None
-    llm: str | None = None
+    llm: LLMConfig | None = None
 
     def fingerprint(self) -> dict[str, Any]:
         """What must match for an earlier run's outputs to be reused."""
@@ -54,8 +72,18 @@ class AnalyzeSettings:
             "gold_characters_sha256": _file_sha256(self.gold_characters) if self.gold_characters else None,
             "until": self.until,
             "until_chapter": self.until_chapter,
-            "llm": redacted_spec(self.llm) if self.llm else None,
+            "llm": self.llm.name if self.llm else None,
         }
+
+    def folder_suffix(self) -> str:
+        """``""`` for whole-book outputs, else a tag naming the reading position (``.until-50pct``,
+        ``.until-chapter-12``): spoiler-safe outputs never share a folder with whole-book ones."""
+        parts = []
+        if self.until is not None:
+            parts.append(re.sub(r"[^\w.-]+", "-", self.until.strip().replace("%", "pct")).strip("-."))
+        if self.until_chapter is not None:
+            parts.append(f"chapter-{self.until_chapter}")
+        return "".join(f".until-{part}" for part in parts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +106,15 @@ class BookOutcome:
     exit_code: int = 0
 
 
+class CorpusInterrupted(KeyboardInterrupt):
+    """Ctrl-C during a corpus run: no new book was started after it, and the finished ones are kept."""
+
+    def __init__(self, finished: list[BookOutcome], total: int) -> None:
+        super().__init__(f"interrupted after {len(finished)} of {total} books")
+        self.finished = finished
+        self.total = total
+
+
 BOOK_SUFFIXES = (".txt", ".epub")
 
 
@@ -96,8 +133,8 @@ def expand_inputs(paths: Sequence[str | Path]) -> list[Path]:
     return books
 
 
-def plan_jobs(paths: Sequence[str | Path], outdir: str | Path) -> list[BookJob]:
-    """One job per input, each with a distinct output folder name.
+def plan_jobs(paths: Sequence[str | Path], outdir: str | Path, suffix: str = "") -> list[BookJob]:
+    """One job per input, each with a distinct output folder name (``suffix`` appended to each).
 
     A generic file name (``novel_text.txt``, as in PDNC) is replaced by its parent folder's name; remaining
     clashes get ``-2``, ``-3``… suffixes in input order.
@@ -113,22 +150,35 @@ def plan_jobs(paths: Sequence[str | Path], outdir: str | Path) -> list[BookJob]:
             n += 1
             candidate = f"{stem}-{n}"
         used.add(candidate.lower())
-        jobs.append(BookJob(path, candidate, out / candidate))
+        jobs.append(BookJob(path, candidate + suffix, out / (candidate + suffix)))
     return jobs
+
+
+def up_to_date(job: BookJob, settings: AnalyzeSettings) -> BookOutcome | None:
+    """The ``skipped`` outcome when the folder holds a finished run with the same input and settings."""
+    try:
+        input_hash = _file_sha256(job.source)
+    except InputError:
+        return None  # analyze_to_folder reports it
+    manifest = _finished_manifest(job, input_hash, settings.fingerprint())
+    if manifest is None:
+        return None
+    return BookOutcome(job, "skipped", 0.0, manifest.get("timings", {}), manifest.get("summary"))
 
 
 def analyze_to_folder(
     job: BookJob, settings: AnalyzeSettings, *, force: bool = False, on_stage: StageCallback | None = None
 ) -> BookOutcome:
     """Analyse one book into its folder (or skip it when already done); never raises for a bad book."""
+    from fabula.pipeline import analyze_book
+
     started = time.perf_counter()
     try:
+        remove_stale_temporaries(job.folder)
         input_hash = _file_sha256(job.source)
         fingerprint = settings.fingerprint()
         if not force and (manifest := _finished_manifest(job, input_hash, fingerprint)) is not None:
-            return BookOutcome(
-                job, "skipped", 0.0, manifest.get("timings", {}), manifest.get("summary"), None, 0
-            )
+            return BookOutcome(job, "skipped", 0.0, manifest.get("timings", {}), manifest.get("summary"))
 
         def progress(stage: str, seconds: float | None) -> None:
             if on_stage:
@@ -144,6 +194,8 @@ def analyze_to_folder(
         )
         progress("write", None)
         write_started = time.perf_counter()
+        with contextlib.suppress(FileNotFoundError):
+            (job.folder / MANIFEST).unlink()  # invalidate first: a kill while rewriting must not look done
         write_outputs(analysis, job.folder)
         analysis.timings["write"] = round(time.perf_counter() - write_started, 3)
         progress("write", analysis.timings["write"])
@@ -166,25 +218,14 @@ def analyze_to_folder(
         return BookOutcome(
             job, "failed", time.perf_counter() - started, error=message, exit_code=exc.exit_code
         )
+    except OSError as exc:  # the output folder (the input is read through InputError)
+        where = exc.filename or job.folder
+        message = f"{where}: cannot write ({exc.strerror or exc})"
+        return BookOutcome(job, "failed", time.perf_counter() - started, error=message, exit_code=2)
     except Exception as exc:  # a bug, not bad input: report it on one line and carry on with the others
         detail = traceback.format_exc() if os.environ.get("FABULA_DEBUG") else ""
         message = f"{job.source}: internal error ({type(exc).__name__}: {exc}){detail and chr(10) + detail}"
         return BookOutcome(job, "failed", time.perf_counter() - started, error=message, exit_code=1)
-
-
-def write_outputs(analysis: Analysis, folder: str | Path) -> None:
-    """Write the five per-book output files (each atomically) into ``folder``."""
-    from fabula.quotes import write_quotes
-
-    out = Path(folder)
-    out.mkdir(parents=True, exist_ok=True)
-    save_book(analysis.book, out / "book.json")
-    with atomic_open(out / "characters.jsonl", "wb") as handle:
-        for profile in analysis.characters:
-            handle.write(orjson.dumps(profile.to_dict(), option=orjson.OPT_APPEND_NEWLINE))
-    write_quotes(analysis.book, out / "quotes.jsonl", format="jsonl")  # atomic, like every writer here
-    write_quotes(analysis.book, out / "quotes.tsv", format="tsv")
-    write_text_atomic(out / "report.html", render_report(analysis))
 
 
 def analyze_corpus(
@@ -194,12 +235,22 @@ def analyze_corpus(
     *,
     jobs: int = 1,
     force: bool = False,
+    engine: Engine = "local",
+    ray_address: str | None = None,
     on_stage: StageCallback | None = None,
     on_book: Callable[[BookOutcome], None] | None = None,
+    on_plan: Callable[[int, int], None] | None = None,
 ) -> list[BookOutcome]:
-    """Analyse every book (in ``jobs`` worker processes when there are several) and, for more than one
-    book, write ``OUTDIR/index.html``. Outcomes come back in input order."""
-    planned = plan_jobs(expand_inputs(paths), outdir)
+    """Analyse every book and, for more than one book, write ``OUTDIR/index.html``.
+
+    Books already up to date are reported as skipped without being dispatched; the rest run on
+    ``engine`` (``jobs`` worker processes locally, or Ray tasks). ``on_plan(to_run, total)`` is called
+    once before the work starts. Outcomes come back in input order. Ctrl-C raises `CorpusInterrupted`.
+    """
+    if engine not in ENGINES:
+        raise ConfigError(f"unknown engine {engine!r}; use one of {', '.join(ENGINES)}", "--engine")
+    planned = plan_jobs(expand_inputs(paths), outdir, settings.folder_suffix())
+    check_writable(Path(outdir))
     outcomes: dict[int, BookOutcome] = {}
 
     def finished(index: int, outcome: BookOutcome) -> None:
@@ -207,89 +258,34 @@ def analyze_corpus(
         if on_book:
             on_book(outcome)
 
-    if jobs <= 1 or len(planned) <= 1:
-        for index, job in enumerate(planned):
-            finished(index, analyze_to_folder(job, settings, force=force, on_stage=on_stage))
-    else:
-        _run_pool(planned, settings, force, jobs, on_stage, finished)
+    work: list[tuple[int, BookJob]] = []
+    for index, job in enumerate(planned):
+        skipped = None if force else up_to_date(job, settings)
+        if skipped is None:
+            work.append((index, job))
+        else:
+            finished(index, skipped)
+    if on_plan:
+        on_plan(len(work), len(planned))
+    try:
+        if engine == "ray":
+            from fabula.corpus._ray import run_on_ray
+
+            run_on_ray(work, settings, force, ray_address, jobs, finished)
+        elif jobs <= 1 or len(work) <= 1:
+            for index, job in work:
+                finished(index, analyze_to_folder(job, settings, force=force, on_stage=on_stage))
+        else:
+            from fabula.corpus._local import run_in_processes
+
+            run_in_processes(work, settings, force, jobs, on_stage, finished)
+    except KeyboardInterrupt as exc:
+        kept = [outcomes[i] for i in sorted(outcomes)]
+        raise CorpusInterrupted(kept, len(planned)) from exc
     ordered = [outcomes[i] for i in range(len(planned))]
     if len(planned) > 1:
         write_index(outdir, ordered)
     return ordered
-
-
-def write_index(outdir: str | Path, outcomes: Sequence[BookOutcome]) -> Path:
-    """``OUTDIR/index.html``: one row per book linking to its report (failed books listed with the error)."""
-    entries = [
-        IndexEntry(
-            stem=o.job.stem,
-            source=str(o.job.source),
-            status=o.status,
-            summary=o.summary,
-            seconds=o.seconds or sum(o.timings.values()),
-            error=o.error,
-        )
-        for o in outcomes
-    ]
-    path = Path(outdir) / "index.html"
-    write_text_atomic(path, render_index(entries))
-    return path
-
-
-def _run_pool(
-    planned: list[BookJob],
-    settings: AnalyzeSettings,
-    force: bool,
-    jobs: int,
-    on_stage: StageCallback | None,
-    finished: Callable[[int, BookOutcome], None],
-) -> None:
-    import multiprocessing
-
-    context = multiprocessing.get_context("spawn" if os.name != "posix" else "forkserver")
-    with context.Manager() as manager:
-        events = manager.Queue()
-        with ProcessPoolExecutor(max_workers=min(jobs, len(planned)), mp_context=context) as pool:
-            pending: dict[Future[BookOutcome], int] = {
-                pool.submit(_worker, job, settings, force, events): i for i, job in enumerate(planned)
-            }
-            try:
-                while pending:
-                    done, _ = wait(pending, timeout=0.1, return_when=FIRST_COMPLETED)
-                    _drain(events, on_stage)
-                    for future in done:
-                        index = pending.pop(future)
-                        try:
-                            outcome = future.result()
-                        except Exception as exc:  # the worker process itself died (e.g. killed for memory)
-                            outcome = BookOutcome(
-                                planned[index],
-                                "failed",
-                                error=f"{planned[index].source}: worker failed ({exc})",
-                                exit_code=1,
-                            )
-                        finished(index, outcome)
-                _drain(events, on_stage)
-            except BaseException:
-                pool.shutdown(wait=False, cancel_futures=True)
-                raise
-
-
-def _worker(job: BookJob, settings: AnalyzeSettings, force: bool, events: Any) -> BookOutcome:
-    def on_stage(stem: str, stage: str, seconds: float | None) -> None:
-        events.put((stem, stage, seconds))
-
-    return analyze_to_folder(job, settings, force=force, on_stage=on_stage)
-
-
-def _drain(events: Any, on_stage: StageCallback | None) -> None:
-    while True:
-        try:
-            stem, stage, seconds = events.get_nowait()
-        except queue.Empty:
-            return
-        if on_stage:
-            on_stage(stem, stage, seconds)
 
 
 def _finished_manifest(job: BookJob, input_hash: str, fingerprint: dict[str, Any]) -> dict[str, Any] | None:
@@ -331,17 +327,3 @@ def _safe_stem(path: Path) -> str:
         stem = path.resolve().parent.name
     stem = re.sub(r"[^\w.-]+", "_", stem).strip("._") or "book"
     return stem
-
-
-__all__ = [
-    "OUTPUT_FILES",
-    "AnalyzeSettings",
-    "BookJob",
-    "BookOutcome",
-    "analyze_corpus",
-    "analyze_to_folder",
-    "expand_inputs",
-    "plan_jobs",
-    "write_index",
-    "write_outputs",
-]

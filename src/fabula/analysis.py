@@ -1,4 +1,8 @@
-"""What `analyze_book` returns: the analysed book plus per-character statistics for reports and JSONL."""
+"""The `Analysis` types: what `fabula.pipeline.analyze_book` returns and what `fabula.report` renders.
+
+They sit below both the pipeline and the report (each imports them, neither imports the other), beside
+`fabula.book` whose `Book` they wrap.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +10,10 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from fabula.book import Book
+
+GENERIC_FILE_STEMS = frozenset(
+    {"novel_text", "novel", "text", "book", "index", "content", "contents", "input", "main"}
+)  # file names that say nothing about the book (PDNC's novel_text.txt): use the folder's name instead
 
 
 @dataclass(slots=True)
@@ -81,3 +89,6 @@ class Analysis:
             "until": self.book.until,
         }
         return self._summary
+
+
+__all__ = ["GENERIC_FILE_STEMS", "Analysis", "CharacterProfile", "Partner"]

@@ -1,0 +1,37 @@
+"""Corpus scale: `analyze_corpus` runs the pipeline over many novels into an output folder (resumable,
+on worker processes or Ray) and writes each book's files; `fabula.corpus` sits above both
+`fabula.pipeline` and `fabula.report`."""
+
+from fabula.corpus._run import (
+    ENGINES,
+    MANIFEST_VERSION,
+    AnalyzeSettings,
+    BookJob,
+    BookOutcome,
+    CorpusInterrupted,
+    analyze_corpus,
+    analyze_to_folder,
+    expand_inputs,
+    plan_jobs,
+    up_to_date,
+)
+from fabula.corpus._write import MANIFEST, OUTPUT_FILES, remove_stale_temporaries, write_index, write_outputs
+
+__all__ = [
+    "ENGINES",
+    "MANIFEST",
+    "MANIFEST_VERSION",
+    "OUTPUT_FILES",
+    "AnalyzeSettings",
+    "BookJob",
+    "BookOutcome",
+    "CorpusInterrupted",
+    "analyze_corpus",
+    "analyze_to_folder",
+    "expand_inputs",
+    "plan_jobs",
+    "remove_stale_temporaries",
+    "up_to_date",
+    "write_index",
+    "write_outputs",
+]
