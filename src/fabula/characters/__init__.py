@@ -8,6 +8,7 @@ shared with quote attribution.
 
 from fabula.characters._find import find_characters
 from fabula.characters._gold import load_character_list
+from fabula.characters._gold_match import is_pseudo_name, match_gold_names
 from fabula.characters._lexicon import (
     FEMALE_PRONOUNS,
     FIRST_PERSON_PRONOUNS,
@@ -33,8 +34,10 @@ __all__ = [
     "SPEECH_VERBS",
     "STANDALONE_TITLES",
     "find_characters",
+    "is_pseudo_name",
     "is_vocative",
     "load_character_list",
+    "match_gold_names",
     "name_key",
     "resolve_name",
 ]

@@ -14,15 +14,15 @@ from fabula.errors import FabulaError
 from fabula.cli import _read  # noqa: F401  isort: skip
 from fabula.cli import _search  # noqa: F401  isort: skip
 from fabula.cli import _characters  # noqa: F401  isort: skip
-from fabula.cli import _eval_characters  # noqa: F401  isort: skip
 from fabula.cli import _analyze  # noqa: F401  isort: skip
 from fabula.cli import _quotes  # noqa: F401  isort: skip
-from fabula.cli import _eval_quotes  # noqa: F401  isort: skip
+from fabula.cli import _eval
 
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the ``fabula`` console script."""
     try:
+        _eval.register_task_commands()
         app(args=argv, prog_name="fabula")
     except FabulaError as exc:
         stderr.print(f"fabula: error: {exc.one_line()}", markup=False, highlight=False, soft_wrap=True)

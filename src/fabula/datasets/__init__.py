@@ -1,5 +1,19 @@
 """Evaluation data sets read from disk (never downloaded): PDNC, LFED."""
 
-from fabula.datasets._pdnc import GoldQuote, PdncNovel, find_pdnc_novels, load_pdnc_novel
+from fabula.datasets._pdnc import (
+    MIN_SPEAKER_QUOTES,
+    PSEUDO_SPEAKERS,
+    GoldQuote,
+    PdncNovel,
+    find_pdnc_novels,
+    load_pdnc_novel,
+)
 
-__all__ = ["GoldQuote", "PdncNovel", "find_pdnc_novels", "load_pdnc_novel"]
+__all__ = [
+    "MIN_SPEAKER_QUOTES",
+    "PSEUDO_SPEAKERS",
+    "GoldQuote",
+    "PdncNovel",
+    "find_pdnc_novels",
+    "load_pdnc_novel",
+]

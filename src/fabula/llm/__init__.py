@@ -7,6 +7,7 @@
 from fabula.llm._base import LLM, RequestError, TransientError
 from fabula.llm._cache import ResponseCache, default_cache_dir
 from fabula.llm._parse import ParseError, parse_json_answer
+from fabula.llm._record import CallRecord, CallRecorder, record_calls
 from fabula.llm._scripted import ScriptedLLM
 from fabula.llm._spec import BACKENDS, LLMConfig, get_llm, open_cache, parse_llm_spec, redacted_spec
 from fabula.llm._structured import JsonAnswer, ask_json, ask_json_many
@@ -16,6 +17,8 @@ from fabula.llm._types import ChatMessage, GenerateOptions, Generation, Prompt, 
 __all__ = [
     "BACKENDS",
     "LLM",
+    "CallRecord",
+    "CallRecorder",
     "ChatMessage",
     "GenerateOptions",
     "Generation",
@@ -37,6 +40,7 @@ __all__ = [
     "open_cache",
     "parse_json_answer",
     "parse_llm_spec",
+    "record_calls",
     "redacted_spec",
     "to_messages",
 ]

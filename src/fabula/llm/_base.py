@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import abc
 import contextlib
+import contextvars
 import random
 import threading
 import time
@@ -14,6 +15,7 @@ from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from typing import Any
 
 from fabula.llm._cache import ResponseCache, request_key
+from fabula.llm._record import note_call
 from fabula.llm._tokens import default_token_counter
 from fabula.llm._types import ChatMessage, GenerateOptions, Generation, Prompt, UsageSummary, to_messages
 
@@ -118,14 +120,17 @@ class LLM(abc.ABC):
         messages = to_messages(prompt)
         options = options or DEFAULT_OPTIONS
         request = self.request_dict(messages, options)
-        key = request_key(request) if self.cache is not None else ""
+        key = request_key(request)
         if self.cache is not None:
             stored = self.cache.get(key)
             if stored is not None:
                 with self._lock:
                     self._usage.cache_hits += 1
-                return Generation.model_validate({**stored, "cached": True})
+                cached = Generation.model_validate({**stored, "cached": True})
+                note_call(key, cached.text, cache_hit=True, seconds=0.0, error=None)
+                return cached
         generation = self._call_with_retries(messages, options)
+        note_call(key, generation.text, cache_hit=False, seconds=generation.seconds, error=generation.error)
         with self._lock:
             if generation.error is None:
                 self._usage.calls += 1
@@ -170,7 +175,10 @@ class LLM(abc.ABC):
                 if bar is not None and task is not None:
                     bar.advance(task)
 
-            futures: list[Future[None]] = [pool.submit(run, i) for i in range(len(prompts))]
+            # each worker runs in a copy of the caller's context, so `record_calls` sees its calls
+            futures: list[Future[None]] = [
+                pool.submit(contextvars.copy_context().run, run, i) for i in range(len(prompts))
+            ]
             done, pending = wait(futures, return_when=FIRST_EXCEPTION)
             for future in done:
                 if future.exception() is not None:

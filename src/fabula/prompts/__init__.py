@@ -17,6 +17,7 @@ from importlib import resources
 
 from fabula.errors import ConfigError
 from fabula.llm import ChatMessage
+from fabula.prompts._formats import ANSWER_FILTERS, PROMPT_FORMATS, answer_filter, prompt_format
 
 _NAME = re.compile(r"^[a-z0-9_]+(/[a-z0-9_]+)*$")
 
@@ -99,4 +100,12 @@ def list_prompts() -> list[str]:
     return sorted(names)
 
 
-__all__ = ["PromptTemplate", "list_prompts", "load_prompt"]
+__all__ = [
+    "ANSWER_FILTERS",
+    "PROMPT_FORMATS",
+    "PromptTemplate",
+    "answer_filter",
+    "list_prompts",
+    "load_prompt",
+    "prompt_format",
+]

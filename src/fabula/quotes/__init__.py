@@ -11,6 +11,7 @@ from fabula.quotes._detect import detect_quote_style, detect_quotes
 from fabula.quotes._output import TSV_COLUMNS, quote_records, write_quotes
 from fabula.quotes._registry import (
     DEFAULT_METHOD,
+    METHODS,
     attribute_quotes,
     attribution_method,
     available_methods,
@@ -18,6 +19,7 @@ from fabula.quotes._registry import (
 
 __all__ = [
     "DEFAULT_METHOD",
+    "METHODS",
     "TSV_COLUMNS",
     "attribute_quotes",
     "attribution_method",

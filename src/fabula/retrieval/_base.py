@@ -16,6 +16,7 @@ from typing import Any, ClassVar, TypeVar
 import numpy as np
 import numpy.typing as npt
 
+from fabula._registry import Registry
 from fabula.book import Book
 from fabula.errors import ConfigError
 from fabula.retrieval._units import Unit
@@ -107,34 +108,29 @@ def rank_scores(units: Sequence[Unit], scores: FloatArray, k: int) -> list[Hit]:
 
 
 R = TypeVar("R", bound=type[Retriever])
-_REGISTRY: dict[str, type[Retriever]] = {}
+RETRIEVERS: Registry[type[Retriever]] = Registry(
+    "retriever", entry_point_group="fabula.retrievers", option="--retriever"
+)
 
 
 def register_retriever(name: str) -> Callable[[R], R]:
     """Class decorator: make a retriever available by ``name`` to `create_retriever` and the CLI."""
 
     def decorate(cls: R) -> R:
-        if name in _REGISTRY and _REGISTRY[name] is not cls:
-            raise ValueError(f"retriever {name!r} is already registered")
+        RETRIEVERS.add(name, cls)
         cls.name = name
-        _REGISTRY[name] = cls
         return cls
 
     return decorate
 
 
 def retriever_names() -> list[str]:
-    return sorted(_REGISTRY)
+    return RETRIEVERS.names()
 
 
 def create_retriever(name: str, book: Book | None = None, **options: Any) -> Retriever:
     """A new, empty retriever of the named kind (``ConfigError`` for an unknown name or option)."""
-    try:
-        cls = _REGISTRY[name]
-    except KeyError:
-        raise ConfigError(
-            f"unknown retriever {name!r} (choose from {', '.join(retriever_names())})"
-        ) from None
+    cls = RETRIEVERS.get(name)
     try:
         return cls.for_book(book, **options)
     except TypeError as exc:

@@ -1,13 +1,17 @@
 """The result layout every ``fabula eval`` shares, so runs of any task can be compared and plotted.
 
-``{"task": NAME, "settings": {...}, "mean": {metric: value}, "micro": {...}, "novels": {NAME: {...}}}``:
-metric values are fractions in [0, 1] (or None when a novel has nothing to score), per-novel entries
-also carry counts. ``mean`` is the macro average over novels (what the papers report).
+``{"task": NAME, "settings": {...}, "mean": {metric: value}, "micro": {...}, "novels": {NAME: {...}},
+"groups": {KEY: {VALUE: {...}}}, "items": N, "failed": {ITEM: error}}``: metric values are fractions in
+[0, 1] (or None when there is nothing to score). ``mean`` is the macro average over novels when the task
+averages per novel (what the PDNC papers report), else the mean over items; ``micro`` (optional) pools
+the task's own units (e.g. quotes). ``novels`` (per-novel entries, also with counts) is kept for every
+task that groups by novel; ``groups`` holds the per-group means for each key the task groups by
+(novel, category, level, direction, ...), each with its item count; ``failed`` (optional) names items
+that could not be scored and why.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,31 +21,34 @@ from rich.console import Console
 from rich.table import Table
 
 from fabula._files import write_bytes_atomic
+from fabula.metrics import mean_of
 
 Number = float | int | None
 
-
-def mean_of(values: list[Number]) -> float | None:
-    """Mean of the values that are not None (None when there are none)."""
-    present = [float(v) for v in values if v is not None and not (isinstance(v, float) and math.isnan(v))]
-    return sum(present) / len(present) if present else None
+__all__ = ["EvalReport", "Number", "mean_of"]
 
 
 @dataclass(slots=True)
 class EvalReport:
-    """Per-novel scores of one evaluation run, with macro (``mean``) and optional ``micro`` averages."""
+    """Scores of one evaluation run: per novel / per group, with macro (``mean``) and ``micro`` averages."""
 
     task: str
     metrics: list[str]  # the metric keys, in display order (fractions in [0, 1])
     settings: dict[str, Any] = field(default_factory=dict)
     novels: dict[str, dict[str, Any]] = field(default_factory=dict)
     micro: dict[str, Number] | None = None
+    groups: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
+    items: int | None = None  # how many items were scored (None: not an item-based run)
+    item_mean: dict[str, float | None] | None = None  # set when ``mean`` is over items, not novels
+    failed: dict[str, str] = field(default_factory=dict)  # item id -> why it could not be scored
 
     def add_novel(self, name: str, scores: dict[str, Any]) -> None:
         self.novels[name] = scores
 
     @property
     def mean(self) -> dict[str, float | None]:
+        if self.item_mean is not None:
+            return self.item_mean
         return {m: mean_of([scores.get(m) for scores in self.novels.values()]) for m in self.metrics}
 
     def to_dict(self) -> dict[str, Any]:
@@ -49,6 +56,12 @@ class EvalReport:
         if self.micro is not None:
             out["micro"] = self.micro
         out["novels"] = self.novels
+        if self.groups:
+            out["groups"] = self.groups
+        if self.items is not None:
+            out["items"] = self.items
+        if self.failed:
+            out["failed"] = self.failed
         return out
 
     def write_json(self, path: str | Path) -> None:
@@ -57,22 +70,27 @@ class EvalReport:
     def print_table(
         self, console: Console, *, counts: list[str] | None = None, title: str | None = None
     ) -> None:
-        """Per-novel rows, then the mean (and micro) rows; metrics shown as percentages."""
+        """Per-novel rows (or the rows of the first group), then the mean (and micro) rows; metrics
+        shown as percentages."""
+        rows, label = self.novels, "novel"
+        if not rows and self.groups:
+            label, rows = next(iter(self.groups.items()))
         table = Table(title=title or f"fabula eval {self.task}", show_lines=False)
-        table.add_column("novel")
+        table.add_column(label)
         for metric in self.metrics:
             table.add_column(metric, justify="right")
         for key in counts or []:
             table.add_column(key, justify="right")
-        for name, scores in self.novels.items():
+        for name, scores in rows.items():
             table.add_row(
                 name,
                 *[_pct(scores.get(m)) for m in self.metrics],
                 *[str(scores.get(k, "")) for k in counts or []],
             )
         table.add_section()
+        mean_label = "mean (macro)" if self.item_mean is None else "mean"
         table.add_row(
-            "mean (macro)", *[_pct(v) for v in self.mean.values()], *["" for _ in counts or []], style="bold"
+            mean_label, *[_pct(v) for v in self.mean.values()], *["" for _ in counts or []], style="bold"
         )
         if self.micro is not None:
             table.add_row(

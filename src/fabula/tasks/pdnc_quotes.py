@@ -9,22 +9,35 @@ Michel et al. 2024).
   predicted character's names contain the gold speaker's main name or one of its aliases.
 * ``mean`` is the macro average over novels (what the papers report); ``micro`` pools all quotes.
 
-Works for any registered attribution method (``method="rules"``, ``method="llm"``, …).
+Works for any registered attribution method (``method="rules"``, ``method="llm"``, …). Runs on the
+evaluation harness (``fabula eval quotes``), one item per novel; the scores are `fabula.metrics`'.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from fabula.book import Character, Quote
 from fabula.characters import find_characters
-from fabula.datasets._pdnc import GoldQuote, PdncNovel, find_pdnc_novels, load_pdnc_novel
+from fabula.datasets import MIN_SPEAKER_QUOTES, GoldQuote, PdncNovel, find_pdnc_novels, load_pdnc_novel
 from fabula.errors import InputError
-from fabula.quotes import DEFAULT_METHOD, attribute_quotes, detect_quotes
+from fabula.metrics import (
+    QUOTE_TYPES,
+    AttributionScores,
+    Tally,
+    attribution_accuracy,
+    best_overlap,
+    match_quotes,
+    precision_recall_f1,
+    same_character,
+)
+from fabula.quotes import DEFAULT_METHOD, attribute_quotes, available_methods, detect_quotes
 from fabula.tasks._evaluation import EvalReport
+from fabula.tasks._harness import EvalItem, ItemOutcome, Task, TaskOption, run_eval, task
+
+if TYPE_CHECKING:
+    from fabula.llm import LLM
 
 METRICS = [
     "accuracy",
@@ -36,9 +49,134 @@ METRICS = [
     "detection_f1",
 ]
 COUNTS = ["scored", "gold_quotes", "predicted_quotes"]
-_TYPES = ("explicit", "anaphoric", "implicit")
 
 CharacterMode = Literal["gold", "predicted"]
+
+
+def novel_items(pdnc_dir: str | Path, novels: list[str] | None) -> list[EvalItem]:
+    """One item per PDNC novel folder (sorted by name), or the named ones (InputError for a name that
+    is not there)."""
+    folders = find_pdnc_novels(pdnc_dir)
+    if novels:
+        by_name = {f.name: f for f in folders}
+        missing = [n for n in novels if n not in by_name]
+        if missing:
+            raise InputError(f"no such novel(s): {', '.join(missing)}", pdnc_dir)
+        folders = [by_name[n] for n in dict.fromkeys(novels)]
+    return [EvalItem(f.name, {"novel": f.name}, f) for f in folders]
+
+
+PDNC_OPTION = TaskOption(
+    "pdnc", Path, required=True, metavar="DIR", help="A directory laid out like PDNC (one folder per novel)."
+)
+NOVEL_OPTION = TaskOption(
+    "novel", str, multiple=True, metavar="NAME", help="Only this novel (folder name; repeatable)."
+)
+
+
+@task("quotes")
+class QuotesTask(Task):
+    """PDNC quotation detection and speaker attribution, one item per novel."""
+
+    description = (
+        "Quote detection P/R/F1 and speaker attribution accuracy on PDNC (speakers with >= 10 quotes)."
+    )
+    metrics: ClassVar[list[str]] = METRICS
+    counts: ClassVar[list[str]] = COUNTS[:1]
+    group_by: ClassVar[list[str]] = ["novel"]
+    macro_over = "novel"
+    llm = "optional"
+    parallel_items = False  # an LLM method sends a novel's prompts concurrently itself
+    options: ClassVar[list[TaskOption]] = [
+        PDNC_OPTION,
+        TaskOption(
+            "characters",
+            str,
+            default="gold",
+            metavar="gold|predicted",
+            choices=("gold", "predicted"),
+            help="Gold character lists or fabula's own.",
+        ),
+        TaskOption(
+            "method",
+            str,
+            default=DEFAULT_METHOD,
+            metavar="NAME",
+            help=f"Attribution method: {', '.join(available_methods())}.",
+        ),
+        TaskOption(
+            "strategy",
+            str,
+            default="first",
+            metavar="first|incremental",
+            choices=("first", "incremental"),
+            help="LLM attribution: first prediction wins, or incremental prompting that may revise earlier windows.",
+        ),
+        NOVEL_OPTION,
+    ]
+
+    def __init__(self, *, method_options: dict[str, Any] | None = None, **settings: Any) -> None:
+        super().__init__(**settings)
+        if self.options_given["method"] not in available_methods():
+            raise InputError(
+                f"unknown attribution method {self.options_given['method']!r} "
+                f"(available: {', '.join(available_methods())})",
+                "--method",
+            )
+        self.method_options = dict(method_options or {})
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        given = self.options_given
+        out: dict[str, Any] = {
+            "characters": given["characters"],
+            "method": given["method"],
+            "min_speaker_quotes": MIN_SPEAKER_QUOTES,
+        }
+        out.update({k: _jsonable(v) for k, v in self.method_options.items()})
+        return out
+
+    def items(self) -> list[EvalItem]:
+        return novel_items(self.options_given["pdnc"], self.options_given["novel"])
+
+    def run_item(self, item: EvalItem, llm: LLM | None) -> ItemOutcome:
+        novel = load_pdnc_novel(item.payload)
+        options = dict(self.method_options)
+        if llm is not None:
+            options.update({"llm": llm, "strategy": self.options_given["strategy"], "progress": None})
+        predicted = predict_quotes(
+            novel, characters=self.options_given["characters"], method=self.options_given["method"], **options
+        )
+        scores, tallies, matched = score_novel(novel, predicted)
+        counts = {k: scores.pop(k) for k in COUNTS}
+        return ItemOutcome(
+            scores=scores,
+            details={**counts, "_tallies": {k: [r, t] for k, (r, t) in tallies.items()}, "_matched": matched},
+        )
+
+    def micro(self, outcomes: list[ItemOutcome]) -> dict[str, float | int | None]:
+        """Every scored quote of every novel pooled."""
+        pooled = {key: Tally() for key in ("accuracy", *QUOTE_TYPES)}
+        detection = [0, 0, 0]  # matched, predicted, gold
+        for outcome in outcomes:
+            for key, (right, total) in outcome.details["_tallies"].items():
+                pooled[key].merge(Tally(right, total))
+            detection[0] += outcome.details["_matched"]
+            detection[1] += outcome.details["predicted_quotes"]
+            detection[2] += outcome.details["gold_quotes"]
+        micro: dict[str, float | int | None] = {k: t.score for k, t in pooled.items()}
+        micro.update(_prf(*detection))
+        return micro
+
+    def finish(self, report: EvalReport) -> None:
+        if "llm" in report.settings:
+            report.settings["strategy"] = self.options_given["strategy"]
+            prompt = _last_llm_prompt()
+            if prompt is not None:
+                report.settings["prompt"] = prompt
+
+    def title(self) -> str:
+        return f"fabula eval quotes ({self.options_given['characters']} characters, {self.options_given['method']})"
 
 
 def evaluate_quotes(
@@ -47,52 +185,33 @@ def evaluate_quotes(
     characters: CharacterMode = "gold",
     method: str = DEFAULT_METHOD,
     novels: list[str] | None = None,
-    progress: Callable[[str], None] | None = None,
+    json_path: str | Path | None = None,
+    progress: bool = False,
     **method_options: Any,
 ) -> EvalReport:
-    """Run detection + characters + attribution on each PDNC novel and score it."""
+    """Run detection + characters + attribution on each PDNC novel and score it (the harness's
+    ``quotes`` task as a function; an ``llm`` option is the model an LLM method uses)."""
     if characters not in ("gold", "predicted"):
         raise InputError(f"characters must be 'gold' or 'predicted', not {characters!r}", "--characters")
-    folders = find_pdnc_novels(pdnc_dir)
-    if novels:
-        by_name = {f.name: f for f in folders}
-        missing = [n for n in novels if n not in by_name]
-        if missing:
-            raise InputError(f"no such novel(s): {', '.join(missing)}", pdnc_dir)
-        folders = [by_name[n] for n in novels]
-    report = EvalReport(
-        task="quotes",
-        metrics=METRICS,
-        settings={
-            "characters": characters,
-            "method": method,
-            "min_speaker_quotes": 10,
-            **_jsonable(method_options),
-        },
+    llm = method_options.pop("llm", None)
+    strategy = method_options.pop("strategy", "first")
+    if isinstance(llm, str):
+        from fabula.llm import get_llm
+
+        llm = get_llm(llm)
+    evaluation = QuotesTask(
+        pdnc=pdnc_dir,
+        characters=characters,
+        method=method,
+        novel=novels,
+        strategy=strategy,
+        method_options=method_options,
     )
-    totals: dict[str, list[int]] = {key: [0, 0] for key in ("accuracy", *_TYPES)}
-    detection = [0, 0, 0]  # matched, predicted, gold
-    for folder in folders:
-        if progress is not None:
-            progress(folder.name)
-        novel = load_pdnc_novel(folder)
-        predicted = predict_quotes(novel, characters=characters, method=method, **method_options)
-        scores, tallies, matched = score_novel(novel, predicted)
-        report.add_novel(novel.name, scores)
-        for key, (right, total) in tallies.items():
-            totals[key][0] += right
-            totals[key][1] += total
-        detection[0] += matched
-        detection[1] += len(predicted)
-        detection[2] += len(novel.quotes)
-    micro: dict[str, float | int | None] = {k: (r / t if t else None) for k, (r, t) in totals.items()}
-    micro.update(_prf(*detection))
-    report.micro = micro
-    return report
+    return run_eval(evaluation, llm=llm, json_path=json_path, progress=progress)
 
 
 def predict_quotes(
-    novel: PdncNovel, *, characters: CharacterMode, method: str, **options: Any
+    novel: PdncNovel, *, characters: CharacterMode | str, method: str, **options: Any
 ) -> list[Quote]:
     """The pipeline on one novel: detect quotes, find characters (gold or discovered), attribute."""
     book = novel.book
@@ -107,87 +226,37 @@ def score_novel(
     """Scores of one novel, the (right, total) tallies behind them, and the number of matched quotes."""
     pairs = match_quotes(novel.quotes, predicted)
     matched = sum(1 for p in pairs.values() if p is not None)
-    best = _best_overlap(novel.quotes, predicted)
+    best = best_overlap(novel.quotes, predicted)
     scored_speakers = novel.scored_speakers()
     gold_by_id = {c.id: c for c in novel.characters}
     predicted_by_id = {c.id: c for c in novel.book.characters}
-    tallies: dict[str, list[int]] = {key: [0, 0] for key in ("accuracy", *_TYPES)}
+    right: list[bool] = []
+    types: list[str] = []
     for index, gold in enumerate(novel.quotes):
         if gold.speaker_id not in scored_speakers:
             continue
         quote = best[index]
-        right = quote is not None and _is_right(gold, quote, gold_by_id, predicted_by_id)
-        for key in ("accuracy", gold.type):
-            if key in tallies:
-                tallies[key][0] += int(right)
-                tallies[key][1] += 1
-    scores: dict[str, Any] = {k: (r / t if t else None) for k, (r, t) in tallies.items()}
+        right.append(quote is not None and is_right(gold, quote, gold_by_id, predicted_by_id))
+        types.append(gold.type)
+    attribution: AttributionScores = attribution_accuracy(right, types)
+    scores: dict[str, Any] = attribution.as_dict()
     scores.update(_prf(matched, len(predicted), len(novel.quotes)))
     scores.update(
         {
-            "scored": tallies["accuracy"][1],
+            "scored": attribution.overall.total,
             "gold_quotes": len(novel.quotes),
             "predicted_quotes": len(predicted),
         }
     )
-    return scores, {k: (v[0], v[1]) for k, v in tallies.items()}, matched
+    tallies = {"accuracy": attribution.overall, **attribution.by_type}
+    return scores, {k: (v.right, v.total) for k, v in tallies.items()}, matched
 
 
-def match_quotes(gold: list[GoldQuote], predicted: list[Quote]) -> dict[int, int | None]:
-    """One-to-one matching in text order: each gold quote takes the first unmatched predicted quote
-    whose spans overlap its own. Returns gold index -> predicted index (or None)."""
-    out: dict[int, int | None] = {}
-    used: set[int] = set()
-    first = 0
-    for i, g in enumerate(gold):
-        while first < len(predicted) and predicted[first].end <= g.start:
-            first += 1
-        out[i] = None
-        j = first
-        while j < len(predicted) and predicted[j].start < g.end:
-            if j not in used and _overlaps(g.spans, predicted[j].spans):
-                out[i] = j
-                used.add(j)
-                break
-            j += 1
-    return out
-
-
-def _best_overlap(gold: list[GoldQuote], predicted: list[Quote]) -> list[Quote | None]:
-    """For attribution: the predicted quote sharing the most characters with each gold quote."""
-    out: list[Quote | None] = []
-    first = 0
-    for g in gold:
-        while first < len(predicted) and predicted[first].end <= g.start:
-            first += 1
-        best: Quote | None = None
-        best_overlap = 0
-        j = first
-        while j < len(predicted) and predicted[j].start < g.end:
-            overlap = sum(
-                max(0, min(a.end, b.end) - max(a.start, b.start)) for a in g.spans for b in predicted[j].spans
-            )
-            if overlap > best_overlap:
-                best, best_overlap = predicted[j], overlap
-            j += 1
-        out.append(best)
-    return out
-
-
-def _overlaps(a: list[Any], b: list[Any]) -> bool:
-    return any(x.start < y.end and y.start < x.end for x in a for y in b)
-
-
-_NAME_SPACE = re.compile(r"\s+")
-
-
-def _norm(name: str) -> str:
-    return _NAME_SPACE.sub(" ", name).strip().lower()
-
-
-def _is_right(
+def is_right(
     gold: GoldQuote, quote: Quote, gold_by_id: dict[str, Character], predicted_by_id: dict[str, Character]
 ) -> bool:
+    """Whether ``quote``'s predicted speaker is ``gold``'s: by id with gold characters, by a shared
+    name with discovered ones."""
     if quote.speaker_id is None:
         return False
     character = predicted_by_id.get(quote.speaker_id)
@@ -196,16 +265,26 @@ def _is_right(
     gold_character = gold_by_id.get(gold.speaker_id or "")
     if character is None or gold_character is None:
         return False
-    predicted_names = {_norm(n) for n in character.all_names()}
-    return bool(predicted_names & {_norm(n) for n in gold_character.all_names()})
+    return same_character(character, gold_character)
+
+
+# Older names, used by scripts/.
+_is_right = is_right
+_best_overlap = best_overlap
 
 
 def _prf(matched: int, predicted: int, gold: int) -> dict[str, float | None]:
-    precision = matched / predicted if predicted else None
-    recall = matched / gold if gold else None
-    f1 = 2 * precision * recall / (precision + recall) if precision and recall else 0.0 if predicted else None
-    return {"detection_precision": precision, "detection_recall": recall, "detection_f1": f1}
+    prf = precision_recall_f1(matched, predicted, gold)
+    return {"detection_precision": prf.precision, "detection_recall": prf.recall, "detection_f1": prf.f1}
 
 
-def _jsonable(options: dict[str, Any]) -> dict[str, Any]:
-    return {k: v if isinstance(v, str | int | float | bool | None) else str(v) for k, v in options.items()}
+def _jsonable(value: Any) -> Any:
+    return value if isinstance(value, str | int | float | bool | None) else str(value)
+
+
+def _last_llm_prompt() -> str | None:
+    """The prompt the LLM attribution method used (recorded in the report's settings)."""
+    from fabula.quotes import _llm_attribution
+
+    report = _llm_attribution.last_report()
+    return None if report is None else report.prompt

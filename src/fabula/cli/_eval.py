@@ -1,0 +1,143 @@
+"""``fabula eval TASK …`` for every registered task, built from the options the task declares, and
+``fabula eval --list``. A new task needs no edit here: register it with ``@fabula.tasks.task("name")``
+(in a module listed in the task registry's lazy table or installed through the ``fabula.tasks``
+entry-point group)."""
+
+from __future__ import annotations
+
+import inspect
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from fabula.cli._app import eval_app, stderr, stdout
+from fabula.cli._options import JsonOutOption, LlmOption, NoCacheOption
+from fabula.errors import InputError
+from fabula.tasks import TASKS, Task, TaskOption, run_eval
+
+ConcurrencyOption = Annotated[
+    int | None,
+    typer.Option(
+        "--concurrency", metavar="N", min=1, help="Items run at once with a model (default: the model's own)."
+    ),
+]
+NoResumeOption = Annotated[
+    bool,
+    typer.Option(
+        "--no-resume",
+        help="Start afresh even when OUT.items.jsonl holds an interrupted run of the same settings.",
+    ),
+]
+
+
+@eval_app.callback(invoke_without_command=True)
+def _eval_group(
+    ctx: typer.Context,
+    list_tasks: Annotated[bool, typer.Option("--list", help="List the evaluation tasks and exit.")] = False,
+) -> None:
+    """Evaluate fabula's methods (or an LLM) on published data sets with the papers' protocols."""
+    if list_tasks:
+        for name, task_class in TASKS.items():
+            stdout.print(f"{name}\t{task_class.description}", markup=False, highlight=False, soft_wrap=True)
+        raise typer.Exit()
+    if ctx.invoked_subcommand is None:
+        stdout.print(ctx.get_help(), markup=False, highlight=False)
+        raise typer.Exit()
+
+
+def _task_parameter(option: TaskOption) -> inspect.Parameter:
+    kind: Any = list.__class_getitem__(option.type) | None if option.multiple else option.type
+    if not option.multiple and option.default is None and not option.required:
+        kind = option.type | None
+    info = typer.Option(
+        option.flag, metavar=option.metavar, help=option.help, show_default=not option.required
+    )
+    default = inspect.Parameter.empty if option.required else option.default
+    return inspect.Parameter(
+        option.name, inspect.Parameter.KEYWORD_ONLY, annotation=Annotated[kind, info], default=default
+    )
+
+
+_COMMON_LLM = {
+    "llm": (LlmOption, None),
+    "no_cache": (NoCacheOption, False),
+    "concurrency": (ConcurrencyOption, None),
+}
+_COMMON = {"json_out": (JsonOutOption, None), "no_resume": (NoResumeOption, False)}
+
+
+def add_task_command(task_class: type[Task]) -> None:
+    """Register ``fabula eval NAME`` for ``task_class`` with its declared options."""
+    parameters = [_task_parameter(o) for o in task_class.options]
+    common = {**(_COMMON_LLM if task_class.llm != "none" else {}), **_COMMON}
+    taken = {p.name for p in parameters}
+    for name, (annotation, default) in common.items():
+        if name not in taken:
+            parameters.append(
+                inspect.Parameter(
+                    name, inspect.Parameter.KEYWORD_ONLY, annotation=annotation, default=default
+                )
+            )
+
+    def command(**values: Any) -> None:
+        run_task_command(task_class, values)
+
+    command.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
+    command.__annotations__ = {p.name: p.annotation for p in parameters}
+    command.__doc__ = task_class.description
+    eval_app.command(task_class.name, help=task_class.description)(command)
+
+
+def run_task_command(task_class: type[Task], values: dict[str, Any]) -> None:
+    """Build the task from the command line's values, run it on the harness, print and write the report."""
+    json_out: Path | None = values.pop("json_out", None)
+    no_resume = bool(values.pop("no_resume", False))
+    llm_spec: str | None = values.pop("llm", None)
+    no_cache = bool(values.pop("no_cache", False))
+    concurrency: int | None = values.pop("concurrency", None)
+    options = {o.name: values[o.name] for o in task_class.options if o.name in values}
+    for option in task_class.options:
+        if option.multiple and options.get(option.name) == []:
+            options[option.name] = None
+    evaluation = task_class(**options)
+    model = None
+    if llm_spec is not None:
+        from fabula.llm import get_llm
+
+        model = get_llm(llm_spec, cache=not no_cache)
+    try:
+        report = run_eval(
+            evaluation,
+            llm=model,
+            json_path=json_out,
+            concurrency=concurrency,
+            resume=not no_resume,
+            on_item_error=lambda item, error: stderr.print(
+                f"fabula: error: {item}: {error}", markup=False, highlight=False, soft_wrap=True
+            ),
+        )
+    finally:
+        if model is not None:
+            stderr.print(model.usage.line(), markup=False, highlight=False)
+            model.close()
+    report.print_table(stdout, counts=list(task_class.counts), title=evaluation.title())
+    for line in evaluation.summary(report):
+        stdout.print(line, markup=False, highlight=False)
+    if report.failed:
+        raise InputError(
+            f"{len(report.failed)} of {len(report.failed) + (report.items or 0)} items could not be scored "
+            f"({', '.join(report.failed)}); the others are in the report"
+        )
+
+
+_ADDED: set[str] = set()
+
+
+def register_task_commands() -> None:
+    """One ``fabula eval NAME`` per registered task (called when the command line runs, so tasks
+    registered after this module was imported get their command too)."""
+    for name, task_class in TASKS.items():
+        if name not in _ADDED:
+            _ADDED.add(name)
+            add_task_command(task_class)

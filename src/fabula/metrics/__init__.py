@@ -1,0 +1,68 @@
+"""Metrics: pure, registered scoring functions with typed results, usable without any task.
+
+>>> from fabula.metrics import accuracy, precision_recall_f1, get_metric
+>>> accuracy([True, False, True, True])
+0.75
+>>> precision_recall_f1(matched=8, predicted=10, gold=16).recall
+0.5
+>>> get_metric("accuracy")([True])
+1.0
+
+Tasks (``fabula.tasks``) compute their scores with these; new metric modules register with
+``@metric("name")`` and are re-exported here.
+"""
+
+from fabula.metrics._characters import (
+    SUBSTANTIAL_MIN,
+    SUBSTANTIAL_SHARE,
+    CharacterScores,
+    score_characters,
+)
+from fabula.metrics._classification import (
+    PRF,
+    accuracy,
+    f1,
+    mean_of,
+    precision,
+    precision_recall_f1,
+    ratio,
+    recall,
+)
+from fabula.metrics._quotes import (
+    QUOTE_TYPES,
+    AttributionScores,
+    Tally,
+    attribution_accuracy,
+    best_overlap,
+    match_quotes,
+    quote_detection,
+    same_character,
+)
+from fabula.metrics._registry import METRICS, get_metric, metric, metric_names
+
+__all__ = [
+    "METRICS",
+    "PRF",
+    "QUOTE_TYPES",
+    "SUBSTANTIAL_MIN",
+    "SUBSTANTIAL_SHARE",
+    "AttributionScores",
+    "CharacterScores",
+    "Tally",
+    "accuracy",
+    "attribution_accuracy",
+    "best_overlap",
+    "f1",
+    "get_metric",
+    "match_quotes",
+    "mean_of",
+    "metric",
+    "metric_names",
+    "precision",
+    "precision_recall_f1",
+    "quote_detection",
+    "ratio",
+    "recall",
+    "same_character",
+    "score_characters",
+]

@@ -1,0 +1,162 @@
+"""The evaluation harness through ``fabula eval``: a toy task registered from a test module, the report
+layout, per-item logs, failures, and resuming after an interruption or a kill with no repeated model call."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+
+import orjson
+import pytest
+
+from fabula.llm.testing import ScriptedOpenAIServer
+from fabula.tasks import get_task, log_path_for, run_eval, task_names
+from tests.conftest import ROOT, run_cli
+from tests.tasks import toy_tasks
+from tests.tasks.toy_tasks import Interrupt
+
+
+def lines(path: Path) -> list[dict]:
+    return [orjson.loads(line) for line in path.read_bytes().splitlines()]
+
+
+def test_eval_list_shows_every_task(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_cli("eval", "--list") == 0
+    out = capsys.readouterr().out
+    for name in ("quotes", "characters", "toy-sums", "toy-llm"):
+        assert name in out and name in task_names()
+
+
+def test_toy_task_runs_through_the_cli_with_its_declared_options(tmp_path: Path) -> None:
+    out = tmp_path / "toy.json"
+    assert run_cli("eval", "toy-sums", "--label", "y", "--json", out) == 0
+    report = orjson.loads(out.read_bytes())
+    assert report["task"] == "toy-sums" and report["settings"] == {"limit": None, "label": "y"}
+    assert report["items"] == 6 and report["novels"] == {}
+    assert report["mean"] == {"accuracy": pytest.approx(4 / 6)}  # items 2 and 5 are wrong
+    assert report["groups"]["category"]["add"] == {
+        "accuracy": pytest.approx(2 / 3),
+        "items": 3,
+        "seconds": 0.0,
+    }
+    assert report["groups"]["level"]["2"]["accuracy"] == 0.5  # level 2 (first term >= 3): q2 right, q4 wrong
+    log = lines(log_path_for(out))
+    assert log[0]["task"] == "toy-sums" and log[-1] == {"complete": True}
+    items = log[1:-1]
+    assert [r["id"] for r in items] == [f"q{i}" for i in range(6)]
+    assert items[1]["scores"] == {"accuracy": 0.0} and items[1]["prediction"] == 6
+    assert items[1]["groups"] == {"category": "add", "level": "1"}
+
+
+def test_declared_option_is_checked(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_cli("eval", "toy-sums", "--label", "z") == 2
+    assert "--label must be one of x, y" in capsys.readouterr().err
+    assert run_cli("eval", "toy-sums", "--limit", "2") == 0
+
+
+def test_unwritable_report_fails_before_the_work(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_cli("eval", "toy-sums", "--json", tmp_path / "missing" / "toy.json") == 2
+    assert "folder does not exist" in capsys.readouterr().err
+    assert run_cli("eval", "toy-sums", "--json", tmp_path) == 2
+
+
+def test_llm_items_log_their_calls_and_resume_after_an_interruption(tmp_path: Path) -> None:
+    out = tmp_path / "llm.json"
+    cache = tmp_path / "cache.sqlite"
+    with ScriptedOpenAIServer(toy_tasks.answer) as server:
+        spec = f"openai:toy@{server.url}"
+        Interrupt.after_item = "q2"  # q0, q1 logged; q2's call answered and cached, then Ctrl-C
+        try:
+            assert run_cli("eval", "toy-llm", "--llm", spec, "--json", out, "--no-cache") == 130
+            Interrupt.after_item = None
+            # without the cache the cut-off item's call is repeated; start over with the cache on
+            assert server.requests == 3
+        finally:
+            Interrupt.after_item = None
+        os.environ["FABULA_CACHE_DIR"] = str(tmp_path)
+        try:
+            Interrupt.after_item = "q2"
+            assert run_cli("eval", "toy-llm", "--llm", spec, "--json", out, "--no-resume") == 130
+            Interrupt.after_item = None
+            before = server.requests
+            assert before == 6  # q0, q1, q2 asked again (fresh run), q2 cached
+            assert run_cli("eval", "toy-llm", "--llm", spec, "--json", out) == 0
+        finally:
+            Interrupt.after_item = None
+            del os.environ["FABULA_CACHE_DIR"]
+        assert server.requests - before == 3  # q3, q4, q5 only: q2 came from the cache
+    del cache
+    report = orjson.loads(out.read_bytes())
+    assert report["mean"]["accuracy"] == 0.5 and report["items"] == 6  # additions right, products 0
+    assert report["settings"]["llm"] == spec
+    log = lines(log_path_for(out))
+    items = [r for r in log if "id" in r]
+    assert [r["id"] for r in items] == [f"q{i}" for i in range(6)]
+    q2 = next(r for r in items if r["id"] == "q2")
+    assert q2["cache_hit"] is True and q2["raw_answer"] == "9" and len(q2["prompt_hash"]) == 64
+    q3 = next(r for r in items if r["id"] == "q3")
+    assert q3["cache_hit"] is False and q3["prediction"] == 0 and q3["details"]["llm_calls"][0]["seconds"] > 0
+
+
+def test_killed_run_resumes_with_zero_repeated_model_calls(tmp_path: Path) -> None:
+    """SIGKILL a ``fabula eval`` process while its fourth model call is in flight, then run it again."""
+    reached, release = threading.Event(), threading.Event()
+    answered: Counter[str] = Counter()
+
+    def answer(messages: list[dict[str, str]]) -> str:
+        prompt = messages[-1]["content"]
+        if prompt.startswith("What is 2 mul 2") and not release.is_set():
+            reached.set()
+            release.wait(30)
+            return "never delivered"
+        answered[prompt] += 1
+        return toy_tasks.answer(messages)
+
+    out = tmp_path / "killed.json"
+    env = {**os.environ, "FABULA_CACHE_DIR": str(tmp_path), "PYTHONPATH": str(ROOT)}
+    with ScriptedOpenAIServer(answer) as server:
+        command = [
+            sys.executable,
+            "-c",
+            "import sys, tests.tasks.toy_tasks; from fabula.cli import main; main(sys.argv[1:])",
+            "eval",
+            "toy-llm",
+            "--llm",
+            f"openai:toy@{server.url}",
+            "--json",
+            str(out),
+        ]
+        child = subprocess.Popen(command, cwd=ROOT, env=env, stderr=subprocess.PIPE)
+        try:
+            assert reached.wait(60), "the run never reached its fourth item"
+            child.send_signal(signal.SIGKILL)
+            child.wait(30)
+        finally:
+            if child.poll() is None:
+                child.kill()
+        assert not out.exists()
+        first = server.requests
+        assert first == 4 and sum(answered.values()) == 3
+        release.set()
+        time.sleep(0.05)
+        done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, timeout=120)
+        assert done.returncode == 0, done.stderr.decode()
+        assert b"resuming: 3 of 6 items already done" in done.stderr
+    assert server.requests - first == 3  # the cut-off item and the two after it, nothing else
+    del answered["never delivered"]
+    assert set(answered.values()) == {1} and len(answered) == 6  # each question answered exactly once
+    assert orjson.loads(out.read_bytes())["items"] == 6
+
+
+def test_a_finished_log_is_not_resumed(tmp_path: Path) -> None:
+    out = tmp_path / "toy.json"
+    first = run_eval(get_task("toy-sums")(), json_path=out, progress=False)
+    again = run_eval(get_task("toy-sums")(limit=3), json_path=out, progress=False)
+    assert first.items == 6 and again.items == 3
+    assert len([r for r in lines(log_path_for(out)) if "id" in r]) == 3

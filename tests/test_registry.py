@@ -1,0 +1,93 @@
+"""The one registry behind methods, retrievers, tasks and metrics: duplicates, unknown names, lazy
+modules and entry points."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from importlib.metadata import EntryPoint
+from typing import Any
+
+import pytest
+
+from fabula import _registry
+from fabula._registry import Registry
+from fabula.errors import ConfigError
+
+
+def test_register_get_names_and_contains() -> None:
+    things: Registry[Any] = Registry("thing")
+
+    @things.register("b")
+    def b() -> str:
+        return "b"
+
+    things.add("a", len)
+    assert things.names() == ["a", "b"]
+    assert things.get("b") is b and "a" in things and "c" not in things and 3 not in things
+
+
+def test_duplicate_name_is_an_error_unless_it_is_the_same_object() -> None:
+    things: Registry[Any] = Registry("thing")
+    things.add("x", len)
+    things.add("x", len)  # the same definition again (a re-import) is fine
+    with pytest.raises(ConfigError, match="thing 'x' is already registered"):
+        things.add("x", abs)
+
+
+def test_unknown_name_lists_the_available_ones_and_the_option() -> None:
+    things: Registry[Any] = Registry("retriever", option="--retriever")
+    things.add("bm25", len)
+    with pytest.raises(ConfigError, match=r"--retriever: unknown retriever 'bm42' \(available: bm25\)"):
+        things.get("bm42")
+
+
+def test_lazy_module_is_imported_on_first_use_only() -> None:
+    code = (
+        "import sys\n"
+        "from fabula.tasks import TASKS\n"
+        "assert 'fabula.tasks.pdnc_quotes' not in sys.modules\n"
+        "assert TASKS.get('quotes').name == 'quotes'\n"
+        "assert 'fabula.tasks.pdnc_quotes' in sys.modules\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_a_lazy_module_that_cannot_be_imported_leaves_the_name_unknown() -> None:
+    registry: Registry[Any] = Registry("metric", lazy={"missing": "fabula.no_such_module"})
+    with pytest.raises(ConfigError, match="unknown metric 'missing'"):
+        registry.get("missing")
+    assert registry.names() == []
+
+
+def test_entry_points_add_entries(monkeypatch: pytest.MonkeyPatch) -> None:
+    point = EntryPoint(name="plugged", value="fabula.metrics._classification:accuracy", group="fabula.test")
+    monkeypatch.setattr(_registry, "entry_points", lambda group: [point] if group == "fabula.test" else [])
+    registry: Registry[Any] = Registry("metric", entry_point_group="fabula.test")
+    assert registry.get("plugged")([True, False]) == 0.5
+    assert registry.names() == ["plugged"]
+
+
+def test_attribution_methods_and_retrievers_share_it() -> None:
+    from fabula.quotes import METHODS, attribution_method
+    from fabula.retrieval import register_retriever
+
+    with pytest.raises(ConfigError, match="already registered"):
+        attribution_method("rules")(lambda book, **options: [])
+    assert "rules" in METHODS.names()
+
+    with pytest.raises(ConfigError, match="already registered"):
+
+        @register_retriever("bm25")
+        class Other:  # pragma: no cover - rejected before use
+            name = ""
+
+
+def test_prompt_formats_and_answer_filters_are_registries() -> None:
+    from fabula.prompts import ANSWER_FILTERS, PROMPT_FORMATS, answer_filter
+
+    assert ANSWER_FILTERS.get("first_line")("\n  B) Emma \nbecause...") == "B) Emma"
+    assert ANSWER_FILTERS.get("strip")("  x ") == "x"
+    with pytest.raises(ConfigError, match="already registered"):
+        answer_filter("strip")(str.lower)
+    assert PROMPT_FORMATS.kind == "prompt format"
