@@ -221,7 +221,9 @@ def run_eval(
         raise ConfigError(f"task {task.name!r} needs a model: give --llm SPEC", "--llm")
     settings = task.settings
     if llm is not None:
-        settings = {**settings, "llm": llm.spec}
+        from fabula.llm import redacted_spec
+
+        settings = {**settings, "llm": redacted_spec(llm.spec)}
     items = list(task.items())
     ids = [i.id for i in items]
     if len(set(ids)) != len(ids):
