@@ -47,7 +47,8 @@ class CharacterProfile:
     first_chapter: int | None  # 1-based position in ``book.chapters``
     presence: list[int]  # mentions per chapter, one entry per chapter of the (visible) book
     partners: list[Partner]
-    profile: list[str]  # extractive profile: the first sentences that mention the character
+    profile: list[str]  # extractive description: the first sentences that name the character (lead-k)
+    lines: list[str] = field(default_factory=list)  # most characteristic attributed lines
     description: str | None = None
 
     def to_dict(self) -> dict[str, Any]:

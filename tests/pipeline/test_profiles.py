@@ -57,7 +57,8 @@ def test_lead_profile_is_first_sentences_mentioning() -> None:
         "A White Rabbit ran past.",
         "The Rabbit muttered to itself.",
         '"Oh dear! Oh dear! I shall be late!" said the Rabbit.',
-    ]
+        "Alice followed the Rabbit down the hole.",
+    ]  # BookWorm's lead-k with k = 4
     assert lead_sentences(book, []) == []
 
 

@@ -16,6 +16,7 @@ from fabula.cli import _search  # noqa: F401  isort: skip
 from fabula.cli import _characters  # noqa: F401  isort: skip
 from fabula.cli import _analyze  # noqa: F401  isort: skip
 from fabula.cli import _quotes  # noqa: F401  isort: skip
+from fabula.cli import _describe  # noqa: F401  isort: skip
 from fabula.cli import _eval
 
 

@@ -3,7 +3,8 @@
 Conversation partners combine two signals, as in Elson et al.'s conversation networks: the addressees an
 attribution method names, and turn-taking — a line answered by a different speaker within a couple of
 paragraphs is counted as addressed to the previous speaker. The extractive profile is the BookWorm "lead"
-baseline (Zhang et al., 2024): the first sentences of the book that mention the character.
+baseline (Papoudakis et al., 2024): the first sentences of the book that name the character; the
+characteristic lines are `fabula.describe.characteristic_lines`.
 """
 
 from __future__ import annotations
@@ -14,9 +15,10 @@ from collections import Counter, defaultdict
 
 from fabula.analysis import CharacterProfile, Partner
 from fabula.book import Book, Character, Quote
+from fabula.describe import K_BY_KIND, characteristic_lines, sentences_at
 
-PROFILE_SENTENCES = 3
-MAX_PROFILE_CHARS = 400
+PROFILE_SENTENCES = K_BY_KIND["description"]  # the extractive description: BookWorm's lead-k, k = 4
+CHARACTERISTIC_LINES = 3
 MAX_PARTNERS = 5
 TURN_PARAGRAPH_GAP = 2  # a reply within this many paragraphs counts as addressed to the previous speaker
 
@@ -58,6 +60,7 @@ def build_profiles(book: Book) -> tuple[list[CharacterProfile], dict[tuple[str, 
         partners_of[b][a] += count
 
     names = {c.id: c.name for c in book.characters}
+    lines = characteristic_lines(book, CHARACTERISTIC_LINES)
     profiles = []
     for character in book.characters:
         starts = sorted(mentions_by_character.get(character.id, []))
@@ -88,6 +91,7 @@ def build_profiles(book: Book) -> tuple[list[CharacterProfile], dict[tuple[str, 
                     )[:MAX_PARTNERS]
                 ],
                 profile=lead_sentences(book, sorted(named_mentions.get(character.id, [])) or starts),
+                lines=lines.get(character.id, []),
             )
         )
     profiles.sort(key=_importance)
@@ -120,44 +124,7 @@ def conversation_turns(book: Book) -> Counter[tuple[str, str]]:
 
 def lead_sentences(book: Book, mention_starts: list[int], limit: int = PROFILE_SENTENCES) -> list[str]:
     """The first ``limit`` distinct sentences containing one of the given mention offsets."""
-    seen: set[int] = set()
-    sentences: list[str] = []
-    for start in mention_starts:
-        index = book.sentences.index_at(start)
-        if index is None:
-            index = book.sentences.index_before(start)
-            if index < 0:
-                continue
-        if index in seen:
-            continue
-        seen.add(index)
-        text = _whole_sentence(book, index)
-        if len(text) > MAX_PROFILE_CHARS:
-            text = text[: MAX_PROFILE_CHARS - 1].rstrip() + "…"
-        sentences.append(text)
-        if len(sentences) >= limit:
-            break
-    return sentences
-
-
-def _whole_sentence(book: Book, index: int) -> str:
-    """The sentence's text, joined with the sentences before it in its paragraph while a quotation mark is
-    left open (sentence splitting cuts ``"Oh dear! I shall be late!" said the Rabbit.`` after ``dear!``)."""
-    start, end = book.sentences[index].start, book.sentences[index].end
-    paragraph = book.paragraphs.index_at(start)
-    first = index
-    while (
-        first > 0
-        and _quote_left_open(book.text[book.sentences[first].start : end])
-        and book.paragraphs.index_at(book.sentences[first - 1].start) == paragraph
-        and index - first < 3
-    ):
-        first -= 1
-    return book.span_text((book.sentences[first].start, end), normalize=True)
-
-
-def _quote_left_open(text: str) -> bool:
-    return (text.count('"') + text.count("\u201c") + text.count("\u201d")) % 2 == 1
+    return [c.text for c in sentences_at(book, mention_starts, limit)]
 
 
 def hide_unseen_names(book: Book) -> None:

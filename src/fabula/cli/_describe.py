@@ -1,0 +1,192 @@
+"""``fabula describe BOOK CHARACTER…``: character sheets (no LLM) and LLM descriptions or analyses."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated, Any
+
+import orjson
+import typer
+
+from fabula.cli._app import app, stderr, stdout
+from fabula.cli._options import (
+    BookArgument,
+    GoldCharactersOption,
+    LlmOption,
+    NoCacheOption,
+    UntilChapterOption,
+    UntilOption,
+)
+from fabula.describe import CONTEXTS, DEFAULT_BUDGET, KINDS, extractive_methods
+from fabula.errors import ConfigError
+
+
+@app.command("describe")
+def describe_command(
+    book_path: BookArgument,
+    names: Annotated[
+        list[str] | None,
+        typer.Argument(
+            metavar="CHARACTER…", help="Characters by any name or alias ('Lizzy').", show_default=False
+        ),
+    ] = None,
+    all_characters: Annotated[bool, typer.Option("--all", help="Describe every main character.")] = False,
+    kind: Annotated[
+        str,
+        typer.Option(
+            "--kind",
+            metavar="description|analysis",
+            help="Short profile (~90 words, k=4 sentences) or in-depth analysis (~600 words, k=25).",
+        ),
+    ] = "description",
+    method: Annotated[
+        str,
+        typer.Option(
+            "--method",
+            metavar="NAME",
+            help=f"Extractive method without an LLM: {', '.join(extractive_methods())}.",
+        ),
+    ] = "lead",
+    k: Annotated[
+        int | None,
+        typer.Option(
+            "--k", metavar="N", help="Sentences in the extractive text (default 4 or 25 by --kind)."
+        ),
+    ] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the random method.")] = 0,
+    llm: LlmOption = None,
+    context: Annotated[
+        str,
+        typer.Option(
+            "--context",
+            metavar="|".join(CONTEXTS[:4]),
+            help="What the LLM reads: the book's first tokens, BM25 passages for the names, passages mentioning the character, or map-reduce notes on the whole book.",
+        ),
+    ] = "mentions",
+    budget: Annotated[
+        int,
+        typer.Option(
+            "--budget",
+            metavar="TOKENS",
+            help="Context size in the model's tokens (hierarchical: the chunk size).",
+        ),
+    ] = DEFAULT_BUDGET,
+    joint: Annotated[
+        bool,
+        typer.Option(
+            "--joint",
+            help="Describe up to 5 characters per LLM call (one at a time where the answer breaks the format).",
+        ),
+    ] = False,
+    with_cast: Annotated[
+        bool, typer.Option("--with-cast", help="Name the other main characters in each prompt.")
+    ] = False,
+    cite: Annotated[
+        bool,
+        typer.Option("--cite", help="Number the passages and make each sentence carry the ids it rests on."),
+    ] = False,
+    no_context: Annotated[
+        bool,
+        typer.Option(
+            "--no-context",
+            help="Give the LLM only the title, author and name (what the model already knows).",
+        ),
+    ] = False,
+    json_out: Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")] = False,
+    gold_characters: GoldCharactersOption = None,
+    until: UntilOption = None,
+    until_chapter: UntilChapterOption = None,
+    no_cache: NoCacheOption = False,
+) -> None:
+    """Describe characters: a sheet from the book (names, gender, first appearance, counts, partners,
+    characteristic lines, extractive description); with --llm a generated description or analysis."""
+    from fabula.describe import character_sheet, find_profile, main_characters
+    from fabula.pipeline import analyze_book
+
+    if kind not in KINDS:
+        raise ConfigError(f"unknown kind {kind!r} (choose from {', '.join(KINDS)})", "--kind")
+    if context not in CONTEXTS[:4]:
+        raise ConfigError(f"unknown context {context!r} (choose from {', '.join(CONTEXTS[:4])})", "--context")
+    if method not in extractive_methods():
+        raise ConfigError(
+            f"unknown method {method!r} (choose from {', '.join(extractive_methods())})", "--method"
+        )
+    if not names and not all_characters:
+        raise ConfigError("name at least one CHARACTER, or use --all", "describe")
+    analysis = analyze_book(
+        book_path, gold_characters=gold_characters, until=until, until_chapter=until_chapter
+    )
+    profiles = main_characters(analysis.characters) if all_characters else []
+    for name in names or []:
+        profile = find_profile(analysis, name)
+        if all(p.id != profile.id for p in profiles):
+            profiles.append(profile)
+    sheets = [character_sheet(analysis, p, kind=kind, method=method, k=k, seed=seed) for p in profiles]
+    generated: dict[str, dict[str, Any]] = {}
+    usage = None
+    if llm is not None:
+        from fabula.describe import describe_characters
+        from fabula.llm import get_llm
+
+        model = get_llm(llm, cache=not no_cache)
+        try:
+            book = analysis.book
+            wanted = [c for p in profiles for c in book.characters if c.id == p.id]
+            cast = [c for p in main_characters(analysis.characters) for c in book.characters if c.id == p.id]
+            results = describe_characters(
+                book,
+                wanted,
+                model,
+                kind=kind,
+                context="none" if no_context else context,
+                budget=budget,
+                joint=joint,
+                cast=cast if with_cast else None,
+                cite=cite,
+                progress=None if json_out else f"{kind}s",
+            )
+            generated = {r.character_id: r.to_dict() for r in results}
+            usage = model.usage
+        finally:
+            model.close()
+    if json_out:
+        payload = {
+            "book": str(book_path),
+            "until": analysis.book.until,
+            "kind": kind,
+            "method": method,
+            "llm": analysis.settings.get("llm") if llm is None else _redacted(llm),
+            "characters": [{**s.to_dict(), "generated": generated.get(s.id)} for s in sheets],
+        }
+        sys.stdout.buffer.write(orjson.dumps(payload, option=orjson.OPT_INDENT_2) + b"\n")
+    else:
+        for sheet in sheets:
+            stdout.print(sheet.text(), markup=False, highlight=False)
+            result = generated.get(sheet.id)
+            if result is not None:
+                label = f"  {kind} by the LLM ({'no context' if no_context else context})"
+                if result["error"]:
+                    stdout.print(f"{label}: failed: {result['error']}", markup=False, highlight=False)
+                elif cite and result["sentences"]:
+                    stdout.print(f"{label}:", markup=False, highlight=False)
+                    for sentence in result["sentences"]:
+                        where = ", ".join(_where(result, i) for i in sentence["passages"]) or "no passage"
+                        stdout.print(f"    {sentence['text']} [{where}]", markup=False, highlight=False)
+                else:
+                    stdout.print(f"{label}:\n    {result['text']}", markup=False, highlight=False)
+            stdout.print("")
+    if usage is not None:
+        stderr.print(usage.line(), markup=False, highlight=False)
+
+
+def _where(result: dict[str, Any], passage_id: int) -> str:
+    for passage in result["passages"]:
+        if passage["id"] == passage_id:
+            return f"P{passage_id}@{passage['start']}"
+    return f"P{passage_id}"
+
+
+def _redacted(spec: str) -> str:
+    from fabula.llm._spec import redacted_spec
+
+    return redacted_spec(spec)

@@ -1,0 +1,61 @@
+"""Character descriptions and analyses (BookWorm): extractive sheets without an LLM, and LLM
+descriptions over a chosen context (lead, BM25, mentions, hierarchical), spoiler-safe at a position.
+
+>>> select_sentences(book, "c1", k=4, method="lead")     # doctest: +SKIP
+>>> characteristic_lines(book)["c1"]                     # doctest: +SKIP
+>>> describe_characters(book, [emma], llm, context="bm25")  # doctest: +SKIP
+"""
+
+from fabula.describe._extractive import (
+    K_BY_KIND,
+    Candidate,
+    candidate_sentences,
+    extractive_methods,
+    select_sentences,
+    sentences_at,
+    whole_sentence,
+)
+from fabula.describe._generate import (
+    CONTEXTS,
+    DEFAULT_BUDGET,
+    JOINT_BATCH,
+    KINDS,
+    CitedSentence,
+    GeneratedDescription,
+    Passage,
+    describe_characters,
+    strip_citations,
+)
+from fabula.describe._lines import characteristic_lines
+from fabula.describe._sheet import (
+    CharacterSheet,
+    SheetSentence,
+    character_sheet,
+    find_profile,
+    main_characters,
+)
+
+__all__ = [
+    "CONTEXTS",
+    "DEFAULT_BUDGET",
+    "JOINT_BATCH",
+    "KINDS",
+    "K_BY_KIND",
+    "Candidate",
+    "CharacterSheet",
+    "CitedSentence",
+    "GeneratedDescription",
+    "Passage",
+    "SheetSentence",
+    "candidate_sentences",
+    "character_sheet",
+    "characteristic_lines",
+    "describe_characters",
+    "extractive_methods",
+    "find_profile",
+    "main_characters",
+    "select_sentences",
+    "sentences_at",
+    "strip_citations",
+    "whole_sentence",
+]

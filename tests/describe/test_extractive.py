@@ -1,0 +1,78 @@
+"""Extractive sheets: which sentences each method picks, characteristic lines, and spoiler safety."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from fabula.book import Book
+from fabula.characters import find_characters, resolve_name
+from fabula.describe import (
+    K_BY_KIND,
+    candidate_sentences,
+    characteristic_lines,
+    extractive_methods,
+    select_sentences,
+)
+from fabula.errors import ConfigError
+
+
+def _alice_id(book: Book) -> str:
+    character = resolve_name(book.characters, "Alice")
+    assert character is not None
+    return character.id
+
+
+def test_lead_is_the_first_k_sentences_naming_the_character(alice_book: Book) -> None:
+    alice = _alice_id(alice_book)
+    pool = candidate_sentences(alice_book, alice)
+    assert len(pool) > 100 and all(a.end <= b.start for a, b in itertools.pairwise(pool))
+    chosen = select_sentences(alice_book, alice, k=4, method="lead")
+    assert chosen == pool[:4]
+    assert "Alice" in chosen[0].text and "tired of sitting by her sister" in chosen[0].text
+    assert K_BY_KIND == {"description": 4, "analysis": 25}
+    assert len(select_sentences(alice_book, alice, k=K_BY_KIND["analysis"])) == 25
+
+
+def test_random_is_seeded_and_every_method_gives_k_distinct_sentences_in_book_order(alice_book: Book) -> None:
+    alice = _alice_id(alice_book)
+    first = select_sentences(alice_book, alice, method="random", seed=1)
+    assert first == select_sentences(alice_book, alice, method="random", seed=1)
+    assert first != select_sentences(alice_book, alice, method="random", seed=2)
+    assert set(extractive_methods()) == {"lead", "random", "centroid", "textrank"}
+    for method in extractive_methods():
+        chosen = select_sentences(alice_book, alice, k=4, method=method)
+        assert len({c.index for c in chosen}) == 4, method
+        assert [c.start for c in chosen] == sorted(c.start for c in chosen), method
+    assert select_sentences(alice_book, alice, method="centroid") != select_sentences(alice_book, alice)
+
+
+def test_bad_method_or_k_is_a_config_error(alice_book: Book) -> None:
+    with pytest.raises(ConfigError, match="unknown extractive method"):
+        select_sentences(alice_book, _alice_id(alice_book), method="best")
+    with pytest.raises(ConfigError, match="k must be"):
+        select_sentences(alice_book, _alice_id(alice_book), k=0)
+
+
+def test_characteristic_lines_are_the_speakers_own(alice_book: Book) -> None:
+    lines = characteristic_lines(alice_book, 3)
+    alice = _alice_id(alice_book)
+    assert 1 <= len(lines[alice]) <= 3
+    said = {
+        " … ".join(alice_book.span_text(s, normalize=True) for s in q.spans)
+        for q in alice_book.quotes
+        if q.speaker_id == alice
+    }
+    assert all(line in said for line in lines[alice])
+    assert all(6 <= len(line.split()) <= 40 for line in lines[alice])
+
+
+def test_a_truncated_book_gives_sentences_only_before_the_position(alice_book: Book) -> None:
+    until = alice_book.chapters[2].end
+    early = alice_book.truncated(until)
+    find_characters(early)
+    alice = _alice_id(early)
+    for method in extractive_methods():
+        chosen = select_sentences(early, alice, k=25, method=method)
+        assert chosen and all(c.end <= until for c in chosen)
