@@ -187,6 +187,6 @@ def _where(result: dict[str, Any], passage_id: int) -> str:
 
 
 def _redacted(spec: str) -> str:
-    from fabula.llm._spec import redacted_spec
+    from fabula.llm import redacted_spec
 
     return redacted_spec(spec)
