@@ -12,6 +12,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any, Literal, overload
 
+from fabula.errors import OutputError
+
 _UMASK = os.umask(0)  # read the process umask once (os.umask can only read it by setting it)
 os.umask(_UMASK)
 
@@ -26,8 +28,13 @@ def atomic_open(path: str | Path, mode: Literal["wb"], encoding: str = "utf-8") 
 def atomic_open(path: str | Path, mode: str = "w", encoding: str = "utf-8") -> Iterator[IO[Any]]:
     """Open ``path`` for writing so that it appears only when the block finishes without error."""
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    if target.is_dir():
+        raise OutputError("is a folder, not a file", target)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    except OSError as exc:
+        raise OutputError(f"cannot write here ({exc.strerror or exc})", target) from exc
     try:
         os.chmod(tmp_name, 0o666 & ~_UMASK)  # mkstemp makes 0600 files; outputs get the usual permissions
         handle = os.fdopen(fd, mode) if "b" in mode else os.fdopen(fd, mode, encoding=encoding, newline="")
@@ -52,3 +59,25 @@ def write_bytes_atomic(path: str | Path, data: bytes) -> None:
     """Write ``data`` to ``path`` atomically."""
     with atomic_open(path, "wb") as handle:
         handle.write(data)
+
+
+def check_output_path(path: str | Path, *, folder: bool = False) -> None:
+    """Fail now, with a one-line `OutputError`, when ``path`` (a file, or a folder with ``folder``) cannot be
+    written: a file or a non-folder on the way, a folder where the file should go, or no permission to
+    create files in the nearest existing folder. Creates nothing, so commands call it before the work."""
+    target = Path(path)
+    if target.exists() and target.is_dir() != folder:
+        raise OutputError("is a folder, not a file" if not folder else "exists and is not a folder", target)
+    ancestor = target if folder else target.parent
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        if ancestor.is_symlink():  # a dangling link: creating through it fails
+            break
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise OutputError(f"cannot write here: {ancestor} is not a folder", target)
+    try:  # os.access says yes to root even on read-only mounts: try it instead
+        fd, probe = tempfile.mkstemp(prefix=".fabula-write-check.", dir=ancestor)
+    except OSError as exc:
+        raise OutputError(f"cannot write here: {ancestor}: {exc.strerror or exc}", target) from exc
+    os.close(fd)
+    os.unlink(probe)

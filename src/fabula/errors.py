@@ -28,6 +28,10 @@ class InputError(FabulaError):
     """A file the user gave cannot be read as what it should be (book, character list, data set)."""
 
 
+class OutputError(FabulaError):
+    """An output path cannot be written (a read-only folder, a file where a folder should be)."""
+
+
 class ConfigError(FabulaError):
     """An option or specification (e.g. an LLM spec string) is malformed or inconsistent."""
 

@@ -174,7 +174,7 @@ def test_file_over_the_size_limit(tmp_path: Path) -> None:
     with path.open("wb") as handle:  # a sparse 50 MB file: no disk or time spent
         handle.truncate(50 * 1024 * 1024)
     problem = _error(path)
-    assert "52.4 MB" in problem and "--max-bytes" in problem
+    assert "50 MiB" in problem and "40 MiB limit" in problem and "--max-bytes" in problem
     small = _write(tmp_path, "small.txt", ENGLISH.encode("utf-8"))
     assert "limit" in _error(small, max_bytes=100)
 

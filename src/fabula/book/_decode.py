@@ -13,12 +13,14 @@ import html
 import re
 import stat
 import zipfile
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from fabula.errors import InputError
 
-DEFAULT_MAX_BYTES = 40 * 1024 * 1024  # the longest novels are ~5 MB; 40 MB is a corpus, not a book
+DEFAULT_MAX_BYTES = 40 * 1024 * 1024  # the longest novels are ~5 MB; 40 MiB is a corpus, not a book
+MAX_BYTES_OPTION = "--max-bytes"  # every command that loads a book takes it (fabula.cli._options)
 
 _BOMS: list[tuple[bytes, str]] = [
     (codecs.BOM_UTF32_LE, "utf-32"),
@@ -58,8 +60,8 @@ def read_book_file(path: str | Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> D
         raise InputError("file is empty", p)
     if size > max_bytes:
         raise InputError(
-            f"file is {size / 1e6:.1f} MB, more than the {max_bytes / 1e6:.0f} MB limit for one book "
-            "(split it, or raise the limit with --max-bytes)",
+            f"file is {format_size(size)}, more than the {format_size(max_bytes)} limit for one book "
+            f"(split it, or raise the limit with {MAX_BYTES_OPTION})",
             p,
         )
     try:
@@ -74,6 +76,18 @@ def read_book_file(path: str | Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> D
     if not text.strip():
         raise InputError("file contains no text (only white space)", p)
     return DecodedFile(text=text, encoding=encoding, source_format="txt")
+
+
+def format_size(size: int) -> str:
+    """A byte count in binary units, as ``ls -h`` and the size limit count them: ``40 MiB``, ``1.5 KiB``."""
+    value = float(size)
+    for unit in ("bytes", "KiB", "MiB", "GiB"):
+        if value < 1024 or unit == "GiB":
+            break
+        value /= 1024
+    if unit == "bytes":
+        return f"{size} bytes"
+    return f"{value:.0f} {unit}" if value == int(value) else f"{value:.1f} {unit}"
 
 
 def decode_bytes(data: bytes, where: str | Path = "<bytes>") -> tuple[str, str]:
@@ -222,14 +236,29 @@ _SCRIPT = re.compile(r"<(script|style|head)\b[^>]*>.*?</\1\s*>", re.I | re.S)
 def _read_epub(path: Path) -> DecodedFile:
     """Extract the reading-order text of an EPUB: one paragraph per block element, blank lines between."""
     try:
-        import ebooklib
         from ebooklib import epub
     except ImportError as exc:  # pragma: no cover - ebooklib is a core dependency
         raise InputError("reading .epub needs the ebooklib package", path) from exc
     try:
-        book = epub.read_epub(str(path), options={"ignore_ncx": True})
-    except (zipfile.BadZipFile, KeyError, ValueError, OSError, epub.EpubException) as exc:
+        return _epub_text(path)
+    except (
+        zipfile.BadZipFile,
+        zlib.error,
+        EOFError,
+        KeyError,
+        ValueError,
+        OSError,
+        epub.EpubException,
+    ) as exc:
+        # a corrupt archive fails while an entry is inflated (zlib.error), not only when it is opened
         raise InputError(f"not a readable EPUB ({exc.__class__.__name__}: {exc})", path) from exc
+
+
+def _epub_text(path: Path) -> DecodedFile:
+    import ebooklib
+    from ebooklib import epub
+
+    book = epub.read_epub(str(path), options={"ignore_ncx": True})
     text = ""
     headings: list[int] = []
     for item_id, _linear in book.spine:

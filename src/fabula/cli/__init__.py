@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sys
 
-from fabula.cli._app import app, eval_app, stderr
+from fabula.cli._app import app, click_command, eval_app, stderr
 from fabula.errors import FabulaError
 
 # Subcommand modules register themselves on import; keep one line per module.
@@ -24,7 +24,7 @@ def main(argv: list[str] | None = None) -> None:
     """Entry point of the ``fabula`` console script."""
     try:
         _eval.register_task_commands()
-        app(args=argv, prog_name="fabula")
+        click_command().main(args=argv, prog_name="fabula")
     except FabulaError as exc:
         stderr.print(f"fabula: error: {exc.one_line()}", markup=False, highlight=False, soft_wrap=True)
         sys.exit(exc.exit_code)

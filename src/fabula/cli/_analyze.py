@@ -20,8 +20,15 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from fabula.book import DEFAULT_MAX_BYTES
 from fabula.cli._app import app, stderr, stdout
-from fabula.cli._options import GoldCharactersOption, LlmOption, UntilChapterOption, UntilOption
+from fabula.cli._options import (
+    GoldCharactersOption,
+    LlmOption,
+    MaxBytesOption,
+    UntilChapterOption,
+    UntilOption,
+)
 from fabula.corpus import (
     ENGINES,
     AnalyzeSettings,
@@ -74,6 +81,7 @@ def analyze_command(
     force: Annotated[
         bool, typer.Option("--force", help="Analyse again even books whose results are up to date.")
     ] = False,
+    max_bytes: MaxBytesOption = DEFAULT_MAX_BYTES,
 ) -> None:
     """Analyse novels: cast, who says what, conversation partners, presence by chapter, and report.html.
 
@@ -109,7 +117,7 @@ def analyze_command(
     if output.exists() and not output.is_dir():
         raise ConfigError("exists and is not a folder", output)
 
-    settings = AnalyzeSettings(gold_characters, until, until_chapter, llm_config)
+    settings = AnalyzeSettings(gold_characters, until, until_chapter, llm_config, max_bytes=max_bytes)
     started = time.perf_counter()
     with Progress(
         SpinnerColumn(),

@@ -1,16 +1,128 @@
-"""The Typer application objects shared by every subcommand module."""
+"""The Typer application objects shared by every subcommand module, and how the CLI prints.
+
+Help is click's plain formatter (it wraps every line to the terminal instead of cutting option names
+and examples as the boxed rich help does), without typer's type labels (``<path>``, ``<bool>``) and
+``{BOOK}`` usage braces. Tables go through `stdout`, a rich Console that prints a `rich.table.Table`
+as a Markdown table when stdout is not a terminal: piped output keeps every full name and value
+instead of rich's 80-column cut ("reca…"), and stays readable and parseable.
+"""
 
 from __future__ import annotations
 
-from typing import Annotated
+import re
+from collections.abc import Iterable
+from typing import Annotated, Any
 
 import typer
+import typer.core
+import typer.main
 from rich.console import Console
+from rich.table import Table
+from rich.text import Text
 
 from fabula._version import __version__
 
-stdout = Console(highlight=False)
+
+class PipeAwareConsole(Console):
+    """A Console that prints tables as Markdown when its output is not a terminal."""
+
+    def print(self, *objects: Any, **kwargs: Any) -> None:
+        if self.is_terminal or not any(isinstance(o, Table) for o in objects):
+            super().print(*objects, **kwargs)
+            return
+        for item in objects:
+            if isinstance(item, Table):
+                self.file.write(table_markdown(item))
+                self.file.flush()
+            else:
+                super().print(item, **kwargs)
+
+
+def _cell_text(cell: Any) -> str:
+    if isinstance(cell, Text):
+        return cell.plain
+    text = str(cell) if cell is not None else ""
+    return Text.from_markup(text).plain if "[" in text else text
+
+
+def table_markdown(table: Table) -> str:
+    """A rich Table as a GitHub-flavoured Markdown table (title as a heading line), every cell in full."""
+    columns = table.columns
+    header = [_cell_text(c.header) or " " for c in columns]
+    rows: list[list[str]] = [[] for _ in range(table.row_count)]
+    for column in columns:
+        for i, cell in enumerate(column.cells):
+            rows[i].append(_cell_text(cell))
+
+    def line(cells: Iterable[str]) -> str:
+        return "| " + " | ".join(" ".join(c.split()).replace("|", "\\|") for c in cells) + " |"
+
+    align = ["---:" if c.justify == "right" else "---" for c in columns]
+    lines = []
+    if table.title:
+        lines += [_cell_text(table.title), ""]
+    if not table.show_header:  # a key/value listing: aligned plain columns read best
+        widths = [max((len(row[i]) for row in rows), default=0) for i in range(len(columns))]
+        lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in rows]
+    else:
+        lines += [line(header), "|" + "|".join(align) + "|", *(line(row) for row in rows)]
+    return "\n".join(lines) + "\n"
+
+
+stdout = PipeAwareConsole(highlight=False)
 stderr = Console(stderr=True, highlight=False)
+
+
+class _PlainArgument(typer.core.TyperArgument):
+    """An argument shown as its metavar alone: ``BOOK``, not ``{BOOK}`` / ``BOOK <path>``."""
+
+    def _usage_display_name(self) -> str:
+        name = self.display_name_raw
+        name = name if self.required else f"[{name}]"
+        return name + ("..." if self.nargs != 1 and not name.endswith("...") else "")
+
+    def display_type_rich(self, ctx: Any) -> str | None:
+        return None
+
+
+_TYPE_METAVARS = {"int": "N", "float": "X", "str": "TEXT"}
+
+
+class _PlainOption(typer.core.TyperOption):
+    """An option's value shown as its metavar, or as click shows it (``N``, ``TEXT``), never ``<int range>``."""
+
+    def display_type_rich(self, ctx: Any) -> str | None:
+        if self.metavar is not None:
+            return self.metavar
+        label = (self.display_type(ctx) or "").strip("<>").removesuffix(" range")
+        return _TYPE_METAVARS.get(label, label.upper())
+
+
+def _first_sentence(text: str) -> str:
+    paragraph = text.strip().split("\n\n")[0]
+    return " ".join(re.split(r"(?<=[.!?:])\s+(?=[A-Z])", " ".join(paragraph.split()))[0].split())
+
+
+def _plain_help(command: Any) -> Any:
+    """Tidy typer's plain help for every (sub)command: no type labels, no braces, full command summaries."""
+    for param in command.params:
+        if isinstance(param, typer.core.TyperArgument):
+            param.__class__ = _PlainArgument
+        elif isinstance(param, typer.core.TyperOption):
+            param.__class__ = _PlainOption
+    commands = getattr(command, "commands", None)  # a group (typer ships its own copy of click)
+    if isinstance(commands, dict):
+        for name, sub in commands.items():
+            if not sub.short_help:
+                sub.short_help = _first_sentence(sub.help or "")  # click would cut it at 45 characters
+            commands[name] = _plain_help(sub)
+    return command
+
+
+def click_command() -> Any:
+    """The whole CLI as one click command, with the help tidied (see the module docstring)."""
+    return _plain_help(typer.main.get_command(app))
+
 
 app = typer.Typer(
     name="fabula",
@@ -18,7 +130,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
-    rich_markup_mode="rich",
+    rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 eval_app = typer.Typer(

@@ -10,15 +10,17 @@ import orjson
 import typer
 from rich.table import Table
 
-from fabula.book import Book, Character, load_book
+from fabula.book import DEFAULT_MAX_BYTES, Book, Character
 from fabula.characters import find_characters, load_character_list
 from fabula.cli._app import app, stdout
 from fabula.cli._options import (
     BookArgument,
     GoldCharactersOption,
+    MaxBytesOption,
     UntilChapterOption,
     UntilOption,
-    reading_limit,
+    chapter_number,
+    load_reading,
 )
 
 
@@ -42,10 +44,11 @@ def characters_command(
     limit: Annotated[
         int, typer.Option("--limit", help="Show at most this many characters in the table.")
     ] = 40,
+    max_bytes: MaxBytesOption = DEFAULT_MAX_BYTES,
 ) -> None:
     """List the characters of a novel: rank, name, aliases, gender, mentions, first appearance."""
     gold = load_character_list(gold_characters) if gold_characters is not None else None
-    book = reading_limit(load_book(book_path), until, until_chapter)
+    book = load_reading(book_path, max_bytes=max_bytes, until=until, until_chapter=until_chapter)
     cast = find_characters(book, gold=gold, ner_model=ner_model)
     cast = sorted(cast, key=lambda c: c.rank)
     if json_out:
@@ -73,7 +76,7 @@ def characters_command(
         table.add_column(column, justify=justify)  # type: ignore[arg-type]
     for character in cast[:limit]:
         aliases = sorted((a for a, n in character.aliases.items() if n), key=lambda a: -character.aliases[a])
-        chapter = book.chapter_at(character.first) if character.first is not None else None
+        chapter = chapter_number(book, character.first)
         table.add_row(
             str(character.rank),
             character.name,
@@ -81,7 +84,7 @@ def characters_command(
             character.gender if character.gender_confidence >= 0.5 else f"{character.gender}?",
             str(character.mention_count),
             str(names[character.id]),
-            str(chapter.id) if chapter is not None else "–",
+            str(chapter) if chapter is not None else "–",
         )
     stdout.print(table)
     if len(cast) > limit:
@@ -93,7 +96,6 @@ def _until_note(book: Book) -> str:
 
 
 def _character_json(book: Book, character: Character) -> dict[str, Any]:
-    chapter = book.chapter_at(character.first) if character.first is not None else None
     return {
         "id": character.id,
         "name": character.name,
@@ -103,7 +105,7 @@ def _character_json(book: Book, character: Character) -> dict[str, Any]:
         "mention_count": character.mention_count,
         "first": character.first,
         "last": character.last,
-        "first_chapter": chapter.id if chapter is not None else None,
+        "first_chapter": chapter_number(book, character.first),
         "rank": character.rank,
         "source": character.source,
         "category": character.category,

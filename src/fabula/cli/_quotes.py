@@ -8,7 +8,8 @@ from typing import Annotated
 
 import typer
 
-from fabula.book import load_book
+from fabula._files import check_output_path
+from fabula.book import DEFAULT_MAX_BYTES
 from fabula.characters import find_characters, load_character_list
 from fabula.cli._app import app, stderr
 from fabula.cli._options import (
@@ -16,12 +17,14 @@ from fabula.cli._options import (
     BookArgument,
     GoldCharactersOption,
     LlmOption,
+    MaxBytesOption,
     NoCacheOption,
     StrategyOption,
     UntilChapterOption,
     UntilOption,
     llm_method_options,
-    reading_limit,
+    load_reading,
+    require_model,
 )
 from fabula.errors import InputError
 from fabula.quotes import DEFAULT_METHOD, attribute_quotes, detect_quotes, write_quotes
@@ -48,13 +51,17 @@ def quotes_command(
     no_cache: NoCacheOption = False,
     until: UntilOption = None,
     until_chapter: UntilChapterOption = None,
+    max_bytes: MaxBytesOption = DEFAULT_MAX_BYTES,
 ) -> None:
     """Find every quotation and its speaker, addressees, type (explicit/anaphoric/implicit) and confidence."""
     if output_format not in ("jsonl", "tsv"):
         raise InputError(f"unknown format {output_format!r} (use jsonl or tsv)", "--format")
     fmt: QuoteFormat = "jsonl" if output_format == "jsonl" else "tsv"
+    require_model(method, llm)
+    if output is not None:
+        check_output_path(output)
     gold = load_character_list(gold_characters) if gold_characters is not None else None
-    book = reading_limit(load_book(book_path), until, until_chapter)
+    book = load_reading(book_path, max_bytes=max_bytes, until=until, until_chapter=until_chapter)
     detect_quotes(book)
     find_characters(book, gold=gold)
     with llm_method_options(llm, no_cache, strategy) as options:

@@ -9,10 +9,17 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from fabula._files import write_bytes_atomic
-from fabula.book import DEFAULT_MAX_BYTES, Book, book_to_json, load_book
+from fabula._files import check_output_path, write_bytes_atomic
+from fabula.book import DEFAULT_MAX_BYTES, Book, book_to_json
 from fabula.cli._app import app, stdout
-from fabula.cli._options import BookArgument
+from fabula.cli._options import (
+    BookArgument,
+    MaxBytesOption,
+    UntilChapterOption,
+    UntilOption,
+    load_reading,
+    prose_problem,
+)
 
 
 @app.command("read")
@@ -36,12 +43,14 @@ def read_command(
     chapters: Annotated[
         bool, typer.Option("--chapters", help="Also list every chapter: part, title, words.")
     ] = False,
-    max_bytes: Annotated[
-        int, typer.Option(min=1, metavar="N", help="Refuse files larger than N bytes.")
-    ] = DEFAULT_MAX_BYTES,
+    until: UntilOption = None,
+    until_chapter: UntilChapterOption = None,
+    max_bytes: MaxBytesOption = DEFAULT_MAX_BYTES,
 ) -> None:
     """Load a book and print what fabula found: title, encoding, chapters, paragraphs, sentences, words."""
-    book = load_book(book_path, max_bytes=max_bytes)
+    if output is not None:
+        check_output_path(output)
+    book = load_reading(book_path, max_bytes=max_bytes, until=until, until_chapter=until_chapter, prose=False)
     if json_out or output is not None:
         data = book_to_json(book)
         if output is not None:
@@ -65,6 +74,7 @@ def _print_summary(book: Book, book_path: Path) -> None:
         ("format", f"{book.meta.source_format}, {book.meta.encoding}"),
         ("gutenberg boilerplate", "excluded" if book.meta.gutenberg else "none found"),
         ("body", f"characters {book.body.start:,}-{book.body.end:,} of {len(book.text):,}"),
+        *([("read up to", f"character {book.until:,} (--until)")] if book.until is not None else []),
         (
             "chapters",
             f"{len(book.chapters)}" + (" (no headings found: synthetic sections)" if synthetic else ""),
@@ -75,6 +85,8 @@ def _print_summary(book: Book, book_path: Path) -> None:
         ("words", f"{book.word_count:,}"),
         ("characters of text", f"{book.body.end - book.body.start:,}"),
     ]
+    if problem := prose_problem(book):
+        rows.append(("warning", problem))
     if book.chapters:
         rows.append(("first chapter", book.chapters[0].title or "(untitled)"))
         rows.append(("last chapter", book.chapters[-1].title or "(untitled)"))

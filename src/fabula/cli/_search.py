@@ -10,14 +10,15 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from fabula._files import write_bytes_atomic
-from fabula.book import Book, load_book, resolve_position
+from fabula._files import check_output_path, write_bytes_atomic
+from fabula.book import DEFAULT_MAX_BYTES, Book, load_book, resolve_position
 from fabula.characters import find_characters, load_character_list
 from fabula.cli._app import app, stderr, stdout
 from fabula.cli._options import (
     BookArgument,
     GoldCharactersOption,
     JsonOutOption,
+    MaxBytesOption,
     UntilChapterOption,
     UntilOption,
 )
@@ -92,6 +93,7 @@ def search_command(
         int, typer.Option("--width", help="Cut passages to this many characters (0: whole).")
     ] = 400,
     json_out: JsonOutOption = None,
+    max_bytes: MaxBytesOption = DEFAULT_MAX_BYTES,
 ) -> None:
     """Print the passages of BOOK that best match QUERY, with chapter and score.
 
@@ -102,7 +104,9 @@ def search_command(
         raise ConfigError(f"unknown retriever {retriever!r} (choose from {', '.join(retriever_names())})")
     if unit not in UNIT_KINDS:
         raise ConfigError(f"unknown unit {unit!r} (choose from {', '.join(UNIT_KINDS)})")
-    book = load_book(book_path)
+    if json_out is not None:
+        check_output_path(json_out)
+    book = load_book(book_path, max_bytes=max_bytes)
     position = resolve_position(book, until, until_chapter=until_chapter)
     needs_characters = (
         retriever == "mentions" or character_filter or ("mentions" in fuse and retriever == "hybrid")
@@ -146,7 +150,7 @@ def search_command(
                     "score": h.score,
                     "start": h.unit.start,
                     "end": h.unit.end,
-                    "chapter": h.unit.chapter,
+                    "chapter": h.unit.chapter + 1 if h.unit.chapter is not None else None,
                     "text": h.unit.text,
                 }
                 for h in hits

@@ -31,6 +31,7 @@ import orjson
 from fabula._files import write_bytes_atomic
 from fabula._version import __version__
 from fabula.analysis import GENERIC_FILE_STEMS
+from fabula.book import DEFAULT_MAX_BYTES
 from fabula.corpus._write import (
     MANIFEST,
     OUTPUT_FILES,
@@ -64,6 +65,7 @@ class AnalyzeSettings:
     until: str | None = None
     until_chapter: int | None = None
     llm: LLMConfig | None = None
+    max_bytes: int = DEFAULT_MAX_BYTES  # only refuses files; never changes what is written
 
     def fingerprint(self) -> dict[str, Any]:
         """What must match for an earlier run's outputs to be reused."""
@@ -191,6 +193,7 @@ def analyze_to_folder(
             until_chapter=settings.until_chapter,
             llm=settings.llm,
             progress=progress,
+            max_bytes=settings.max_bytes,
         )
         progress("write", None)
         write_started = time.perf_counter()

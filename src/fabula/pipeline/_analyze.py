@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from fabula._version import __version__
 from fabula.analysis import Analysis
-from fabula.book import Book, Character, load_book, resolve_position
+from fabula.book import DEFAULT_MAX_BYTES, Book, Character, load_book, resolve_position
 from fabula.errors import ConfigError
 from fabula.pipeline._profiles import build_profiles, hide_unseen_names
 
@@ -36,6 +36,7 @@ def analyze_book(
     until_chapter: int | None = None,
     llm: LLM | LLMConfig | None = None,
     progress: ProgressCallback | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
 ) -> Analysis:
     """Analyse a novel: cast, mentions, quotes with speakers, and per-character statistics.
 
@@ -59,7 +60,11 @@ def analyze_book(
 
     with ExitStack() as cleanup:
         with stage("read"):
-            book = path_or_book if isinstance(path_or_book, Book) else load_book(path_or_book)
+            book = (
+                path_or_book
+                if isinstance(path_or_book, Book)
+                else load_book(path_or_book, max_bytes=max_bytes)
+            )
             offset = resolve_position(book, until, until_chapter=until_chapter)
             if offset is not None:
                 book = book.truncated(offset)
