@@ -113,7 +113,7 @@ def test_search_until(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> Non
 def test_analyze_until(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, _, _ = _run(["analyze", ALICE, "-o", tmp_path, "--until", "chapter:2"], capsys)
     assert code == 0
-    lines = (tmp_path / "alice_in_wonderland" / "quotes.jsonl").read_bytes().splitlines()
+    lines = (tmp_path / "alice_in_wonderland.until-chapter-2" / "quotes.jsonl").read_bytes().splitlines()
     assert lines and max(orjson.loads(line)["end"] for line in lines) <= _chapter_end(2)
 
 
@@ -249,7 +249,9 @@ def test_unwritable_output_is_one_line_before_the_work(
     }[command]
     code, out, err = _run(args, capsys)
     assert code == 2, err
-    assert err.startswith("fabula: error: ") and ("cannot write" in err or "is a file, not a folder" in err)
+    assert err.strip().startswith("fabula: error: ") and (
+        "cannot write" in err or "is a file, not a folder" in err
+    )
     assert len(err.strip().splitlines()) == 1 and "internal error" not in err
     assert out == ""  # refused before any work: nothing printed
 
