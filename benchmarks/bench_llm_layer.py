@@ -134,7 +134,7 @@ def main() -> None:
 def attribution_run(args: argparse.Namespace) -> None:
     """LLM attribution on one PDNC novel with gold quotes and characters; accuracy as in the paper."""
     from fabula.book import Quote
-    from fabula.datasets._pdnc import load_pdnc_novel
+    from fabula.datasets import load_pdnc_novel
     from fabula.quotes._llm_attribution import attribute_quotes_with_llm
 
     started = time.perf_counter()

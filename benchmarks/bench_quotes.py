@@ -19,7 +19,7 @@ import orjson
 
 CHILD = """
 import sys, time, orjson
-from fabula.datasets._pdnc import load_pdnc_novel
+from fabula.datasets import load_pdnc_novel
 from fabula.characters import find_characters
 from fabula.quotes import attribute_quotes, detect_quotes
 novel = load_pdnc_novel(sys.argv[1])

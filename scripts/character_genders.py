@@ -13,8 +13,7 @@ import sys
 from pathlib import Path
 
 from fabula.characters import find_characters, name_key
-from fabula.datasets import find_pdnc_novels, load_pdnc_novel
-from fabula.datasets._pdnc import MIN_SPEAKER_QUOTES
+from fabula.datasets import MIN_SPEAKER_QUOTES, find_pdnc_novels, load_pdnc_novel
 
 
 def main(root: str) -> None:

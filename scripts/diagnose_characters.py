@@ -15,10 +15,8 @@ from collections import defaultdict
 from pathlib import Path
 
 from fabula.book import Character
-from fabula.characters import find_characters, name_key
-from fabula.characters._gold_match import is_pseudo_name
-from fabula.datasets import find_pdnc_novels, load_pdnc_novel
-from fabula.datasets._pdnc import MIN_SPEAKER_QUOTES
+from fabula.characters import find_characters, is_pseudo_name, name_key
+from fabula.datasets import MIN_SPEAKER_QUOTES, find_pdnc_novels, load_pdnc_novel
 
 
 def _names(character: Character) -> set[str]:

@@ -144,7 +144,3 @@ def test_english_sentences(sentences: list[str]) -> None:
 @pytest.mark.parametrize("sentences", CHINESE, ids=[_id(c) for c in CHINESE])
 def test_chinese_sentences(sentences: list[str]) -> None:
     assert _split(sentences, "zh") == sentences
-
-
-def test_case_counts() -> None:
-    assert len(ENGLISH) >= 50 and len(CHINESE) >= 20

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from fabula.book import Book, Character, Quote, Span, book_from_text
-from fabula.datasets._pdnc import PdncNovel, load_pdnc_novel
+from fabula.datasets import PdncNovel, load_pdnc_novel
 from fabula.errors import ConfigError
 from fabula.llm import get_llm
 from fabula.llm.testing import ScriptedOpenAIServer

@@ -10,7 +10,7 @@ import numpy as np
 
 from fabula.book import Book, Character, book_from_text
 from fabula.characters import find_characters
-from fabula.quotes import DEFAULT_METHOD, attribute_quotes, detect_quotes
+from fabula.quotes import attribute_quotes, detect_quotes
 from fabula.quotes._ranker import FEATURES, TurnCandidates, load_model, turn_candidates
 from fabula.quotes._rules import run_sieve
 
@@ -43,7 +43,6 @@ def test_shipped_model_matches_feature_list() -> None:
     assert raw["features"] == FEATURES
     weights, _ = load_model()
     assert weights.shape == (len(FEATURES),) and np.all(np.isfinite(weights))
-    assert DEFAULT_METHOD == "ranker"
 
 
 def test_tag_and_sieve_features() -> None:
