@@ -6,6 +6,7 @@ from fabula.datasets._pdnc import (
     GoldQuote,
     PdncNovel,
     find_pdnc_novels,
+    is_pseudo_speaker,
     load_pdnc_novel,
 )
 
@@ -15,5 +16,6 @@ __all__ = [
     "GoldQuote",
     "PdncNovel",
     "find_pdnc_novels",
+    "is_pseudo_speaker",
     "load_pdnc_novel",
 ]

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fabula.book import Book, Character, Span, load_book, trim_span
-from fabula.characters import load_character_list
+from fabula.characters import is_pseudo_name, load_character_list
 from fabula.errors import InputError
 
 PSEUDO_SPEAKERS = frozenset({"_narr", "_group", "_unknowable"})
@@ -51,8 +51,24 @@ class PdncNovel:
     quote_counts: dict[str, int] = field(default_factory=dict)  # character id -> number of quotes
 
     def scored_speakers(self, min_quotes: int = MIN_SPEAKER_QUOTES) -> set[str]:
-        """Character ids of speakers with at least ``min_quotes`` quotes (the evaluated ones)."""
-        return {cid for cid, n in self.quote_counts.items() if n >= min_quotes}
+        """Character ids of speakers with at least ``min_quotes`` quotes (the evaluated ones);
+        pseudo-speakers (``_narr``, ``_group``, ``_unknowable``) are never scored."""
+        pseudo = self.pseudo_ids()
+        return {cid for cid, n in self.quote_counts.items() if n >= min_quotes and cid not in pseudo}
+
+    def pseudo_ids(self) -> set[str]:
+        """Ids of gold "characters" that are PDNC annotations, not people (``_group``, ``_narr``, ...)."""
+        return {c.id for c in self.characters if is_pseudo_speaker(c.name)}
+
+    def pseudo_speaker_quotes(self) -> list[GoldQuote]:
+        """Gold quotes whose speaker is a pseudo-speaker (left out of attribution scoring)."""
+        pseudo = self.pseudo_ids()
+        return [q for q in self.quotes if is_pseudo_speaker(q.speaker) or q.speaker_id in pseudo]
+
+
+def is_pseudo_speaker(name: str) -> bool:
+    """PDNC's pseudo-speakers (`PSEUDO_SPEAKERS`) and other annotation names (``Narr``, ``_x``)."""
+    return name in PSEUDO_SPEAKERS or is_pseudo_name(name)
 
 
 def find_pdnc_novels(root: str | Path) -> list[Path]:

@@ -1,7 +1,9 @@
 """Character discovery scored against PDNC's character lists (issue 3's protocol).
 
 For every novel the characters are discovered without the gold list, then compared with the gold
-characters that speak at least 10 times (major and intermediate, as in the standard PDNC evaluation),
+characters that speak at least 10 times (major and intermediate, as in the standard PDNC evaluation;
+PDNC's pseudo-speakers ``_narr``, ``_group``, ``_unknowable`` are not characters: left out, and counted
+as ``pseudo_speakers``),
 with `fabula.metrics.score_characters` (recall, merge and split rates, alias recall; see there). Runs on
 the evaluation harness (``fabula eval characters``), one item per novel.
 """
@@ -81,7 +83,8 @@ class CharactersTask(Task):
         predicted = find_characters(novel.book, ner_model=self.options_given["ner_model"])
         seconds = time.perf_counter() - started
         min_quotes = self.options_given["min_quotes"]
-        scored = {cid for cid, n in novel.quote_counts.items() if n >= min_quotes}
+        scored = novel.scored_speakers(min_quotes)
+        pseudo = {cid for cid, n in novel.quote_counts.items() if n >= min_quotes} - scored
         name_counts: dict[str, Counter[str]] = defaultdict(Counter)
         for m in novel.book.mentions:
             if m.kind != "pronoun" and m.character_id is not None:
@@ -91,13 +94,20 @@ class CharactersTask(Task):
         )
         values = result.as_dict()
         scores = {m: values.pop(m) for m in METRICS}
-        return ItemOutcome(scores=scores, details={**values, "seconds": round(seconds, 2)})
+        details = {**values, "pseudo_speakers": len(pseudo), "seconds": round(seconds, 2)}
+        return ItemOutcome(scores=scores, details=details)
 
     def summary(self, report: EvalReport) -> list[str]:
+        lines = []
         missed = {name: s["missed"] for name, s in report.novels.items() if s.get("missed")}
-        if not missed:
-            return []
-        return ["missed: " + "; ".join(f"{n}: {', '.join(m)}" for n, m in missed.items())]
+        if missed:
+            lines.append("missed: " + "; ".join(f"{n}: {', '.join(m)}" for n, m in missed.items()))
+        pseudo = sum(s.get("pseudo_speakers", 0) for s in report.novels.values())
+        if pseudo:
+            lines.append(
+                f"{pseudo} pseudo-speakers (_narr, _group, _unknowable) left out of the scored characters"
+            )
+        return lines
 
 
 def evaluate_characters(

@@ -4,7 +4,9 @@ Michel et al. 2024).
 * Detection: precision / recall / F1 of predicted quotes against PDNC quotes, one-to-one, where a match
   is a pair whose spans overlap.
 * Attribution: per-novel accuracy on the PDNC quotes whose gold speaker has at least 10 quotes in that
-  novel, overall and split by gold quote type (explicit / anaphoric / implicit); a gold quote with no
+  novel and is a character, not one of PDNC's pseudo-speakers (``_narr``, ``_group``, ``_unknowable``:
+  those quotes are left out and counted as ``pseudo_speaker_quotes``), overall and split by gold quote
+  type (explicit / anaphoric / implicit); a gold quote with no
   overlapping predicted quote counts as wrong. With predicted characters a prediction is right when the
   predicted character's names contain the gold speaker's main name or one of its aliases.
 * ``mean`` is the macro average over novels (what the papers report); ``micro`` pools all quotes.
@@ -48,7 +50,7 @@ METRICS = [
     "detection_recall",
     "detection_f1",
 ]
-COUNTS = ["scored", "gold_quotes", "predicted_quotes"]
+COUNTS = ["scored", "gold_quotes", "predicted_quotes", "pseudo_speaker_quotes"]
 
 CharacterMode = Literal["gold", "predicted"]
 
@@ -166,6 +168,7 @@ class QuotesTask(Task):
             detection[2] += outcome.details["gold_quotes"]
         micro: dict[str, float | int | None] = {k: t.score for k, t in pooled.items()}
         micro.update(_prf(*detection))
+        micro["pseudo_speaker_quotes"] = sum(o.details.get("pseudo_speaker_quotes", 0) for o in outcomes)
         return micro
 
     def finish(self, report: EvalReport) -> None:
@@ -174,6 +177,14 @@ class QuotesTask(Task):
             prompt = _last_llm_prompt()
             if prompt is not None:
                 report.settings["prompt"] = prompt
+
+    def summary(self, report: EvalReport) -> list[str]:
+        excluded = (report.micro or {}).get("pseudo_speaker_quotes") or 0
+        if not excluded:
+            return []
+        return [
+            f"{excluded} quotes by pseudo-speakers (_narr, _group, _unknowable) left out of attribution scoring"
+        ]
 
     def title(self) -> str:
         return f"fabula eval quotes ({self.options_given['characters']} characters, {self.options_given['method']})"
@@ -230,10 +241,11 @@ def score_novel(
     scored_speakers = novel.scored_speakers()
     gold_by_id = {c.id: c for c in novel.characters}
     predicted_by_id = {c.id: c for c in novel.book.characters}
+    pseudo = {id(q) for q in novel.pseudo_speaker_quotes()}
     right: list[bool] = []
     types: list[str] = []
     for index, gold in enumerate(novel.quotes):
-        if gold.speaker_id not in scored_speakers:
+        if gold.speaker_id not in scored_speakers or id(gold) in pseudo:
             continue
         quote = best[index]
         right.append(quote is not None and is_right(gold, quote, gold_by_id, predicted_by_id))
@@ -246,6 +258,7 @@ def score_novel(
             "scored": attribution.overall.total,
             "gold_quotes": len(novel.quotes),
             "predicted_quotes": len(predicted),
+            "pseudo_speaker_quotes": len(pseudo),
         }
     )
     tallies = {"accuracy": attribution.overall, **attribution.by_type}
