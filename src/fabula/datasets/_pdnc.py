@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import csv
+import io
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -94,34 +95,84 @@ def load_pdnc_novel(folder: str | Path) -> PdncNovel:
     quotes: list[GoldQuote] = []
     counts: dict[str, int] = {}
     qpath = folder / "quotation_info.csv"
-    try:
-        rows = list(csv.DictReader(qpath.open(encoding="utf-8")))
-    except OSError as exc:
-        raise InputError(f"cannot read ({exc.strerror})", qpath) from exc
-    for row_number, row in enumerate(rows, start=2):
+    for row_number, row in _quotation_rows(qpath):
+        spans = _row_spans(row, row_number, len(book.text), qpath)
         try:
-            spans = [Span(int(a), int(b)) for a, b in ast.literal_eval(row["quoteByteSpans"])]
             addressees = ast.literal_eval(row.get("addressees") or "[]")
-        except (ValueError, SyntaxError, KeyError, TypeError) as exc:
-            raise InputError(f"row {row_number}: malformed quote spans or addressees", qpath) from exc
+        except (ValueError, SyntaxError, TypeError) as exc:
+            raise InputError(f"row {row_number}: malformed addressees", qpath) from exc
+        if not isinstance(addressees, list | tuple | set):
+            raise InputError(f"row {row_number}: addressees must be a list", qpath)
         spans = sorted(_trim(book.text, s) for s in spans)
-        speaker = row["speaker"].strip()
+        speaker = (row["speaker"] or "").strip()
         speaker_id = by_name.get(speaker)
         quote = GoldQuote(
-            id=row["quoteID"],
+            id=row["quoteID"] or f"row{row_number}",
             spans=spans,
-            text=row["quoteText"],
+            text=row["quoteText"] or "",
             speaker=speaker,
             speaker_id=speaker_id,
             addressees=[str(a) for a in addressees],
-            type=row["quoteType"].strip().lower(),
-            referring_expression=row.get("referringExpression", ""),
+            type=(row["quoteType"] or "").strip().lower(),
+            referring_expression=row.get("referringExpression") or "",
         )
         quotes.append(quote)
         if speaker_id is not None:
             counts[speaker_id] = counts.get(speaker_id, 0) + 1
     quotes.sort(key=lambda q: q.start)
     return PdncNovel(folder.name, folder, book, characters, quotes, counts)
+
+
+REQUIRED_COLUMNS = ("quoteID", "quoteText", "quoteByteSpans", "speaker", "quoteType")
+
+
+def _quotation_rows(path: Path) -> list[tuple[int, dict[str, str]]]:
+    """The rows of a quotation_info.csv with their row numbers; InputError (one line, naming the file)
+    for an unreadable, non-UTF-8, empty or header-only file, or one without the columns PDNC has."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read ({exc.strerror or exc})", path) from exc
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 text (invalid byte at offset {exc.start})", path) from exc
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    header = reader.fieldnames
+    if not header:
+        raise InputError("empty file: no header and no quotes", path)
+    missing = [c for c in REQUIRED_COLUMNS if c not in header]
+    if missing:
+        raise InputError(
+            f"missing column(s) {', '.join(missing)} (PDNC's columns include {', '.join(REQUIRED_COLUMNS)})",
+            path,
+        )
+    try:
+        rows = list(enumerate(reader, start=2))  # row 1 is the header
+    except csv.Error as exc:
+        raise InputError(f"line {reader.line_num}: malformed CSV ({exc})", path) from exc
+    if not rows:
+        raise InputError("no quotes (only a header)", path)
+    return rows
+
+
+def _row_spans(row: dict[str, str], row_number: int, text_length: int, where: Path) -> list[Span]:
+    """The quote's spans, checked to lie inside the novel's text."""
+    try:
+        pairs = ast.literal_eval(row["quoteByteSpans"] or "")
+        spans = [(int(a), int(b)) for a, b in pairs]
+    except (ValueError, SyntaxError, TypeError) as exc:
+        raise InputError(f"row {row_number}: malformed quoteByteSpans", where) from exc
+    if not spans:
+        raise InputError(f"row {row_number}: a quote with no spans", where)
+    for start, end in spans:
+        if not 0 <= start <= end <= text_length:
+            raise InputError(
+                f"row {row_number}: span [{start}, {end}] lies outside the novel's text "
+                f"({text_length} characters; is novel_text.txt the right text?)",
+                where,
+            )
+    return [Span(a, b) for a, b in spans]
 
 
 def _trim(text: str, span: Span) -> Span:
