@@ -480,7 +480,12 @@ def _progress(label: str, total: int, already: int, enabled: bool) -> Iterator[C
         yield lambda _id: None
         return
     if already:
-        console.print(f"resuming: {already} of {total} items already done", markup=False, highlight=False)
+        console.print(
+            f"resuming: {already} of {total} items already done (an interrupted run's log; "
+            "--no-resume starts afresh)",
+            markup=False,
+            highlight=False,
+        )
     if not console.is_terminal:
         count = [already]
         step = max(1, total // 20)
