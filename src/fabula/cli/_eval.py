@@ -38,8 +38,12 @@ def _eval_group(
 ) -> None:
     """Evaluate fabula's methods (or an LLM) on published data sets with the papers' protocols."""
     if list_tasks:
-        for name, task_class in TASKS.items():
-            stdout.print(f"{name}\t{task_class.description}", markup=False, highlight=False, soft_wrap=True)
+        entries = TASKS.items()
+        width = max((len(name) for name, _ in entries), default=0)
+        for name, task_class in entries:
+            stdout.print(
+                f"{name:<{width}}  {task_class.description}", markup=False, highlight=False, soft_wrap=True
+            )
         raise typer.Exit()
     if ctx.invoked_subcommand is None:
         stdout.print(ctx.get_help(), markup=False, highlight=False)
