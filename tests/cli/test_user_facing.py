@@ -144,7 +144,7 @@ def test_help_wraps_instead_of_cutting(
         code, out, _ = _run([*name.split(), "--help"], capsys)
         assert code == 0, name
         for artefact in ("<bool>", "<path>", "<str>", "<int", "{BOOK", "…", "..."):
-            if artefact == "..." and name == "analyze":
+            if artefact == "..." and any(p.nargs != 1 for p in command.params):  # type: ignore[attr-defined]
                 continue  # "BOOK..." is click's way to say "one or more"
             assert artefact not in out, (name, artefact)
         flat = " ".join(out.split())

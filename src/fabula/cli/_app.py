@@ -78,8 +78,9 @@ class _PlainArgument(typer.core.TyperArgument):
 
     def _usage_display_name(self) -> str:
         name = self.display_name_raw
-        name = name if self.required else f"[{name}]"
-        return name + ("..." if self.nargs != 1 and not name.endswith("...") else "")
+        if self.nargs != 1 and not name.endswith("..."):
+            name += "..."
+        return name if self.required else f"[{name}]"
 
     def display_type_rich(self, ctx: Any) -> str | None:
         return None

@@ -8,11 +8,13 @@ from typing import Annotated, Any
 import orjson
 import typer
 
+from fabula.book import DEFAULT_MAX_BYTES
 from fabula.cli._app import app, stderr, stdout
 from fabula.cli._options import (
     BookArgument,
     GoldCharactersOption,
     LlmOption,
+    MaxBytesOption,
     NoCacheOption,
     UntilChapterOption,
     UntilOption,
@@ -27,7 +29,7 @@ def describe_command(
     names: Annotated[
         list[str] | None,
         typer.Argument(
-            metavar="CHARACTER…", help="Characters by any name or alias ('Lizzy').", show_default=False
+            metavar="CHARACTER...", help="Characters by any name or alias ('Lizzy').", show_default=False
         ),
     ] = None,
     all_characters: Annotated[bool, typer.Option("--all", help="Describe every main character.")] = False,
@@ -97,6 +99,7 @@ def describe_command(
     until: UntilOption = None,
     until_chapter: UntilChapterOption = None,
     no_cache: NoCacheOption = False,
+    max_bytes: MaxBytesOption = DEFAULT_MAX_BYTES,
 ) -> None:
     """Describe characters: a sheet from the book (names, gender, first appearance, counts, partners,
     characteristic lines, extractive description); with --llm a generated description or analysis."""
@@ -114,7 +117,11 @@ def describe_command(
     if not names and not all_characters:
         raise ConfigError("name at least one CHARACTER, or use --all", "describe")
     analysis = analyze_book(
-        book_path, gold_characters=gold_characters, until=until, until_chapter=until_chapter
+        book_path,
+        gold_characters=gold_characters,
+        until=until,
+        until_chapter=until_chapter,
+        max_bytes=max_bytes,
     )
     profiles = main_characters(analysis.characters) if all_characters else []
     for name in names or []:
