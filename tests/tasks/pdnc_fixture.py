@@ -18,8 +18,12 @@ HEADER = [
 ]
 
 
-def dialogue_novel(folder: Path, *, crowd_speaker: str = "_group") -> Path:
-    """Anna and Ben each say 12 tagged lines; a crowd shouts 10 times (gold speaker ``crowd_speaker``)."""
+def dialogue_novel(
+    folder: Path, *, crowd_speaker: str = "_group", names: tuple[str, str] = ("Anna", "Ben")
+) -> Path:
+    """Two people (Anna and Ben) each say 12 tagged lines; a crowd shouts 10 times (gold speaker
+    ``crowd_speaker``)."""
+    first, second = names
     folder.mkdir(parents=True, exist_ok=True)
     parts: list[str] = ["CHAPTER I\n\n"]
     rows: list[list[str]] = []
@@ -42,17 +46,17 @@ def dialogue_novel(folder: Path, *, crowd_speaker: str = "_group") -> Path:
         )
 
     for i in range(12):
-        add(f"Good morning number {i}", "Anna", "said Anna")
-        add(f"Good evening number {i}", "Ben", "said Ben")
+        add(f"Good morning number {i}", first, f"said {first}")
+        add(f"Good evening number {i}", second, f"said {second}")
         if i < 10:
             add(f"Hurrah for the {i} heroes", crowd_speaker, "cried the crowd")
-    parts.append("Anna and Ben walked home together, and Anna smiled at Ben.\n")
+    parts.append(f"{first} and {second} walked home together, and {first} smiled at {second}.\n")
     (folder / "novel_text.txt").write_text("".join(parts), encoding="utf-8")
     with (folder / "character_info.csv").open("w", newline="", encoding="utf-8") as out:
         writer = csv.writer(out)
         writer.writerow(["Character ID", "Main Name", "Aliases", "Gender", "Category"])
-        writer.writerow(["0", "Anna", "{'Anna'}", "F", "major"])
-        writer.writerow(["1", "Ben", "{'Ben'}", "M", "major"])
+        writer.writerow(["0", first, f"{{'{first}'}}", "F", "major"])
+        writer.writerow(["1", second, f"{{'{second}'}}", "M", "major"])
         writer.writerow(["2", "_group", "{'_group'}", "", "minor"])
     with (folder / "quotation_info.csv").open("w", newline="", encoding="utf-8") as out:
         writer = csv.writer(out, quoting=csv.QUOTE_ALL)

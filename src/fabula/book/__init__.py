@@ -1,6 +1,6 @@
 """The `Book` core: original text plus character-offset span layers, and how to load one."""
 
-from fabula.book._decode import DEFAULT_MAX_BYTES, decode_bytes, read_book_file
+from fabula.book._decode import DEFAULT_MAX_BYTES, MAX_BYTES_OPTION, decode_bytes, format_size, read_book_file
 from fabula.book._load import book_from_text, load_book
 from fabula.book._model import (
     Book,
@@ -14,12 +14,13 @@ from fabula.book._model import (
     QuoteType,
 )
 from fabula.book._position import resolve_position
-from fabula.book._segment import detect_language
+from fabula.book._segment import detect_language, split_sentences
 from fabula.book._serialize import book_from_dict, book_to_dict, book_to_json, load_book_json, save_book
 from fabula.book._spans import Span, SpanLayer, trim_span
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
+    "MAX_BYTES_OPTION",
     "Book",
     "BookMeta",
     "Chapter",
@@ -37,10 +38,12 @@ __all__ = [
     "book_to_json",
     "decode_bytes",
     "detect_language",
+    "format_size",
     "load_book",
     "load_book_json",
     "read_book_file",
     "resolve_position",
     "save_book",
+    "split_sentences",
     "trim_span",
 ]

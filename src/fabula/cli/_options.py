@@ -9,8 +9,7 @@ from typing import Annotated, Any
 
 import typer
 
-from fabula.book import DEFAULT_MAX_BYTES, Book, load_book, resolve_position
-from fabula.book._decode import MAX_BYTES_OPTION, format_size
+from fabula.book import DEFAULT_MAX_BYTES, MAX_BYTES_OPTION, Book, format_size, load_book, resolve_position
 from fabula.cli._app import stderr
 from fabula.errors import ConfigError, InputError
 from fabula.quotes import available_methods

@@ -27,8 +27,14 @@ from fabula.cli._options import (
     require_model,
 )
 from fabula.errors import InputError
-from fabula.quotes import DEFAULT_METHOD, attribute_quotes, detect_quotes, write_quotes
-from fabula.quotes._output import QuoteFormat, quotes_bytes
+from fabula.quotes import (
+    DEFAULT_METHOD,
+    QuoteFormat,
+    attribute_quotes,
+    detect_quotes,
+    quotes_bytes,
+    write_quotes,
+)
 
 
 @app.command("quotes")

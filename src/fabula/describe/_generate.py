@@ -328,8 +328,7 @@ def _result(
 def _cited_sentences(text: str, known: set[int]) -> list[CitedSentence]:
     """Sentences (fabula's English splitter) with the passage ids they cite; citations that open a
     sentence belong to the one before it; ids not among the passages are dropped."""
-    from fabula.book import SpanLayer
-    from fabula.book._segment import split_sentences
+    from fabula.book import SpanLayer, split_sentences
 
     text = text.strip()
     if not text:

@@ -8,7 +8,7 @@ turn's candidate speakers; ``method="rules"`` is the sieve alone). Methods plug 
 
 from fabula.quotes import _ranker, _rules  # noqa: F401  register the "ranker" and "rules" methods
 from fabula.quotes._detect import detect_quote_style, detect_quotes
-from fabula.quotes._output import TSV_COLUMNS, quote_records, write_quotes
+from fabula.quotes._output import TSV_COLUMNS, QuoteFormat, quote_records, quotes_bytes, write_quotes
 from fabula.quotes._registry import (
     DEFAULT_METHOD,
     METHODS,
@@ -21,11 +21,13 @@ __all__ = [
     "DEFAULT_METHOD",
     "METHODS",
     "TSV_COLUMNS",
+    "QuoteFormat",
     "attribute_quotes",
     "attribution_method",
     "available_methods",
     "detect_quote_style",
     "detect_quotes",
     "quote_records",
+    "quotes_bytes",
     "write_quotes",
 ]

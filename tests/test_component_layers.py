@@ -1,0 +1,76 @@
+"""Layers point one way (docs/architecture.md): no component imports a task, the pipeline, the corpus
+runner or the CLI, and the metrics import no task."""
+
+from __future__ import annotations
+
+import ast
+
+from tests.conftest import ROOT
+
+PACKAGE = ROOT / "src" / "fabula"
+COMPONENTS = (
+    "book",
+    "characters",
+    "quotes",
+    "retrieval",
+    "llm",
+    "metrics",
+    "datasets",
+    "prompts",
+    "describe",
+)
+ABOVE = ("fabula.tasks", "fabula.pipeline", "fabula.corpus", "fabula.cli", "fabula.report")
+
+
+def _imports(path: str) -> set[str]:
+    names: set[str] = set()
+    for file in sorted((PACKAGE / path).rglob("*.py")):
+        for node in ast.walk(ast.parse(file.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names.add(f"{file.relative_to(PACKAGE)}: {node.module}")
+            elif isinstance(node, ast.Import):
+                names.update(f"{file.relative_to(PACKAGE)}: {a.name}" for a in node.names)
+    return names
+
+
+def test_components_import_nothing_above_them() -> None:
+    offenders = [
+        entry
+        for component in COMPONENTS
+        for entry in sorted(_imports(component))
+        if entry.split(": ")[1].startswith(ABOVE)
+    ]
+    assert offenders == []
+
+
+def test_tasks_import_no_cli_pipeline_or_backend() -> None:
+    forbidden = ("fabula.cli", "fabula.pipeline", "fabula.corpus", "fabula.report", "fabula.llm._")
+    offenders = [entry for entry in sorted(_imports("tasks")) if entry.split(": ")[1].startswith(forbidden)]
+    assert offenders == []
+
+
+# The LLM attribution report still comes through a process-global (the lead replaces it with
+# AttributionResult, issue 12); until then the quotes task reads it there.
+PRIVATE_ALLOWED = {"tasks/pdnc_quotes.py: fabula.quotes._llm_attribution"}
+
+
+def test_no_package_imports_another_package_s_private_modules() -> None:
+    """Names used across packages are exported by the package (``fabula.book.split_sentences``)."""
+    offenders = []
+    for file in sorted(PACKAGE.rglob("*.py")):
+        own = file.relative_to(PACKAGE).parts[0].removesuffix(".py")
+        for node in ast.walk(ast.parse(file.read_text(encoding="utf-8"))):
+            modules: list[str] = []
+            if isinstance(node, ast.ImportFrom) and node.module:
+                modules = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+            elif isinstance(node, ast.Import):
+                modules = [a.name for a in node.names]
+            for module in modules:
+                parts = module.split(".")
+                if len(parts) < 3 or parts[0] != "fabula" or parts[1].startswith("_"):
+                    continue  # fabula._files, fabula._registry: shared by every package
+                if parts[1] != own and parts[2].startswith("_"):
+                    entry = f"{file.relative_to(PACKAGE)}: {module}"
+                    if entry not in PRIVATE_ALLOWED:
+                        offenders.append(entry)
+    assert offenders == []
