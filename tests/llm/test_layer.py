@@ -12,9 +12,12 @@ from fabula.errors import BackendError, ConfigError
 from fabula.llm import (
     GenerateOptions,
     ScriptedLLM,
+    ScriptExhaustedError,
     ask_json_many,
     get_llm,
     heuristic_token_count,
+    redact_credentials,
+    require_usable_answers,
 )
 from fabula.llm.testing import ScriptedOpenAIServer
 
@@ -113,14 +116,98 @@ def test_429_and_500_are_retried_honouring_retry_after(tmp_path: Path) -> None:
 
 
 def test_exhausted_retries_become_a_recorded_failure_not_a_crash(tmp_path: Path) -> None:
-    with ScriptedOpenAIServer("never", fail_with=[500] * 10) as server:
+    with ScriptedOpenAIServer("fine", fail_after=1) as server:  # one answer, then HTTP 500 for ever
         llm = get_llm(f"openai:m@{server.url}", cache=tmp_path, max_retries=2, retry_base_delay=0.01)
+        assert llm.generate("first").text == "fine"
         generation = llm.generate("x")
-        assert server.requests == 3
+        assert server.requests == 1 + 3
     assert generation.error is not None and "3 attempts" in generation.error
     assert generation.text == ""
     assert llm.usage.failures == 1
-    assert len(llm.cache or []) == 0  # failures are not cached
+    assert len(llm.cache or []) == 1  # only the answer is cached, not the failure
+
+
+def test_a_server_that_never_answers_stops_the_run_at_the_first_request_out_of_retries(
+    tmp_path: Path,
+) -> None:
+    with ScriptedOpenAIServer("never", fail_with=[500] * 1000) as server:
+        llm = get_llm(
+            f"openai:m@{server.url}", cache=tmp_path, max_retries=2, retry_base_delay=0.01, concurrency=2
+        )
+        with pytest.raises(BackendError, match=r"not answering .*HTTP 500"):
+            llm.generate_many([f"prompt {i}" for i in range(40)])
+        # the requests in flight finish their retries; the other 38 prompts are never sent
+        assert server.requests <= 2 * 3
+
+
+def test_connection_refused_is_a_backend_error_naming_the_problem(tmp_path: Path) -> None:
+    with ScriptedOpenAIServer("x") as server:
+        url = server.url
+    llm = get_llm(f"openai:m@{url}", cache=tmp_path, max_retries=1, retry_base_delay=0.01)
+    with pytest.raises(BackendError, match=r"not answering .*cannot reach the server"):
+        llm.generate_many(["a", "b"])
+
+
+def test_a_timeout_is_retried_once_with_a_message_then_given_up(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    with ScriptedOpenAIServer("slow", delay=1.0) as server:
+        llm = get_llm(f"openai:m@{server.url}", cache=tmp_path, timeout=0.2, retry_base_delay=0.01)
+        with caplog.at_level("WARNING", logger="fabula.llm"), pytest.raises(BackendError, match=r"0\.2 s"):
+            llm.generate("x")
+        assert server.requests == 2  # not max_retries + 1 = 6: a server that timed out twice is not answering
+    assert [r.getMessage() for r in caplog.records if "retrying" in r.getMessage()] == [
+        f"openai:m@{server.url}: no answer within 0.2 s (--timeout) (attempt 1 of 6); retrying in "
+        + caplog.records[0].getMessage().rsplit("retrying in ", 1)[1]
+    ]
+
+
+def test_credentials_in_the_endpoint_never_reach_cache_usage_or_errors(tmp_path: Path) -> None:
+    with ScriptedOpenAIServer("ok") as server:
+        secret_url = server.url.replace("http://", "http://alice:S3CRET@")
+        llm = get_llm(f"openai:m@{secret_url}", cache=tmp_path / "c.sqlite")
+        assert llm.generate("x").text == "ok"
+        assert "S3CRET" not in llm.spec and llm.spec == f"openai:m@{server.url}"
+        assert "S3CRET" not in llm.usage.line()
+        assert "S3CRET" not in repr(llm) and "S3CRET" not in str(llm.endpoint)
+        llm.close()
+    stored = (tmp_path / "c.sqlite").read_bytes()
+    assert b"S3CRET" not in stored and b"alice" not in stored
+
+
+@pytest.mark.parametrize(
+    ("text", "safe"),
+    [
+        ("openai:m@http://u:pw@host:8/v1", "openai:m@http://host:8/v1"),
+        ("openai:m@https://tok@host/v1", "openai:m@https://host/v1"),
+        ("http://host/v1?api_key=K3Y&x=1", "http://host/v1?api_key=***&x=1"),
+        ("http://host/v1?x=1&token=abc", "http://host/v1?x=1&token=***"),
+        ("openai:gpt-4o-mini", "openai:gpt-4o-mini"),
+    ],
+)
+def test_redact_credentials(text: str, safe: str) -> None:
+    assert redact_credentials(text) == safe
+
+
+def test_unparseable_answers_are_counted_and_never_cached(tmp_path: Path) -> None:
+    with ScriptedOpenAIServer("not json at all") as server:
+        llm = get_llm(f"openai:m@{server.url}", cache=tmp_path)
+        answers = ask_json_many(llm, ["a", "b"])
+        assert [a.ok for a in answers] == [False, False]
+        assert llm.usage.invalid == 4  # two answers and their two reminders
+        assert len(llm.cache or []) == 0
+        with pytest.raises(BackendError, match="none of the 2 answers could be used"):
+            require_usable_answers(llm, answers)
+        again = get_llm(f"openai:m@{server.url}", cache=tmp_path)
+        ask_json_many(again, ["a", "b"])
+        assert server.requests == 8  # the re-run asked again instead of replaying garbage
+
+
+def test_a_scripted_model_asked_more_than_its_script_raises() -> None:
+    llm = ScriptedLLM(["one"], cache=None)
+    assert llm.generate("a").text == "one"
+    with pytest.raises(ScriptExhaustedError, match="asked 2 times but holds 1"):
+        llm.generate("b")
 
 
 def test_auth_error_stops_with_a_clear_backend_error_and_no_retry(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -16,7 +16,7 @@ import pytest
 
 from fabula.book import Book, Character, Quote, Span, book_from_text
 from fabula.datasets import PdncNovel, load_pdnc_novel
-from fabula.errors import ConfigError
+from fabula.errors import BackendError, ConfigError
 from fabula.llm import get_llm
 from fabula.llm.testing import ScriptedOpenAIServer
 from fabula.quotes._llm_attribution import attribute_quotes_with_llm
@@ -222,8 +222,8 @@ def test_messy_answers_never_crash_and_are_counted_as_the_rules_say(tmp_path: Pa
     assert report.unmapped_names == {"The Postman": 1}
 
 
-@pytest.mark.parametrize("reply", ["", "null", "[]", '{"speakers": ["Anna"]}', '"Anna"', "{}"])
-def test_empty_or_wrong_shaped_answers_count_as_wrong(tmp_path: Path, reply: str) -> None:
+@pytest.mark.parametrize("reply", ['{"speakers": ["Anna"]}', "{}"])
+def test_answers_naming_no_quote_count_as_wrong(tmp_path: Path, reply: str) -> None:
     book, quotes = _synthetic()
     with ScriptedOpenAIServer(reply) as server:
         report = attribute_quotes_with_llm(
@@ -231,6 +231,17 @@ def test_empty_or_wrong_shaped_answers_count_as_wrong(tmp_path: Path, reply: str
         )
     assert report.answered == 0 and all(q.speaker_id is None for q in quotes)
     assert report.missing == len(quotes)
+
+
+@pytest.mark.parametrize("reply", ["", "null", "[]", '"Anna"'])
+def test_a_run_with_no_readable_answer_fails_and_changes_no_quote(tmp_path: Path, reply: str) -> None:
+    book, quotes = _synthetic()
+    before = [(q.speaker_id, q.method, list(q.flags)) for q in quotes]
+    with ScriptedOpenAIServer(reply) as server, pytest.raises(BackendError, match="could be used"):
+        attribute_quotes_with_llm(
+            book, get_llm(f"openai:m@{server.url}", cache=False), quotes=quotes, characters=CAST
+        )
+    assert [(q.speaker_id, q.method, list(q.flags)) for q in quotes] == before
 
 
 def test_incremental_prompting_shows_and_revises_overlap_answers(tmp_path: Path) -> None:

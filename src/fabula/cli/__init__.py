@@ -5,6 +5,7 @@ Errors that are the user's input (`fabula.errors.FabulaError`) print one line an
 
 from __future__ import annotations
 
+import logging
 import sys
 
 from fabula.cli._app import app, click_command, eval_app, stderr
@@ -20,8 +21,23 @@ from fabula.cli import _describe  # noqa: F401  isort: skip
 from fabula.cli import _eval
 
 
+class _WarningLine(logging.Handler):
+    """Library warnings (an LLM retry, a cache that could not be written) as ``fabula: warning: ...`` lines."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        stderr.print(f"fabula: warning: {record.getMessage()}", markup=False, highlight=False, soft_wrap=True)
+
+
+def _show_warnings() -> None:
+    logger = logging.getLogger("fabula")
+    if not any(isinstance(h, _WarningLine) for h in logger.handlers):
+        logger.addHandler(_WarningLine(logging.WARNING))
+        logger.propagate = False
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the ``fabula`` console script."""
+    _show_warnings()
     try:
         _eval.register_task_commands()
         click_command().main(args=argv, prog_name="fabula")
@@ -31,6 +47,13 @@ def main(argv: list[str] | None = None) -> None:
     except KeyboardInterrupt:
         stderr.print("fabula: interrupted", markup=False)
         sys.exit(130)
+    except SystemExit as exc:
+        if exc.code == 130:  # Typer turns Ctrl-C inside a command into Exit(130), silently
+            stderr.print(
+                "fabula: interrupted (finished outputs are kept; LLM answers received so far are cached)",
+                markup=False,
+            )
+        raise
 
 
 __all__ = ["app", "eval_app", "main"]

@@ -12,8 +12,9 @@ from typing import Annotated, Any
 import typer
 
 from fabula.cli._app import eval_app, stderr, stdout
-from fabula.cli._options import JsonOutOption, LlmOption, NoCacheOption
+from fabula.cli._options import JsonOutOption, LlmOption, NoCacheOption, TimeoutOption
 from fabula.errors import InputError
+from fabula.llm import DEFAULT_TIMEOUT
 from fabula.tasks import TASKS, Task, TaskOption, run_eval
 
 ConcurrencyOption = Annotated[
@@ -66,6 +67,7 @@ def _task_parameter(option: TaskOption) -> inspect.Parameter:
 _COMMON_LLM = {
     "llm": (LlmOption, None),
     "no_cache": (NoCacheOption, False),
+    "timeout": (TimeoutOption, DEFAULT_TIMEOUT),
     "concurrency": (ConcurrencyOption, None),
 }
 _COMMON = {"json_out": (JsonOutOption, None), "no_resume": (NoResumeOption, False)}
@@ -99,6 +101,7 @@ def run_task_command(task_class: type[Task], values: dict[str, Any]) -> None:
     no_resume = bool(values.pop("no_resume", False))
     llm_spec: str | None = values.pop("llm", None)
     no_cache = bool(values.pop("no_cache", False))
+    timeout = float(values.pop("timeout", DEFAULT_TIMEOUT))
     concurrency: int | None = values.pop("concurrency", None)
     options = {o.name: values[o.name] for o in task_class.options if o.name in values}
     for option in task_class.options:
@@ -109,7 +112,7 @@ def run_task_command(task_class: type[Task], values: dict[str, Any]) -> None:
     if llm_spec is not None:
         from fabula.llm import get_llm
 
-        model = get_llm(llm_spec, cache=not no_cache)
+        model = get_llm(llm_spec, cache=not no_cache, timeout=timeout)
     try:
         report = run_eval(
             evaluation,

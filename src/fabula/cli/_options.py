@@ -12,6 +12,7 @@ import typer
 from fabula.book import DEFAULT_MAX_BYTES, MAX_BYTES_OPTION, Book, format_size, load_book, resolve_position
 from fabula.cli._app import stderr
 from fabula.errors import ConfigError, InputError
+from fabula.llm import DEFAULT_TIMEOUT
 from fabula.quotes import available_methods
 
 BookArgument = Annotated[
@@ -56,6 +57,15 @@ LlmOption = Annotated[
         help="Model to use, e.g. openai:gpt-4o-mini, openai:MODEL@http://127.0.0.1:8080/v1, llamacpp:/path/model.gguf.",
     ),
 ]
+TimeoutOption = Annotated[
+    float,
+    typer.Option(
+        "--timeout",
+        metavar="SECONDS",
+        min=1.0,
+        help="Seconds one LLM request may take before it is retried (once); each retry is reported on stderr.",
+    ),
+]
 NoCacheOption = Annotated[
     bool, typer.Option("--no-cache", help="Do not read or write the LLM response cache.")
 ]
@@ -79,14 +89,17 @@ StrategyOption = Annotated[
 
 
 @contextlib.contextmanager
-def llm_method_options(llm: str | None, no_cache: bool, strategy: str) -> Iterator[dict[str, Any]]:
-    """Options for an LLM-backed method: one model object for the whole run, its usage printed at the end."""
+def llm_method_options(
+    llm: str | None, no_cache: bool, strategy: str, timeout: float = DEFAULT_TIMEOUT
+) -> Iterator[dict[str, Any]]:
+    """Options for an LLM-backed method: one model object for the whole run, its usage printed at the end
+    (also when the run fails or is interrupted, so the user sees what was spent and what is cached)."""
     if llm is None:
         yield {}
         return
     from fabula.llm import get_llm
 
-    model = get_llm(llm, cache=not no_cache)
+    model = get_llm(llm, cache=not no_cache, timeout=timeout)
     try:
         yield {"llm": model, "strategy": strategy}
     finally:

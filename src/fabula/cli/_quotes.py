@@ -20,6 +20,7 @@ from fabula.cli._options import (
     MaxBytesOption,
     NoCacheOption,
     StrategyOption,
+    TimeoutOption,
     UntilChapterOption,
     UntilOption,
     llm_method_options,
@@ -27,6 +28,7 @@ from fabula.cli._options import (
     require_model,
 )
 from fabula.errors import InputError
+from fabula.llm import DEFAULT_TIMEOUT
 from fabula.quotes import (
     DEFAULT_METHOD,
     QuoteFormat,
@@ -55,6 +57,7 @@ def quotes_command(
     llm: LlmOption = None,
     strategy: StrategyOption = "first",
     no_cache: NoCacheOption = False,
+    timeout: TimeoutOption = DEFAULT_TIMEOUT,
     until: UntilOption = None,
     until_chapter: UntilChapterOption = None,
     max_bytes: MaxBytesOption = DEFAULT_MAX_BYTES,
@@ -70,7 +73,7 @@ def quotes_command(
     book = load_reading(book_path, max_bytes=max_bytes, until=until, until_chapter=until_chapter)
     detect_quotes(book)
     find_characters(book, gold=gold)
-    with llm_method_options(llm, no_cache, strategy) as options:
+    with llm_method_options(llm, no_cache, strategy, timeout) as options:
         attribute_quotes(book, method=method, **options)
     if output is not None:
         write_quotes(book, output, format=fmt)

@@ -4,18 +4,19 @@
 >>> llm.generate("Who says 'Elementary'?", GenerateOptions(max_tokens=20)).text  # doctest: +SKIP
 """
 
-from fabula.llm._base import LLM, RequestError, TransientError
+from fabula.llm._base import DEFAULT_TIMEOUT, LLM, RequestError, TransientError, redact_credentials
 from fabula.llm._cache import ResponseCache, default_cache_dir
 from fabula.llm._parse import ParseError, parse_json_answer
 from fabula.llm._record import CallRecord, CallRecorder, record_calls
-from fabula.llm._scripted import ScriptedLLM
-from fabula.llm._spec import BACKENDS, LLMConfig, get_llm, open_cache, parse_llm_spec, redacted_spec
-from fabula.llm._structured import JsonAnswer, ask_json, ask_json_many
+from fabula.llm._scripted import ScriptedLLM, ScriptExhaustedError
+from fabula.llm._spec import BACKENDS, LLMConfig, get_llm, open_cache, parse_llm_spec
+from fabula.llm._structured import JsonAnswer, ask_json, ask_json_many, require_usable_answers
 from fabula.llm._tokens import default_token_counter, heuristic_token_count
 from fabula.llm._types import ChatMessage, GenerateOptions, Generation, Prompt, UsageSummary, to_messages
 
 __all__ = [
     "BACKENDS",
+    "DEFAULT_TIMEOUT",
     "LLM",
     "CallRecord",
     "CallRecorder",
@@ -28,6 +29,7 @@ __all__ = [
     "Prompt",
     "RequestError",
     "ResponseCache",
+    "ScriptExhaustedError",
     "ScriptedLLM",
     "TransientError",
     "UsageSummary",
@@ -41,6 +43,7 @@ __all__ = [
     "parse_json_answer",
     "parse_llm_spec",
     "record_calls",
-    "redacted_spec",
+    "redact_credentials",
+    "require_usable_answers",
     "to_messages",
 ]

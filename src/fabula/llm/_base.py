@@ -7,27 +7,46 @@ from __future__ import annotations
 import abc
 import contextlib
 import contextvars
+import logging
 import random
+import re
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from typing import Any
 
+from fabula.errors import BackendError
 from fabula.llm._cache import ResponseCache, request_key
 from fabula.llm._record import note_call
 from fabula.llm._tokens import default_token_counter
 from fabula.llm._types import ChatMessage, GenerateOptions, Generation, Prompt, UsageSummary, to_messages
 
 DEFAULT_OPTIONS = GenerateOptions()
+DEFAULT_TIMEOUT = 120.0  # seconds one request may take before it counts as failed (and is retried)
+MAX_TIMEOUT_RETRIES = 1  # a server that timed out twice in a row is not answering; don't wait 6x as long
+
+log = logging.getLogger("fabula.llm")
+
+# Credentials a user may write into an endpoint: ``//user:password@host`` and ``?api_key=...``.
+_URL_USERINFO = re.compile(r"//[^/@\s]+@")
+_URL_SECRET_PARAMETER = re.compile(r"(?i)([?&](?:api[_-]?key|key|token|access[_-]?token)=)[^&\s]+")
+
+Validator = Callable[[str], bool]  # True when an answer text is usable (only usable answers are cached)
+
+
+def redact_credentials(text: str) -> str:
+    """``text`` (a spec, URL or message) with credentials written into URLs removed, safe to store or print."""
+    return _URL_SECRET_PARAMETER.sub(r"\1***", _URL_USERINFO.sub("//", text))
 
 
 class TransientError(Exception):
     """A failure worth retrying (timeout, connection reset, HTTP 429 or 5xx)."""
 
-    def __init__(self, message: str, retry_after: float | None = None) -> None:
+    def __init__(self, message: str, retry_after: float | None = None, *, timeout: bool = False) -> None:
         super().__init__(message)
         self.retry_after = retry_after
+        self.timeout = timeout  # the request ran out of time (retried at most MAX_TIMEOUT_RETRIES times)
 
 
 class RequestError(Exception):
@@ -39,7 +58,13 @@ class LLM(abc.ABC):
 
     Backends raise `TransientError` for retryable failures, `RequestError` for a failed request that
     should be recorded and `fabula.errors.BackendError` for failures no retry can fix (auth, missing
-    model, missing extra); the latter stops a run.
+    model, missing extra); the latter stops a run. So does a model that never answered: when a request
+    gives up after its retries before any request of this object has succeeded, the server is taken to be
+    down (connection refused, HTTP 500 every time) and a `BackendError` ends the run at once instead of
+    every remaining request waiting out its own retries.
+
+    ``spec`` and ``endpoint`` are stored with credentials removed (`redact_credentials`): they appear in
+    cache keys, usage lines, reports and error messages.
     """
 
     backend: str = "base"
@@ -56,18 +81,21 @@ class LLM(abc.ABC):
         retry_max_delay: float = 60.0,
         endpoint: str | None = None,
     ) -> None:
-        self.spec = spec
+        self.spec = redact_credentials(spec)
         self.model = model
-        self.endpoint = endpoint  # part of the cache key: the same model name on two servers differs
+        # part of the cache key (the same model name on two servers differs), never with credentials
+        self.endpoint = redact_credentials(endpoint) if endpoint is not None else None
         self.cache = cache
         self.concurrency = max(1, concurrency)
         self.max_retries = max(0, max_retries)
         self.retry_base_delay = retry_base_delay
         self.retry_max_delay = retry_max_delay
         self._lock = threading.Lock()
-        self._usage = UsageSummary(spec=spec)
+        self._usage = UsageSummary(spec=self.spec)
         self._counter: Any = None
         self._counter_name = ""
+        self._answered = False  # any request of this object succeeded (see the class docstring)
+        self._closed = threading.Event()  # set by `close`: requests still in flight are not retried
 
     # --- what backends implement ---------------------------------------------------------------
     @abc.abstractmethod
@@ -115,8 +143,15 @@ class LLM(abc.ABC):
             "options": options.model_dump(mode="json"),
         }
 
-    def generate(self, prompt: Prompt, options: GenerateOptions | None = None) -> Generation:
-        """Answer one prompt (a string is one user turn). Cached; failures come back with ``error`` set."""
+    def generate(
+        self, prompt: Prompt, options: GenerateOptions | None = None, *, validate: Validator | None = None
+    ) -> Generation:
+        """Answer one prompt (a string is one user turn). Cached; failures come back with ``error`` set.
+
+        ``validate`` says whether an answer is usable (e.g. parses as the JSON asked for): an unusable
+        answer is returned but never cached, so a re-run asks again instead of repeating it, and it is
+        counted in ``usage.invalid``.
+        """
         messages = to_messages(prompt)
         options = options or DEFAULT_OPTIONS
         request = self.request_dict(messages, options)
@@ -139,7 +174,11 @@ class LLM(abc.ABC):
                 self._usage.model_seconds += generation.seconds
             else:
                 self._usage.failures += 1
-        if self.cache is not None and generation.error is None:
+        usable = generation.error is None and (validate is None or validate(generation.text))
+        if generation.error is None and not usable:
+            with self._lock:
+                self._usage.invalid += 1
+        if self.cache is not None and usable:
             self.cache.put(key, request, generation.model_dump(exclude={"cached", "error"}))
         return generation
 
@@ -149,13 +188,16 @@ class LLM(abc.ABC):
         options: GenerateOptions | Sequence[GenerateOptions | None] | None = None,
         *,
         progress: str | None = None,
+        validate: Validator | None = None,
     ) -> list[Generation]:
         """Answer many prompts, at most `concurrency` at a time; results in the order of ``prompts``.
 
-        ``options`` is one set for all prompts or one per prompt.
+        ``options`` is one set for all prompts or one per prompt; ``validate`` as in `generate`.
 
-        A `BackendError` (auth, missing model) stops the run and is raised; other failures are
-        returned as generations with ``error`` set. ``progress`` is the label of a progress bar.
+        A `BackendError` (auth, missing model, a server that never answers) stops the run and is
+        raised; other failures are returned as generations with ``error`` set. ``progress`` is the
+        label of a progress bar. An interrupt (Ctrl-C) cancels every request not yet sent at once;
+        the answers that arrived are in the cache, so a re-run does not ask for them again.
         """
         results: list[Generation | None] = [None] * len(prompts)
         if not prompts:
@@ -167,24 +209,28 @@ class LLM(abc.ABC):
         else:
             raise ValueError(f"got {len(options)} option sets for {len(prompts)} prompts")
         bar = _progress_bar(progress, len(prompts))
-        with bar or contextlib.nullcontext(), ThreadPoolExecutor(max_workers=self.concurrency) as pool:
-            task = bar.add_task(progress or "", total=len(prompts)) if bar else None
+        pool = ThreadPoolExecutor(max_workers=self.concurrency)
+        try:
+            with bar or contextlib.nullcontext():
+                task = bar.add_task(progress or "", total=len(prompts)) if bar else None
 
-            def run(index: int) -> None:
-                results[index] = self.generate(prompts[index], per_prompt[index])
-                if bar is not None and task is not None:
-                    bar.advance(task)
+                def run(index: int) -> None:
+                    results[index] = self.generate(prompts[index], per_prompt[index], validate=validate)
+                    if bar is not None and task is not None:
+                        bar.advance(task)
 
-            # each worker runs in a copy of the caller's context, so `record_calls` sees its calls
-            futures: list[Future[None]] = [
-                pool.submit(contextvars.copy_context().run, run, i) for i in range(len(prompts))
-            ]
-            done, pending = wait(futures, return_when=FIRST_EXCEPTION)
-            for future in done:
-                if future.exception() is not None:
-                    for other in pending:
-                        other.cancel()
-                    raise future.exception()  # type: ignore[misc]
+                # each worker runs in a copy of the caller's context, so `record_calls` sees its calls
+                futures: list[Future[None]] = [
+                    pool.submit(contextvars.copy_context().run, run, i) for i in range(len(prompts))
+                ]
+                done, _pending = wait(futures, return_when=FIRST_EXCEPTION)
+                for future in done:
+                    if (error := future.exception()) is not None:
+                        raise error
+        finally:
+            # on success nothing is pending; on an error or Ctrl-C, requests not yet sent are dropped
+            # and only those already in flight (at most `concurrency`) run to their end
+            pool.shutdown(wait=False, cancel_futures=True)
         return [r if r is not None else Generation(error="not run") for r in results]
 
     def prompt_logprobs(self, text: str) -> list[float] | None:
@@ -208,24 +254,47 @@ class LLM(abc.ABC):
     # --- retries -------------------------------------------------------------------------------
     def _call_with_retries(self, messages: list[ChatMessage], options: GenerateOptions) -> Generation:
         attempt = 0
+        timeouts = 0
         while True:
             started = time.perf_counter()
             try:
                 generation = self._complete(messages, options)
             except TransientError as exc:
-                if attempt >= self.max_retries:
-                    return Generation(error=f"gave up after {attempt + 1} attempts: {exc}")
+                if self._closed.is_set():  # the run was stopped (Ctrl-C, an error elsewhere): no retry
+                    return Generation(error=f"stopped: {redact_credentials(str(exc))}")
+                timeouts += exc.timeout
+                if attempt >= self.max_retries or timeouts > MAX_TIMEOUT_RETRIES:
+                    return self._give_up(attempt + 1, exc)
                 delay = self._backoff(attempt, exc.retry_after)
                 attempt += 1
                 with self._lock:
                     self._usage.retries += 1
+                log.warning(
+                    "%s: %s (attempt %d of %d); retrying in %.1f s",
+                    self.spec,
+                    redact_credentials(str(exc)),
+                    attempt,
+                    self.max_retries + 1,
+                    delay,
+                )
                 time.sleep(delay)
                 continue
             except RequestError as exc:
-                return Generation(error=str(exc))
+                return Generation(error=redact_credentials(str(exc)))
+            with self._lock:
+                self._answered = True
             if not generation.seconds:
                 generation.seconds = time.perf_counter() - started
             return generation
+
+    def _give_up(self, attempts: int, exc: TransientError) -> Generation:
+        """The failed generation of a request out of retries; a `BackendError` if nothing ever answered."""
+        message = f"gave up after {attempts} attempts: {redact_credentials(str(exc))}"
+        with self._lock:
+            answered = self._answered
+        if not answered:
+            raise BackendError(f"the model is not answering ({message})", self.spec)
+        return Generation(error=message)
 
     def _backoff(self, attempt: int, retry_after: float | None) -> float:
         if retry_after is not None and retry_after >= 0:
@@ -233,7 +302,12 @@ class LLM(abc.ABC):
         delay = self.retry_base_delay * (2**attempt)
         return min(delay * (0.5 + random.random() / 2), self.retry_max_delay)
 
-    def close(self) -> None:  # noqa: B027  (optional hook: most backends hold nothing)
+    def close(self) -> None:
+        """End the run: requests in flight are not retried, and the backend's resources are released."""
+        self._closed.set()
+        self._release()
+
+    def _release(self) -> None:  # noqa: B027  (optional hook: most backends hold nothing)
         """Release the backend's resources (sockets, model memory)."""
 
     def __repr__(self) -> str:

@@ -112,7 +112,7 @@ class LlamaCppLLM(LLM):
         targets = np.asarray(tokens[1:])
         return [float(v) for v in log_probs[np.arange(len(targets)), targets]]
 
-    def close(self) -> None:
+    def _release(self) -> None:
         for llama in (self._llama, self._scoring_llama):
             if llama is not None and hasattr(llama, "close"):
                 llama.close()

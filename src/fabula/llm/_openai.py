@@ -11,7 +11,7 @@ import os
 from typing import Any
 
 from fabula.errors import BackendError
-from fabula.llm._base import LLM, RequestError, TransientError
+from fabula.llm._base import DEFAULT_TIMEOUT, LLM, RequestError, TransientError
 from fabula.llm._types import ChatMessage, GenerateOptions, Generation
 
 API_KEY_VARIABLES = ("FABULA_API_KEY", "OPENAI_API_KEY")
@@ -23,9 +23,16 @@ class OpenAILLM(LLM):
     backend = "openai"
 
     def __init__(
-        self, spec: str, model: str, base_url: str | None = None, *, timeout: float = 300.0, **kwargs: Any
+        self,
+        spec: str,
+        model: str,
+        base_url: str | None = None,
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        **kwargs: Any,
     ) -> None:
         super().__init__(spec, model, endpoint=base_url, **kwargs)
+        self.timeout = timeout
         try:
             import openai
         except ImportError as exc:
@@ -81,8 +88,10 @@ class OpenAILLM(LLM):
             if exc.status_code >= 500 or exc.status_code == 408:
                 raise TransientError(f"server error (HTTP {exc.status_code})", _retry_after(exc)) from exc
             raise RequestError(f"request rejected (HTTP {exc.status_code}): {_message(exc)}") from exc
-        except (openai.APITimeoutError, openai.APIConnectionError) as exc:
-            raise TransientError(f"{type(exc).__name__}: {exc}") from exc
+        except openai.APITimeoutError as exc:
+            raise TransientError(f"no answer within {self.timeout:g} s (--timeout)", timeout=True) from exc
+        except openai.APIConnectionError as exc:
+            raise TransientError(f"cannot reach the server: {exc.__cause__ or exc}") from exc
         if not response.choices:
             raise TransientError("the server answered with no choices")
         choice = response.choices[0]
@@ -109,7 +118,7 @@ class OpenAILLM(LLM):
         prompt_values = [v for v in values[:-1] if v is not None]
         return [float(v) for v in prompt_values] or None
 
-    def close(self) -> None:
+    def _release(self) -> None:
         self._client.close()
 
 

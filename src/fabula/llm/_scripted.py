@@ -1,7 +1,8 @@
 """A scripted in-process model for tests and dry runs (like inspect_ai's ``mockllm``).
 
 ``mock`` or ``mock:TEXT`` answers TEXT (default ``{}``) to everything; in Python, `ScriptedLLM` takes a
-function from messages to answer text, or a list of answers given in turn.
+function from messages to answer text, or a list of answers given in turn (one request more than the
+list holds is an error, not a silent repeat: a test that asks more than it scripted should fail).
 """
 
 from __future__ import annotations
@@ -15,6 +16,10 @@ from fabula.llm._tokens import heuristic_token_count
 from fabula.llm._types import ChatMessage, GenerateOptions, Generation
 
 Responder = Callable[[list[ChatMessage]], str]
+
+
+class ScriptExhaustedError(RuntimeError):
+    """A `ScriptedLLM` given a list of answers was asked once more than the list holds."""
 
 
 class ScriptedLLM(LLM):
@@ -40,8 +45,12 @@ class ScriptedLLM(LLM):
             text = self._answers
         elif callable(self._answers):
             text = self._answers(messages)
+        elif turn < len(self._answers):
+            text = self._answers[turn]
         else:
-            text = self._answers[turn % len(self._answers)]
+            raise ScriptExhaustedError(
+                f"the scripted model was asked {turn + 1} times but holds {len(self._answers)} answers"
+            )
         prompt_tokens = sum(heuristic_token_count(m.content) for m in messages)
         return Generation(
             text=text,

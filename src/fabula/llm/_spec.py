@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from fabula.errors import ConfigError
-from fabula.llm._base import LLM
+from fabula.llm._base import DEFAULT_TIMEOUT, LLM, redact_credentials
 from fabula.llm._cache import CACHE_FILE_NAME, ResponseCache, default_cache_dir
 
 _URL_SUFFIX = re.compile(r"^(?P<model>.+?)@(?P<url>https?://\S+)$")
@@ -47,13 +47,13 @@ class LLMConfig:
     concurrency: int = 4
     max_retries: int = 5
     retry_base_delay: float = 1.0
-    timeout: float = 300.0
+    timeout: float = DEFAULT_TIMEOUT
     options: tuple[tuple[str, Any], ...] = ()
 
     @property
     def name(self) -> str:
         """The spec safe to record in settings and logs: credentials in a server URL removed."""
-        return redacted_spec(self.spec)
+        return redact_credentials(self.spec)
 
     def open(self) -> LLM:
         """The model, with its response cache and concurrency limit."""
@@ -81,11 +81,6 @@ class LLMConfig:
         return HuggingFaceLLM(self.spec, self.model, **common, **extra)
 
 
-def redacted_spec(spec: str) -> str:
-    """An LLM spec safe to record: credentials written into a server URL (``//user:key@host``) removed."""
-    return re.sub(r"//[^/@\s]+@", "//", spec)
-
-
 def parse_llm_spec(
     spec: str,
     *,
@@ -93,7 +88,7 @@ def parse_llm_spec(
     concurrency: int = 4,
     max_retries: int = 5,
     retry_base_delay: float = 1.0,
-    timeout: float = 300.0,
+    timeout: float = DEFAULT_TIMEOUT,
     **backend_options: Any,
 ) -> LLMConfig:
     """Check and split a spec string (see the module docstring) without opening anything."""
@@ -103,10 +98,13 @@ def parse_llm_spec(
     base_url: str | None = None
     if backend != "mock" and not rest:
         raise ConfigError(
-            f"malformed LLM spec: expected BACKEND:MODEL with BACKEND one of {', '.join(BACKENDS)}", spec
+            f"malformed LLM spec: expected BACKEND:MODEL with BACKEND one of {', '.join(BACKENDS)}",
+            redact_credentials(spec),
         )
     if backend not in BACKENDS:
-        raise ConfigError(f"unknown LLM backend {backend!r}; use one of {', '.join(BACKENDS)}", spec)
+        raise ConfigError(
+            f"unknown LLM backend {backend!r}; use one of {', '.join(BACKENDS)}", redact_credentials(spec)
+        )
     if backend == "openai" and (match := _URL_SUFFIX.match(rest)):
         rest, base_url = match["model"], match["url"].rstrip("/")
     return LLMConfig(
@@ -130,10 +128,14 @@ def get_llm(
     concurrency: int = 4,
     max_retries: int = 5,
     retry_base_delay: float = 1.0,
-    timeout: float = 300.0,
+    timeout: float = DEFAULT_TIMEOUT,
     **backend_options: Any,
 ) -> LLM:
-    """The model a spec string names (see the module docstring), with cache and concurrency limit."""
+    """The model a spec string names (see the module docstring), with cache and concurrency limit.
+
+    ``timeout`` is the seconds one request may take (OpenAI-compatible servers); a request that runs
+    out of time is retried once, with a message on stderr for every retry.
+    """
     return parse_llm_spec(
         spec,
         cache=cache,

@@ -2,6 +2,8 @@
 
 The rule every LLM method in fabula follows: an answer that cannot be parsed is retried once with a
 reminder of the expected format; if that fails too the item carries ``error`` and callers count it wrong.
+An unparseable answer is never cached (a re-run asks again) and is counted in ``usage.invalid``. A run in
+which no answer at all could be used is not a result: `require_usable_answers` turns it into an error.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from fabula.errors import BackendError
 from fabula.llm._base import LLM
 from fabula.llm._parse import ParseError, parse_json_answer
 from fabula.llm._types import ChatMessage, GenerateOptions, Generation, Prompt, to_messages
@@ -55,7 +58,15 @@ def ask_json_many(
     per_prompt = _options_per_prompt(options, len(prompts))
     conversations = [to_messages(p) for p in prompts]
     answers = [JsonAnswer() for _ in prompts]
-    first = llm.generate_many(conversations, per_prompt, progress=progress)
+
+    def parses(text: str) -> bool:
+        try:
+            parse_json_answer(text, schema)
+        except ParseError:
+            return False
+        return True
+
+    first = llm.generate_many(conversations, per_prompt, progress=progress, validate=parses)
     retry_indices: list[int] = []
     retry_prompts: list[list[ChatMessage]] = []
     for index, generation in enumerate(first):
@@ -75,12 +86,30 @@ def ask_json_many(
         label = f"{progress} (retries)" if progress else None
         for index, generation in zip(
             retry_indices,
-            llm.generate_many(retry_prompts, [per_prompt[i] for i in retry_indices], progress=label),
+            llm.generate_many(
+                retry_prompts, [per_prompt[i] for i in retry_indices], progress=label, validate=parses
+            ),
             strict=True,
         ):
             answers[index].generations.append(generation)
             _try_parse(answers[index], generation, schema)
     return answers
+
+
+def require_usable_answers(llm: LLM, answers: Sequence[JsonAnswer], what: str = "answers") -> None:
+    """Raise `BackendError` when ``answers`` is not empty and not one of them could be used.
+
+    A run whose every request failed (server down, HTTP 500 throughout) or whose every answer was
+    unparseable has produced nothing: the caller must stop before writing or replacing any output.
+    """
+    if not answers or any(a.ok for a in answers):
+        return
+    errors = [a.error for a in answers if a.error]
+    example = errors[0] if errors else "no answer"
+    raise BackendError(
+        f"none of the {len(answers)} {what} could be used (e.g. {example}); nothing was written",
+        llm.spec,
+    )
 
 
 def _options_per_prompt(

@@ -64,6 +64,7 @@ class UsageSummary(BaseModel):
     cache_hits: int = 0
     retries: int = 0
     failures: int = 0  # requests that failed after retries
+    invalid: int = 0  # answers that arrived but could not be used (e.g. unparseable); never cached
     prompt_tokens: int = 0
     completion_tokens: int = 0
     model_seconds: float = 0.0  # summed time of model calls (concurrent calls overlap)
@@ -72,7 +73,7 @@ class UsageSummary(BaseModel):
         """A one-line human summary, e.g. for the end of a CLI run."""
         return (
             f"LLM {self.spec}: {self.calls} calls, {self.cache_hits} cache hits, {self.retries} retries, "
-            f"{self.failures} failures, {self.prompt_tokens:,} prompt + {self.completion_tokens:,} "
+            f"{self.failures} failures, {self.invalid} unusable answers, {self.prompt_tokens:,} prompt + {self.completion_tokens:,} "
             f"completion tokens, {self.model_seconds:.1f} s model time (tokens counted by {self.token_counter})"
         )
 

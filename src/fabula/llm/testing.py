@@ -44,7 +44,7 @@ class ScriptedOpenAIServer:
         self.bodies: list[dict[str, Any]] = []
         self.authorizations: list[str] = []
         self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
+        self._server = _QuietHTTPServer(("127.0.0.1", 0), self._handler_class())
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
@@ -118,6 +118,18 @@ class ScriptedOpenAIServer:
                 self.wfile.write(data)
 
         return Handler
+
+
+class _QuietHTTPServer(ThreadingHTTPServer):
+    """A client that hangs up (a cancelled or interrupted run) is normal here, not a traceback on stderr."""
+
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        import sys
+
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
 
 
 def _chat_response(model: str, messages: list[dict[str, str]], text: str) -> dict[str, Any]:

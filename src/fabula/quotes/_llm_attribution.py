@@ -39,7 +39,7 @@ from pydantic import RootModel
 from fabula.book import Book, Character, Quote, SpanLayer
 from fabula.characters import resolve_name
 from fabula.errors import ConfigError
-from fabula.llm import LLM, GenerateOptions, UsageSummary, ask_json_many, get_llm
+from fabula.llm import LLM, GenerateOptions, UsageSummary, ask_json_many, get_llm, require_usable_answers
 from fabula.prompts import PromptTemplate, load_prompt
 
 Strategy = Literal["first", "incremental"]
@@ -408,6 +408,7 @@ def _ask(
         for window in windows
     ]
     results = ask_json_many(model, prompts, SpeakerAnswer, generate_options, progress=progress)
+    require_usable_answers(model, results, "windows' answers")  # a run with no usable answer is no result
     mapped: list[dict[int, _Answer]] = []
     cast = context.cast
     for window, result in zip(windows, results, strict=True):

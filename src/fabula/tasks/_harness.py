@@ -221,9 +221,9 @@ def run_eval(
         raise ConfigError(f"task {task.name!r} needs a model: give --llm SPEC", "--llm")
     settings = task.settings
     if llm is not None:
-        from fabula.llm import redacted_spec
+        from fabula.llm import redact_credentials
 
-        settings = {**settings, "llm": redacted_spec(llm.spec)}
+        settings = {**settings, "llm": redact_credentials(llm.spec)}
     items = list(task.items())
     ids = [i.id for i in items]
     if len(set(ids)) != len(ids):
