@@ -26,6 +26,7 @@ from fabula.cli._options import (
     GoldCharactersOption,
     LlmOption,
     MaxBytesOption,
+    TimeoutOption,
     UntilChapterOption,
     UntilOption,
 )
@@ -38,6 +39,7 @@ from fabula.corpus import (
     expand_inputs,
 )
 from fabula.errors import ConfigError
+from fabula.llm import DEFAULT_TIMEOUT
 from fabula.pipeline import STAGES
 
 DEFAULT_JOBS = min(2, os.cpu_count() or 1)
@@ -59,6 +61,7 @@ def analyze_command(
     until: UntilOption = None,
     until_chapter: UntilChapterOption = None,
     llm: LlmOption = None,
+    timeout: TimeoutOption = DEFAULT_TIMEOUT,
     jobs: Annotated[
         int, typer.Option("--jobs", "-j", min=1, help="Books analysed in parallel (worker processes).")
     ] = DEFAULT_JOBS,
@@ -113,7 +116,9 @@ def analyze_command(
             raise ConfigError(
                 "LLM quote attribution is not available in this installation of fabula", "--llm"
             )
-        llm_config = parse_llm_spec(llm)  # the only place the spec is parsed; workers open their own model
+        llm_config = parse_llm_spec(
+            llm, timeout=timeout
+        )  # the only place the spec is parsed; workers open their own model
     if output.exists() and not output.is_dir():
         raise ConfigError("exists and is not a folder", output)
 
