@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
 import orjson
 
 from fabula._registry import Registry
-from fabula.errors import ConfigError, FabulaError, InputError
+from fabula.errors import BackendError, ConfigError, FabulaError, InputError
 from fabula.metrics import mean_of
 from fabula.tasks._evaluation import EvalReport
 
@@ -278,6 +278,8 @@ def _run_item(task: Task, item: EvalItem, llm: LLM | None) -> _Done:
     with record_calls() as recorder:
         try:
             outcome = task.run_item(item, llm)
+        except BackendError:
+            raise  # the model is unusable (down, bad key, no usable answer): no item can be scored
         except FabulaError as exc:
             return _Done(item, None, exc.one_line())
     seconds = time.perf_counter() - started
