@@ -291,11 +291,17 @@ def test_registered_as_the_llm_method_of_attribute_quotes() -> None:
     book, quotes = _synthetic()
     book.quotes, book.characters = quotes, CAST
     with ScriptedOpenAIServer('{"1": "Anna", "2": "Bell", "3": "Miss Grey", "4": "Tom"}') as server:
-        result = registry.attribute_quotes(book, method="llm", llm=f"openai:m@{server.url}", cache=False)
+        llm = get_llm(f"openai:m@{server.url}", cache=False)
+        result = registry.attribute_quotes(book, method="llm", llm=llm)
     assert "llm" in registry.available_methods() and "hybrid" in registry.available_methods()
-    assert [q.speaker_id for q in result[:4]] == ["anna", "bell", "anna", "tom"]
-    with pytest.raises(ConfigError, match="--llm"):
-        registry.attribute_quotes(book, method="llm")
+    assert [q.speaker_id for q in result.quotes[:4]] == ["anna", "bell", "anna", "tom"]
+    assert result.report["prompt"].startswith("quote_attribution/chunk@")  # the run's account, as a value
+    assert result.report["quotes"] == len(book.quotes) and result.report["usage"]["calls"] >= 1
+    for method in ("llm", "hybrid"):
+        with pytest.raises(ConfigError, match=f"the {method} attribution method needs a model: give --llm"):
+            registry.attribute_quotes(book, method=method)
+    with pytest.raises(ConfigError, match="takes an LLM object, not str"):  # only the CLI parses specs
+        registry.attribute_quotes(book, method="llm", llm=f"openai:m@{server.url}")
 
 
 def test_without_json_schema_only_json_mode_is_asked(tmp_path: Path) -> None:

@@ -7,7 +7,13 @@ import pytest
 from fabula.book import Book, Character, book_from_text
 from fabula.characters import find_characters
 from fabula.errors import ConfigError
-from fabula.quotes import attribute_quotes, attribution_method, available_methods, detect_quotes
+from fabula.quotes import (
+    AttributionResult,
+    attribute_quotes,
+    attribution_method,
+    available_methods,
+    detect_quotes,
+)
 
 CAST = [
     Character("emma", "Emma Woodhouse", {"Emma": 0, "Miss Woodhouse": 0}, gender="female", source="gold"),
@@ -127,15 +133,17 @@ def test_unknown_method_is_a_config_error() -> None:
 
 def test_registered_method_is_used_with_its_options() -> None:
     @attribution_method("test-constant")
-    def constant(book: Book, *, who: str = "x") -> list:  # type: ignore[type-arg]
+    def constant(book: Book, *, who: str = "x") -> AttributionResult:
         for quote in book.quotes:
             quote.speaker_id, quote.method = who, "test-constant"
-        return book.quotes
+        return AttributionResult(book.quotes, {"who": who})
 
     assert "test-constant" in available_methods() and "rules" in available_methods()
     book = book_from_text('"Hi," said Emma.\n')
     detect_quotes(book)
-    assert [q.speaker_id for q in attribute_quotes(book, method="test-constant", who="emma")] == ["emma"]
+    result = attribute_quotes(book, method="test-constant", who="emma")
+    assert [q.speaker_id for q in result.quotes] == ["emma"]
+    assert result.report == {"who": "emma"}  # the method's account comes back as a value
 
 
 def _run_with(text: str, cast: list[Character]) -> Book:

@@ -8,10 +8,12 @@ turn's candidate speakers; ``method="rules"`` is the sieve alone). Methods plug 
 
 from fabula.quotes import _ranker, _rules  # noqa: F401  register the "ranker" and "rules" methods
 from fabula.quotes._detect import detect_quote_style, detect_quotes
+from fabula.quotes._llm_attribution import llm_prompt_id
 from fabula.quotes._output import TSV_COLUMNS, QuoteFormat, quote_records, quotes_bytes, write_quotes
 from fabula.quotes._registry import (
     DEFAULT_METHOD,
     METHODS,
+    AttributionResult,
     attribute_quotes,
     attribution_method,
     available_methods,
@@ -21,12 +23,14 @@ __all__ = [
     "DEFAULT_METHOD",
     "METHODS",
     "TSV_COLUMNS",
+    "AttributionResult",
     "QuoteFormat",
     "attribute_quotes",
     "attribution_method",
     "available_methods",
     "detect_quote_style",
     "detect_quotes",
+    "llm_prompt_id",
     "quote_records",
     "quotes_bytes",
     "write_quotes",

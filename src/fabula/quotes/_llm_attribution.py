@@ -26,7 +26,6 @@ count as wrong.
 from __future__ import annotations
 
 import bisect
-import importlib
 import itertools
 import json
 import re
@@ -39,8 +38,9 @@ from pydantic import RootModel
 from fabula.book import Book, Character, Quote, SpanLayer
 from fabula.characters import resolve_name
 from fabula.errors import ConfigError
-from fabula.llm import LLM, GenerateOptions, UsageSummary, ask_json_many, get_llm, require_usable_answers
+from fabula.llm import LLM, GenerateOptions, UsageSummary, ask_json_many, require_usable_answers
 from fabula.prompts import PromptTemplate, load_prompt
+from fabula.quotes._registry import AttributionResult, attribute_quotes, attribution_method
 
 Strategy = Literal["first", "incremental"]
 STRATEGIES: tuple[str, ...] = ("first", "incremental")
@@ -120,7 +120,7 @@ class _Answer:
 
 def attribute_quotes_with_llm(
     book: Book,
-    llm: LLM | str,
+    llm: LLM,
     *,
     quotes: list[Quote] | None = None,
     characters: list[Character] | None = None,
@@ -143,7 +143,7 @@ def attribute_quotes_with_llm(
         )
     if window_tokens < 64 or not 0 <= stride_tokens < window_tokens:
         raise ConfigError("need window_tokens >= 64 and 0 <= stride_tokens < window_tokens")
-    model = get_llm(llm) if isinstance(llm, str) else llm
+    model = _model_for(llm)
     # JSON mode lets servers and llama.cpp constrain the answer to a JSON object (small models ramble)
     quotes = book.quotes if quotes is None else quotes
     cast = book.characters if characters is None else characters
@@ -151,7 +151,7 @@ def attribute_quotes_with_llm(
         raise ConfigError(
             "LLM attribution needs a character list (find characters first, or give a gold list)"
         )
-    template = load_prompt(f"quote_attribution/{'incremental' if strategy == 'incremental' else 'chunk'}")
+    template = _template(strategy)
     report = LlmAttributionReport(
         spec=model.spec,
         strategy=strategy,
@@ -230,6 +230,15 @@ def attribute_quotes_with_llm(
                 report.answered += 1
     report.usage = model.usage
     return report
+
+
+def _template(strategy: str) -> PromptTemplate:
+    return load_prompt(f"quote_attribution/{'incremental' if strategy == 'incremental' else 'chunk'}")
+
+
+def llm_prompt_id(strategy: str = "first") -> str:
+    """``name@version`` of the prompt the LLM method uses with ``strategy`` (recorded in report settings)."""
+    return _template(strategy).id
 
 
 # --- windows -------------------------------------------------------------------------------------
@@ -461,91 +470,71 @@ def _json_object(mapping: dict[str, str]) -> str:
 def attribute_with_llm(
     book: Book,
     *,
-    llm: LLM | str | None = None,
+    llm: LLM | None = None,
     strategy: Strategy | str = "first",
     window_tokens: int = DEFAULT_WINDOW_TOKENS,
     stride_tokens: int = DEFAULT_STRIDE_TOKENS,
-    cache: bool | str = True,
     progress: str | None = "LLM attribution",
     **_other: Any,
-) -> list[Quote]:
-    """``attribute_quotes(book, method="llm", llm=SPEC)``: every quote of ``book`` attributed by the LLM.
+) -> AttributionResult:
+    """``attribute_quotes(book, method="llm", llm=MODEL)``: every quote of ``book`` attributed by the LLM.
 
-    The run's `LlmAttributionReport` (failures, unmapped names, usage) is available from `last_report()`.
+    The result's ``report`` is the run's `LlmAttributionReport` as a dict (failures, unmapped names,
+    prompt version, usage).
     """
-    model = _model_for(llm, cache)
-    global _LAST_REPORT
-    _LAST_REPORT = attribute_quotes_with_llm(
+    report = attribute_quotes_with_llm(
         book,
-        model,
+        _model_for(llm, "llm"),
         strategy=strategy,
         window_tokens=window_tokens,
         stride_tokens=stride_tokens,
         progress=progress,
     )
-    return book.quotes
+    return AttributionResult(book.quotes, report.to_dict())
 
 
 def attribute_hybrid(
     book: Book,
     *,
-    llm: LLM | str | None = None,
+    llm: LLM | None = None,
     rules_method: str = "rules",
     strategy: Strategy | str = "first",
     window_tokens: int = DEFAULT_WINDOW_TOKENS,
     stride_tokens: int = DEFAULT_STRIDE_TOKENS,
-    cache: bool | str = True,
     progress: str | None = "LLM attribution",
     **options: Any,
-) -> list[Quote]:
+) -> AttributionResult:
     """Rules for explicit quotes (a speech verb next to a name), the LLM for all others."""
-    attribute_quotes = getattr(_quotes_registry(), "attribute_quotes", None)
-    if attribute_quotes is None:
-        raise ConfigError("the hybrid method needs fabula.quotes.attribute_quotes (rule-based attribution)")
+    model = _model_for(llm, "hybrid")  # checked before any work is done
     attribute_quotes(book, method=rules_method, **options)
     rest = [q for q in book.quotes if not (q.type == "explicit" and q.speaker_id is not None)]
-    global _LAST_REPORT
-    _LAST_REPORT = attribute_quotes_with_llm(
+    report = attribute_quotes_with_llm(
         book,
-        _model_for(llm, cache),
+        model,
         quotes=rest,
         strategy=strategy,
         window_tokens=window_tokens,
         stride_tokens=stride_tokens,
         progress=progress,
     )
-    return book.quotes
+    return AttributionResult(book.quotes, {**report.to_dict(), "rules_method": rules_method})
 
 
-_LAST_REPORT: LlmAttributionReport | None = None
-
-
-def last_report() -> LlmAttributionReport | None:
-    """The report of the most recent registered-method run in this process (for CLI summaries)."""
-    return _LAST_REPORT
-
-
-def _model_for(llm: LLM | str | None, cache: bool | str) -> LLM:
+def _model_for(llm: object, method: str = "llm") -> LLM:
+    """The model an LLM method was given: an `LLM` object (only the command line parses spec strings)."""
     if llm is None:
-        raise ConfigError("the llm attribution method needs a model: give --llm SPEC (e.g. openai:MODEL@URL)")
-    return get_llm(llm, cache=cache) if isinstance(llm, str) else llm
+        raise ConfigError(
+            f"the {method} attribution method needs a model: give --llm SPEC "
+            "(e.g. --llm openai:MODEL@http://127.0.0.1:8080/v1, or llamacpp:/path/model.gguf)",
+            "--llm",
+        )
+    if not isinstance(llm, LLM):
+        raise ConfigError(
+            f"the {method} attribution method takes an LLM object, not {type(llm).__name__} "
+            "(open one with fabula.llm.get_llm(SPEC))"
+        )
+    return llm
 
 
-def _quotes_registry() -> Any:
-    """The quotes method registry module (issue 4), or None before it exists."""
-    try:
-        return importlib.import_module("fabula.quotes._registry")
-    except ImportError:
-        return None
-
-
-def _register() -> None:
-    """Register "llm" and "hybrid" when fabula.quotes has its method registry (issue 4)."""
-    attribution_method = getattr(_quotes_registry(), "attribution_method", None)
-    if attribution_method is None:
-        return
-    attribution_method("llm")(attribute_with_llm)
-    attribution_method("hybrid")(attribute_hybrid)
-
-
-_register()
+attribution_method("llm")(attribute_with_llm)
+attribution_method("hybrid")(attribute_hybrid)

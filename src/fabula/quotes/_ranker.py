@@ -28,7 +28,7 @@ import numpy as np
 
 from fabula.book import Book, Quote
 from fabula.characters import PRONOUN_GENDER, SPEECH_VERBS
-from fabula.quotes._registry import attribution_method
+from fabula.quotes._registry import AttributionResult, attribution_method
 from fabula.quotes._rules import _Context, _gender, _Turn, finish_turns, run_sieve
 
 SIEVE_RULES = ("tag", "beat", "vocative", "alternation", "paragraph", "recent")
@@ -121,12 +121,12 @@ def load_model() -> tuple[np.ndarray, float]:
 
 
 @attribution_method("ranker")
-def attribute_with_ranker(book: Book, **options: Any) -> list[Quote]:
+def attribute_with_ranker(book: Book, **options: Any) -> AttributionResult:
     """Attribute ``book.quotes`` with the sieve, then re-rank each turn's candidate speakers."""
     if options:
         raise TypeError(f"the ranker method takes no options, got {sorted(options)}")
     weights, _ = load_model()
-    return rank_speakers(book, weights)
+    return AttributionResult(rank_speakers(book, weights))
 
 
 def rank_speakers(book: Book, weights: np.ndarray, passes: int = 2) -> list[Quote]:

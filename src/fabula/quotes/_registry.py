@@ -1,13 +1,16 @@
 """The registry of attribution methods: ``@attribution_method("name")`` plugs a method in.
 
-A method is a function ``(book, **options) -> list[Quote]`` that fills ``speaker_id``,
-``addressee_ids``, ``type``, ``confidence``, ``method`` (and ``mention``) of ``book.quotes`` in place.
-The rule sieve registers itself as ``"rules"``; an LLM method registers from its own module.
+A method is a function ``(book, **options) -> AttributionResult`` that fills ``speaker_id``,
+``addressee_ids``, ``type``, ``confidence``, ``method`` (and ``mention``) of ``book.quotes`` in place and
+returns them with its own account of the run (the LLM method's failures, unmapped names, prompt and usage),
+as a value: nothing about a run is kept in module state. The rule sieve registers itself as ``"rules"``;
+an LLM method registers from its own module.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from fabula._registry import Registry
@@ -15,9 +18,22 @@ from fabula.book import Book, Quote
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+
+@dataclass(slots=True)
+class AttributionResult:
+    """What an attribution method returns: the quotes it attributed and its account of the run.
+
+    ``report`` is method-specific and JSON-ready (empty for the rule and ranker methods; for the LLM
+    methods: prompt version, windows, failures, unmapped names, usage).
+    """
+
+    quotes: list[Quote]
+    report: dict[str, Any] = field(default_factory=dict)
+
+
 DEFAULT_METHOD = "ranker"  # what `fabula quotes`, `fabula analyze` and the evaluation use unless told
 # Methods that live in modules with optional dependencies are imported on first use.
-METHODS: Registry[Callable[..., list[Quote]]] = Registry(
+METHODS: Registry[Callable[..., AttributionResult]] = Registry(
     "attribution method",
     entry_point_group="fabula.attribution_methods",
     lazy={"llm": "fabula.quotes._llm_attribution", "hybrid": "fabula.quotes._llm_attribution"},
@@ -40,7 +56,7 @@ def available_methods() -> list[str]:
     return METHODS.names()
 
 
-def attribute_quotes(book: Book, *, method: str = DEFAULT_METHOD, **options: Any) -> list[Quote]:
+def attribute_quotes(book: Book, *, method: str = DEFAULT_METHOD, **options: Any) -> AttributionResult:
     """Attribute a speaker (and addressees, type, confidence) to each of ``book.quotes``.
 
     Needs ``book.quotes`` (`detect_quotes`) and ``book.characters``/``book.mentions``

@@ -29,7 +29,7 @@ from typing import Any
 
 from fabula.book import Book, Character, Mention, Quote, Span
 from fabula.characters import HONORIFICS, PRONOUN_GENDER, SPEECH_VERBS, is_vocative
-from fabula.quotes._registry import attribution_method
+from fabula.quotes._registry import AttributionResult, attribution_method
 
 CONVERSATION_GAP_CHARS = 600  # more narration than this between two turns ends a conversation
 PARTICIPANT_TURNS = 6  # how far back a pronoun looks for a matching speaker
@@ -73,13 +73,13 @@ class _Context:
 
 
 @attribution_method("rules")
-def attribute_with_rules(book: Book, **options: Any) -> list[Quote]:
+def attribute_with_rules(book: Book, **options: Any) -> AttributionResult:
     """Attribute ``book.quotes`` with the rule sieve (no options)."""
     if options:
         raise TypeError(f"the rules method takes no options, got {sorted(options)}")
     context, turns = run_sieve(book)
     finish_turns(context, turns)
-    return book.quotes
+    return AttributionResult(book.quotes)
 
 
 def run_sieve(book: Book) -> tuple[_Context, list[_Turn]]:

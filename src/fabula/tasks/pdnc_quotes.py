@@ -34,7 +34,14 @@ from fabula.metrics import (
     precision_recall_f1,
     same_character,
 )
-from fabula.quotes import DEFAULT_METHOD, attribute_quotes, available_methods, detect_quotes
+from fabula.quotes import (
+    DEFAULT_METHOD,
+    AttributionResult,
+    attribute_quotes,
+    available_methods,
+    detect_quotes,
+    llm_prompt_id,
+)
 from fabula.tasks._evaluation import EvalReport
 from fabula.tasks._harness import EvalItem, ItemOutcome, Task, TaskOption, run_eval, task
 
@@ -146,15 +153,19 @@ class QuotesTask(Task):
         options = dict(self.method_options)
         if llm is not None:
             options.update({"llm": llm, "strategy": self.options_given["strategy"], "progress": None})
-        predicted = predict_quotes(
+        result = predict_quotes(
             novel, characters=self.options_given["characters"], method=self.options_given["method"], **options
         )
-        scores, tallies, matched = score_novel(novel, predicted)
+        scores, tallies, matched = score_novel(novel, result.quotes)
         counts = {k: scores.pop(k) for k in COUNTS}
-        return ItemOutcome(
-            scores=scores,
-            details={**counts, "_tallies": {k: [r, t] for k, (r, t) in tallies.items()}, "_matched": matched},
-        )
+        details: dict[str, Any] = {
+            **counts,
+            "_tallies": {k: [r, t] for k, (r, t) in tallies.items()},
+            "_matched": matched,
+        }
+        if result.report:  # the method's account (LLM: prompt, failures, unmapped names): per-item log only
+            details["_attribution"] = result.report
+        return ItemOutcome(scores=scores, details=details)
 
     def micro(self, outcomes: list[ItemOutcome]) -> dict[str, float | int | None]:
         """Every scored quote of every novel pooled."""
@@ -174,9 +185,7 @@ class QuotesTask(Task):
     def finish(self, report: EvalReport) -> None:
         if "llm" in report.settings:
             report.settings["strategy"] = self.options_given["strategy"]
-            prompt = _last_llm_prompt()
-            if prompt is not None:
-                report.settings["prompt"] = prompt
+            report.settings["prompt"] = llm_prompt_id(self.options_given["strategy"])
 
     def summary(self, report: EvalReport) -> list[str]:
         excluded = (report.micro or {}).get("pseudo_speaker_quotes") or 0
@@ -223,7 +232,7 @@ def evaluate_quotes(
 
 def predict_quotes(
     novel: PdncNovel, *, characters: CharacterMode | str, method: str, **options: Any
-) -> list[Quote]:
+) -> AttributionResult:
     """The pipeline on one novel: detect quotes, find characters (gold or discovered), attribute."""
     book = novel.book
     detect_quotes(book)
@@ -293,11 +302,3 @@ def _prf(matched: int, predicted: int, gold: int) -> dict[str, float | None]:
 
 def _jsonable(value: Any) -> Any:
     return value if isinstance(value, str | int | float | bool | None) else str(value)
-
-
-def _last_llm_prompt() -> str | None:
-    """The prompt the LLM attribution method used (recorded in the report's settings)."""
-    from fabula.quotes import _llm_attribution
-
-    report = _llm_attribution.last_report()
-    return None if report is None else report.prompt
