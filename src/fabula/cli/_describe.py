@@ -194,6 +194,6 @@ def _where(result: dict[str, Any], passage_id: int) -> str:
 
 
 def _redacted(spec: str) -> str:
-    from fabula.llm import redacted_spec
+    from fabula.llm import redact_credentials
 
-    return redacted_spec(spec)
+    return redact_credentials(spec)
