@@ -110,12 +110,3 @@ def test_ctrl_c_stops_sending_requests_at_once(tmp_path: Path) -> None:
     assert process.returncode == 130
     assert "interrupted" in err and "Traceback" not in err
     assert not (tmp_path / "q.jsonl").exists()
-
-
-def test_hybrid_without_a_model_names_the_method_and_what_to_pass(
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    book = pdnc_novel_dir("DaisyMiller") / "novel_text.txt"
-    assert run_cli("quotes", book, "--method", "hybrid") == 2
-    err = capsys.readouterr().err
-    assert "the hybrid attribution method needs a model: give --llm SPEC" in err

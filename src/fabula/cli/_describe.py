@@ -16,11 +16,13 @@ from fabula.cli._options import (
     LlmOption,
     MaxBytesOption,
     NoCacheOption,
+    TimeoutOption,
     UntilChapterOption,
     UntilOption,
 )
 from fabula.describe import CONTEXTS, DEFAULT_BUDGET, KINDS, extractive_methods
 from fabula.errors import ConfigError
+from fabula.llm import DEFAULT_TIMEOUT
 
 
 @app.command("describe")
@@ -99,6 +101,7 @@ def describe_command(
     until: UntilOption = None,
     until_chapter: UntilChapterOption = None,
     no_cache: NoCacheOption = False,
+    timeout: TimeoutOption = DEFAULT_TIMEOUT,
     max_bytes: MaxBytesOption = DEFAULT_MAX_BYTES,
 ) -> None:
     """Describe characters: a sheet from the book (names, gender, first appearance, counts, partners,
@@ -135,7 +138,7 @@ def describe_command(
         from fabula.describe import describe_characters
         from fabula.llm import get_llm
 
-        model = get_llm(llm, cache=not no_cache)
+        model = get_llm(llm, cache=not no_cache, timeout=timeout)
         try:
             book = analysis.book
             wanted = [c for p in profiles for c in book.characters if c.id == p.id]
