@@ -67,6 +67,7 @@ class Character:
     rank: int = 0  # 1 = most important
     source: CharacterSource = "predicted"
     category: str | None = None  # e.g. PDNC's major/intermediate/minor for gold characters
+    narrator: bool = False  # the first-person narrator: "I" in the narration refers to this character
 
     def all_names(self) -> set[str]:
         return {self.name, *self.aliases}

@@ -7,6 +7,7 @@ from collections import Counter, defaultdict
 from fabula.book import Book, Character, Mention
 from fabula.characters._gender import estimate_genders
 from fabula.characters._gold_match import is_pseudo_name, match_gold_names
+from fabula.characters._narrator import addressed_narrator
 from fabula.characters._pronouns import is_first_person, resolve_pronouns
 from fabula.characters._text import Regions, dialogue_regions
 
@@ -37,9 +38,11 @@ def find_characters(
     dialogue = dialogue_regions(book)
     narrator_id: str | None = None
     if characters and is_first_person(book, dialogue):
-        narrator_id = _narrator(characters, names, dialogue, gold is not None)
+        narrator_id = _narrator(book, characters, names, dialogue, gold is not None)
         if narrator_id == NARRATOR_ID:
             characters.append(Character(NARRATOR_ID, "Narrator", gender="unknown"))
+        for character in characters:
+            character.narrator = character.id == narrator_id
     estimate_genders(book, characters, names)
     pronouns = resolve_pronouns(book, names, characters, dialogue, narrator_id)
     mentions = sorted([*names, *pronouns], key=lambda m: (m.start, m.end))
@@ -64,10 +67,13 @@ def _fresh(character: Character) -> Character:
     )
 
 
-def _narrator(characters: list[Character], names: list[Mention], dialogue: Regions, gold: bool) -> str | None:
+def _narrator(
+    book: Book, characters: list[Character], names: list[Mention], dialogue: Regions, gold: bool
+) -> str | None:
     """Who says "I" in the narration: a gold character marked as narrator, else the character named
-    almost only inside dialogue (others address the narrator by name; the narration says "I"),
-    else a separate "Narrator" character in discovery mode."""
+    almost only inside dialogue (the narration says "I"): in discovery mode the one others address
+    by name beside the narrator's own "I"-tagged turns (`_narrator.py`), else a separate "Narrator"
+    character; with a gold list the one most named in dialogue."""
     if gold:
         for character in characters:
             if any(is_pseudo_name(a) and "narr" in a.lower() for a in character.all_names()):
@@ -80,14 +86,16 @@ def _narrator(characters: list[Character], names: list[Mention], dialogue: Regio
         total[m.character_id] += 1
         if m.start in dialogue:
             spoken[m.character_id] += 1
-    candidates = [
-        (spoken[cid], cid)
+    # the narration says "I": the narrator's name is found almost only in dialogue
+    candidates = {
+        cid
         for cid, n in total.items()
         if n >= _NARRATOR_MIN_MENTIONS and spoken[cid] / n >= _NARRATOR_DIALOGUE_SHARE
-    ]
-    if candidates:
-        return max(candidates)[1]
-    return None if gold else NARRATOR_ID
+    }
+    if gold:
+        return max(((spoken[cid], cid) for cid in candidates), default=(0, None))[1]
+    # ... and others address them in the turns beside their own "I"-tagged ones
+    return addressed_narrator(book, names, dialogue, candidates) or NARRATOR_ID
 
 
 def _fill_counts(book: Book, characters: list[Character], mentions: list[Mention]) -> None:

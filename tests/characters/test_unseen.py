@@ -1,0 +1,29 @@
+"""Discovery mechanisms meant to generalize to novels fabula has never seen (issue 13), each on a
+passage written for the test (not taken from any novel)."""
+
+from __future__ import annotations
+
+from fabula.book import book_from_text
+from fabula.characters import find_characters
+
+RIVER_SCENE = (
+    "I had come down to the river at dusk, and I found Mrs. Keane waiting for me by the gate.\n\n"
+    '"You are late, Marlow," said Mrs. Keane. "I had begun to fear that you would not come."\n\n'
+    '"I came as soon as I could," I answered. "Have you heard any news of Captain Ormsby?"\n\n'
+    '"Captain Ormsby is dead, Marlow. Captain Ormsby died in the spring, and the letters of Captain '
+    'Ormsby were burned with Captain Ormsby\'s desk."\n\n'
+    "I stood a long while without a word. My hands were cold, and I could not think what I ought to "
+    "say to her.\n\n"
+)
+
+
+def test_first_person_narrator_is_the_one_addressed_beside_the_i_turns() -> None:
+    # the dead captain is named in dialogue far more often than the narrator; the narrator is the
+    # one the other party addresses in the turns around "I answered"
+    book = book_from_text(RIVER_SCENE * 8)
+    cast = find_characters(book)
+    narrators = [c for c in cast if c.narrator]
+    assert len(narrators) == 1 and "Marlow" in narrators[0].all_names()
+    first = {m.character_id for m in book.mentions if m.kind == "pronoun" and book.text[m.start : m.end] == "I"}
+    assert first == {narrators[0].id}
+    assert not any(c.narrator for c in cast if "Captain Ormsby" in c.all_names())
