@@ -27,3 +27,24 @@ def test_first_person_narrator_is_the_one_addressed_beside_the_i_turns() -> None
     first = {m.character_id for m in book.mentions if m.kind == "pronoun" and book.text[m.start : m.end] == "I"}
     assert first == {narrators[0].id}
     assert not any(c.narrator for c in cast if "Captain Ormsby" in c.all_names())
+
+
+HOPE = (
+    "The inspector had little hope of a quick answer. He told the sergeant that the man they wanted "
+    "was one Edwin Hope, a carter from the docks, and that there was no hope of finding Edwin Hope "
+    "before the tide turned.\n\n"
+    '"We shall see," said Hope when at last they found him. "I have lost all hope of justice."\n\n'
+    "They took Edwin Hope to the station, and Edwin Hope laughed. Hope said nothing more that night, and the sergeant "
+    "gave up hope of a confession. Hope is a poor servant and a worse master, thought the inspector.\n\n"
+    "In the morning Hope asked for his breakfast, and the inspector smiled at him without hope."
+)
+
+
+def test_a_common_word_is_a_surname_when_the_text_treats_it_as_one() -> None:
+    book = book_from_text(HOPE)
+    cast = find_characters(book)
+    hope = [c for c in cast if "Edwin Hope" in c.all_names()]
+    assert len(hope) == 1 and "Hope" in hope[0].all_names()
+    # ... but "Hope is a poor servant" at a sentence start is the word
+    proverb = book.text.index("Hope is a poor")
+    assert not any(m.start == proverb for m in book.mentions)

@@ -172,7 +172,7 @@ def discover_characters(book: Book, *, ner_model: str | None = None) -> tuple[li
 
         ner_votes, ner_against = person_evidence(book, ner_model)
     accepted = _accept(occurrences, lowercase, ner_votes, ner_against)
-    occurrences = [o for o in occurrences if _form(o) in accepted]
+    occurrences = [o for o in occurrences if _form(o) in accepted and not _common_word_at_start(o, lowercase)]
     votes = _gender_evidence(text, occurrences)
     together = _sentence_cooccurrence(book, occurrences, dialogue)
     turns = _turn_takers(book, occurrences, dialogue)
@@ -333,6 +333,7 @@ def _accept(
     for o in occurrences:
         by_words[o.words].append(o)
     person_words: set[tuple[str, ...]] = set()
+    mid_caps = Counter(w for o in occurrences if not o.initial for w in o.words)
     for words, occ in by_words.items():
         if any(w.lower() in NON_NAMES for w in words if len(words) == 1):
             continue
@@ -347,7 +348,7 @@ def _accept(
         evidence = 3 * honored + 2 * speech + verbs + ner_votes.get(key, 0)
         if ner_against.get(key, 0) > 2 * max(1, ner_votes.get(key, 0)) and honored == 0 and speech == 0:
             continue  # NER says place/organisation, and nothing in the text says person ("cried Lydia" does)
-        if low > 0.5 * capital and honored == 0:
+        if low > 0.5 * capital and honored == 0 and not _common_surname(words, occ, lowercase, mid_caps):
             continue  # "Hope", "Will", "Grace": mostly a common word
         if place > 0.25 * capital and honored == 0 and speech == 0:
             continue  # "in Highbury", "at Randalls"
@@ -383,6 +384,39 @@ def _accept(
         if word in parts or any(f in firsts for f in formal):
             person_words.add(words)
     return {_form(o) for o in occurrences if o.words in person_words}
+
+
+#: a common word is a name when the book capitalises it mid-sentence at least this share as often as it
+#: writes it in lowercase ("Small" 38 times beside 46 "small"); words merely capitalised in a heading
+#: or a verse fall far short
+NAME_LIKE_SHARE = 0.25
+MIN_FULL_NAME_USES = 2  # mid-sentence uses of "Jonathan Small" that make a common word a surname
+
+
+def _common_surname(
+    words: tuple[str, ...], occ: list[_Occurrence], lowercase: Counter[str], mid_caps: Counter[str]
+) -> bool:
+    """Whether a full name ends in a common word the text treats as a surname: "Jonathan Small",
+    "Jefferson Hope", used mid-sentence after a given name, the last word capitalised mid-sentence
+    often enough beside its lowercase uses (`NAME_LIKE_SHARE`)."""
+    if len(words) < 2 or sum(1 for o in occ if not o.initial) < MIN_FULL_NAME_USES:
+        return False
+    first, last = words[0], words[-1]
+    if lowercase.get(first.lower(), 0) > mid_caps[first] or given_name_gender(first) == "unknown":
+        return False  # "May Day": the first word must be a given name, not a common word
+    return mid_caps[last] >= NAME_LIKE_SHARE * lowercase.get(last.lower(), 0)
+
+
+def _common_word_at_start(o: _Occurrence, lowercase: Counter[str]) -> bool:
+    """A bare common word at a sentence start, with no speech verb beside it, is the word ("Small
+    wonder"), even where the book also uses it as a surname ("said Small")."""
+    return (
+        o.initial
+        and o.honorific is None
+        and len(o.words) == 1
+        and not o.speech
+        and lowercase.get(o.words[0].lower(), 0) >= 3
+    )
 
 
 @dataclass(slots=True)
