@@ -36,7 +36,7 @@ HOPE = (
     '"We shall see," said Hope when at last they found him. "I have lost all hope of justice."\n\n'
     "They took Edwin Hope to the station, and Edwin Hope laughed. Hope said nothing more that night, and the sergeant "
     "gave up hope of a confession. Hope is a poor servant and a worse master, thought the inspector.\n\n"
-    "In the morning Hope asked for his breakfast, and the inspector smiled at him without hope."
+    "In the morning Hope asked for his breakfast, and the inspector smiled at him without hope. There was no hope for him now, and no hope in him either."
 )
 
 
@@ -48,3 +48,32 @@ def test_a_common_word_is_a_surname_when_the_text_treats_it_as_one() -> None:
     # ... but "Hope is a poor servant" at a sentence start is the word
     proverb = book.text.index("Hope is a poor")
     assert not any(m.start == proverb for m in book.mentions)
+
+
+FARM_CAT = (
+    "Clara had always been afraid of a cat, and the farm was full of them: a cat on the wall, a cat "
+    "in the dairy, a cat asleep on every sack. One cat followed her to the wood.\n\n"
+    '"Where are you going?" said the Cat, and it looked up at her from the gate.\n\n'
+    '"Home," said Clara. Then the Cat scratched its ear and she waited.\n\n'
+    '"Then go the long way," said the Cat. "The short way is full of dogs."\n\n'
+    "At that the Cat turned round and it went back along the wall, and Clara was alone with her fears.\n\n"
+    '"Good night," said the Cat from the top of the wall, and it laughed to itself.'
+)
+
+
+def test_a_speaking_title_is_a_character_though_its_word_is_common() -> None:
+    # "a cat" is everywhere, but the book never writes "the cat" for the Cat that speaks
+    cast = find_characters(book_from_text(FARM_CAT))
+    cat = [c for c in cast if "the Cat" in c.all_names()]
+    assert len(cat) == 1
+    # ... and a creature the book calls "it" gets no gender (not Clara's "her" nearby)
+    assert cat[0].gender == "unknown"
+
+
+def test_a_short_title_joins_the_one_longer_title_ending_in_it() -> None:
+    tabby = (
+        '\n\n"Wait," said the Tabby Cat. "I know you," said the Tabby Cat again, and the Tabby Cat smiled.'
+    )
+    cast = find_characters(book_from_text(FARM_CAT + tabby))
+    owners = [c for c in cast if {"the Cat", "the Tabby Cat"} & c.all_names()]
+    assert len(owners) == 1 and {"the Cat", "the Tabby Cat"} <= owners[0].all_names()

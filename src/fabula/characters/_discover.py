@@ -74,6 +74,7 @@ _RUN = re.compile(
     rf"(?P<poss>['’]s)?(?![\w])"
 )
 _LOWER_WORD = re.compile(rf"(?<![\w'’])[{_LOWER}][{_LOWER}'’-]*")
+_THE_LOWER = re.compile(rf"(?<![\w'’])the\s+([{_LOWER}]+)(?![\w'’])")
 _LOWER_COMPOUND = re.compile(rf"[{_UPPER}][{_LOWER}]+-[{_LOWER}]+")  # "Cold-hearted Elinor", not "Mary-Ann"
 _PLACE_AFTER = re.compile(
     rf"[ \t]+(?:{'|'.join(w.capitalize() for w in sorted(PLACE_WORDS) if w.isalpha())})\b"
@@ -164,6 +165,8 @@ def discover_characters(book: Book, *, ner_model: str | None = None) -> tuple[li
     if not occurrences:
         return [], []
     lowercase = Counter(w.lower() for w in _LOWER_WORD.findall(text, book.body.start, book.body.end))
+    # "the cat" written in lowercase, against "the Cat": a title the book capitalises is a name
+    lowercase_titles = Counter(w.lower() for w in _THE_LOWER.findall(text, book.body.start, book.body.end))
     occurrences = _trim_common_tails(text, occurrences, lowercase)
     ner_votes: Counter[str] = Counter()
     ner_against: Counter[str] = Counter()
@@ -171,8 +174,11 @@ def discover_characters(book: Book, *, ner_model: str | None = None) -> tuple[li
         from fabula.characters._ner import person_evidence
 
         ner_votes, ner_against = person_evidence(book, ner_model)
-    accepted = _accept(occurrences, lowercase, ner_votes, ner_against)
-    occurrences = [o for o in occurrences if _form(o) in accepted and not _common_word_at_start(o, lowercase)]
+    accepted = _accept(occurrences, lowercase, ner_votes, ner_against, lowercase_titles)
+    mid_caps = Counter(w for o in occurrences if not o.initial for w in o.words)
+    occurrences = [
+        o for o in occurrences if _form(o) in accepted and not _common_word_at_start(o, lowercase, mid_caps)
+    ]
     votes = _gender_evidence(text, occurrences)
     together = _sentence_cooccurrence(book, occurrences, dialogue)
     turns = _turn_takers(book, occurrences, dialogue)
@@ -251,6 +257,9 @@ def _candidates(book: Book, dialogue: Regions) -> list[_Occurrence]:
         titled = honorific is None and prev_word == "the" and not initial
         if titled and prev is not None:
             start = prev.start(1)
+            # "along the Embankment": the place preposition stands before "the"
+            before_the = _PREV_WORD.search(text, max(0, start - 30), start)
+            prev_word = before_the.group(1).lower() if before_the else ""
         after = text[end : end + 30].split(None, 2)
         next_word = after[0].lower().strip(',;:.!?"”’') if after else ""
         speech = prev_word in SPEECH_VERBS or next_word in SPEECH_VERBS
@@ -327,6 +336,7 @@ def _accept(
     lowercase: Counter[str],
     ner_votes: Counter[str],
     ner_against: Counter[str],
+    lowercase_titles: Counter[str] | None = None,
 ) -> set[tuple[str | None, tuple[str, ...]]]:
     """The forms that are person names, judged on the evidence over all their occurrences."""
     by_words: dict[tuple[str, ...], list[_Occurrence]] = defaultdict(list)
@@ -345,6 +355,10 @@ def _accept(
         key = " ".join(words)
         low = sum(lowercase.get(w.lower(), 0) for w in words) / len(words)
         capital = len(occ)
+        titled_only = all(o.titled for o in occ)
+        if titled_only and len(words) == 1 and lowercase_titles is not None:
+            # "the Cat" is compared with "the cat" (the book may speak of cats), a longer title with its words
+            low = lowercase_titles.get(words[0].lower(), 0)
         evidence = 3 * honored + 2 * speech + verbs + ner_votes.get(key, 0)
         if ner_against.get(key, 0) > 2 * max(1, ner_votes.get(key, 0)) and honored == 0 and speech == 0:
             continue  # NER says place/organisation, and nothing in the text says person ("cried Lydia" does)
@@ -352,7 +366,6 @@ def _accept(
             continue  # "Hope", "Will", "Grace": mostly a common word
         if place > 0.25 * capital and honored == 0 and speech == 0:
             continue  # "in Highbury", "at Randalls"
-        titled_only = all(o.titled for o in occ)
         if titled_only:
             if len(occ) >= 3 and (speech or verbs) and low < 0.5 * capital:
                 person_words.add(words)
@@ -407,15 +420,16 @@ def _common_surname(
     return mid_caps[last] >= NAME_LIKE_SHARE * lowercase.get(last.lower(), 0)
 
 
-def _common_word_at_start(o: _Occurrence, lowercase: Counter[str]) -> bool:
-    """A bare common word at a sentence start, with no speech verb beside it, is the word ("Small
-    wonder"), even where the book also uses it as a surname ("said Small")."""
+def _common_word_at_start(o: _Occurrence, lowercase: Counter[str], mid_caps: Counter[str]) -> bool:
+    """A bare word the book writes in lowercase more often than capitalised mid-sentence, at a
+    sentence start with no speech verb beside it, is the word ("Small wonder"), even where the book
+    also uses it as a surname ("said Small")."""
     return (
         o.initial
         and o.honorific is None
         and len(o.words) == 1
         and not o.speech
-        and lowercase.get(o.words[0].lower(), 0) >= 3
+        and lowercase.get(o.words[0].lower(), 0) > mid_caps[o.words[0]]
     )
 
 
@@ -893,8 +907,14 @@ def _cluster_the_titles(state: _Clustering, forms: list[_FormKey]) -> None:
         bare = state.clusters.get(state.assign.get((None, words), -1))
         if bare is not None:
             state.add(bare, form)
-        else:
-            state.new_cluster(form, "unknown")
+            continue
+        # "the Cat" is "the Cheshire Cat" when only one longer title ends in its word
+        longer = [
+            c
+            for c in state.clusters.values()
+            if any(h == "the" and len(w) > len(words) and w[-len(words) :] == words for (h, w) in c.forms)
+        ]
+        state.add_or_new(longer[0] if len(longer) == 1 else None, form, "unknown")
 
 
 #: what may stand between two names of one person: "Miss Hamilton, now Mrs Smith", "Frieda Mosebach,

@@ -19,11 +19,15 @@ _LOOKAHEAD = 160  # characters after a mention searched for the first third-pers
 _THIRD_PERSON = re.compile(r"(?<![\w'’])(?:he|him|his|himself|she|her|hers|herself)(?![\w'’])", re.IGNORECASE)
 _HONORIFIC_WEIGHT = 5.0
 _GIVEN_NAME_CONFIDENCE = 0.5  # a census gender is a prior, not evidence from the book
+#: after a title ("the Rabbit", "the Caterpillar") "it" counts too: a creature the book calls "it"
+_THIRD_PERSON_OR_IT = re.compile(
+    r"(?<![\w'’])(?:he|him|his|himself|she|her|hers|herself|it|its|itself)(?![\w'’])", re.IGNORECASE
+)
 
 
 def estimate_genders(book: Book, characters: list[Character], names: list[Mention]) -> None:
     """Set ``gender``/``gender_confidence`` on characters whose gender is not already known."""
-    votes: dict[str, dict[str, float]] = defaultdict(lambda: {"male": 0.0, "female": 0.0})
+    votes: dict[str, dict[str, float]] = defaultdict(lambda: {"male": 0.0, "female": 0.0, "neuter": 0.0})
     given: dict[str, Counter[str]] = defaultdict(Counter)  # character -> untitled first words of its names
     text = book.text
     for i, m in enumerate(names):
@@ -37,14 +41,16 @@ def estimate_genders(book: Book, characters: list[Character], names: list[Mentio
         if implied != "unknown":
             votes[m.character_id][implied] += _HONORIFIC_WEIGHT
         limit = min(m.end + _LOOKAHEAD, names[i + 1].start if i + 1 < len(names) else len(text))
-        pronoun = _THIRD_PERSON.search(text, m.end, limit)
+        pronoun = (_THIRD_PERSON_OR_IT if m.kind == "title" else _THIRD_PERSON).search(text, m.end, limit)
         if pronoun is not None:
-            votes[m.character_id][PRONOUN_GENDER[pronoun.group().lower()]] += 1
+            votes[m.character_id][PRONOUN_GENDER.get(pronoun.group().lower(), "neuter")] += 1
     for character in characters:
         if character.gender != "unknown":
             continue
-        v = votes.get(character.id, {"male": 0.0, "female": 0.0})
+        v = votes.get(character.id, {"male": 0.0, "female": 0.0, "neuter": 0.0})
         total = v["male"] + v["female"]
+        if v["neuter"] > total:
+            continue  # "the Caterpillar ... it": no gender to give (not "her", Alice's, nearby)
         if total < 1:
             _from_given_name(character, given[character.id])
             continue
