@@ -11,7 +11,7 @@ RIVER_SCENE = (
     '"You are late, Marlow," said Mrs. Keane. "I had begun to fear that you would not come."\n\n'
     '"I came as soon as I could," I answered. "Have you heard any news of Captain Ormsby?"\n\n'
     '"Captain Ormsby is dead, Marlow. Captain Ormsby died in the spring, and the letters of Captain '
-    'Ormsby were burned with Captain Ormsby\'s desk."\n\n'
+    "Ormsby were burned with Captain Ormsby's desk.\"\n\n"
     "I stood a long while without a word. My hands were cold, and I could not think what I ought to "
     "say to her.\n\n"
 )
@@ -24,7 +24,9 @@ def test_first_person_narrator_is_the_one_addressed_beside_the_i_turns() -> None
     cast = find_characters(book)
     narrators = [c for c in cast if c.narrator]
     assert len(narrators) == 1 and "Marlow" in narrators[0].all_names()
-    first = {m.character_id for m in book.mentions if m.kind == "pronoun" and book.text[m.start : m.end] == "I"}
+    first = {
+        m.character_id for m in book.mentions if m.kind == "pronoun" and book.text[m.start : m.end] == "I"
+    }
     assert first == {narrators[0].id}
     assert not any(c.narrator for c in cast if "Captain Ormsby" in c.all_names())
 
