@@ -1,5 +1,6 @@
 """Evaluation data sets read from disk (never downloaded): PDNC, LFED."""
 
+from fabula.datasets._mcq import McqQuestion, McqSet, load_mcq
 from fabula.datasets._pdnc import (
     MIN_SPEAKER_QUOTES,
     PSEUDO_SPEAKERS,
@@ -14,8 +15,11 @@ __all__ = [
     "MIN_SPEAKER_QUOTES",
     "PSEUDO_SPEAKERS",
     "GoldQuote",
+    "McqQuestion",
+    "McqSet",
     "PdncNovel",
     "find_pdnc_novels",
     "is_pseudo_speaker",
+    "load_mcq",
     "load_pdnc_novel",
 ]

@@ -100,12 +100,27 @@ def list_prompts() -> list[str]:
     return sorted(names)
 
 
+from fabula.prompts._mcq import (  # noqa: E402  (needs load_prompt above)
+    ANSWER_DIRECTLY,
+    EXAMPLE_CUE,
+    majority_letter,
+    mcq_prompt,
+    mcq_prompt_id,
+    option_letters,
+)
+
 __all__ = [
+    "ANSWER_DIRECTLY",
     "ANSWER_FILTERS",
+    "EXAMPLE_CUE",
     "PROMPT_FORMATS",
     "PromptTemplate",
     "answer_filter",
     "list_prompts",
     "load_prompt",
+    "majority_letter",
+    "mcq_prompt",
+    "mcq_prompt_id",
+    "option_letters",
     "prompt_format",
 ]

@@ -164,7 +164,11 @@ T = TypeVar("T", bound=type[Task])
 TASKS: Registry[type[Task]] = Registry(
     "task",
     entry_point_group="fabula.tasks",
-    lazy={"quotes": "fabula.tasks.pdnc_quotes", "characters": "fabula.tasks.pdnc_characters"},
+    lazy={
+        "quotes": "fabula.tasks.pdnc_quotes",
+        "characters": "fabula.tasks.pdnc_characters",
+        "mcq": "fabula.tasks.lfed",
+    },
 )
 
 

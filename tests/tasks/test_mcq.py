@@ -1,0 +1,241 @@
+"""`fabula eval mcq` (LFED protocol) end to end against the loopback OpenAI server, plus its parts."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from fabula.datasets import load_mcq
+from fabula.errors import InputError
+from fabula.llm import get_llm
+from fabula.llm.testing import ScriptedOpenAIServer
+from fabula.prompts import majority_letter, mcq_prompt, option_letters
+from fabula.tasks import run_eval
+from fabula.tasks._mcq_categories import categorize
+from fabula.tasks.lfed import LiteraryMcq
+from tests.conftest import SHARED_DATA, run_cli
+
+LFED = SHARED_DATA / "lfed" / "LFED.utf8.csv"
+LFED_GBK = SHARED_DATA / "lfed" / "LFED.csv"
+
+
+def _write_jsonl(path: Path, rows: list[dict[str, object] | str]) -> Path:
+    path.write_text(
+        "".join((r if isinstance(r, str) else json.dumps(r, ensure_ascii=False)) + "\n" for r in rows),
+        encoding="utf-8",
+    )
+    return path
+
+
+def _questions(tmp_path: Path) -> Path:
+    rows: list[dict[str, object] | str] = [
+        {
+            "id": f"{novel}-{i}",
+            "novel": novel,
+            "question": f"关于《{novel}》这本小说，第{i}题问什么？",
+            "options": ["甲", "乙", "丙", "丁"],
+            "answer": "ABCD"[i % 4],
+        }
+        for novel in ("红楼梦", "围城", "活着")
+        for i in range(3)
+    ]
+    return _write_jsonl(tmp_path / "q.jsonl", rows)
+
+
+# --- loading -------------------------------------------------------------------------------------
+
+
+def test_malformed_rows_are_reported_with_their_line_and_skipped(tmp_path: Path) -> None:
+    path = _write_jsonl(
+        tmp_path / "bad.jsonl",
+        [
+            {"id": "ok", "question": "Who?", "options": ["a", "b", "c", "d"], "answer": "B"},
+            {"id": "empty", "question": "Who?", "options": ["a", "", "c", "d"], "answer": "A"},
+            {"id": "outside", "question": "Who?", "options": ["a", "b", "c", "d"], "answer": "E"},
+            {"id": "index", "question": "Who?", "options": ["a", "b", "c", "d"], "answer": 7},
+            "{not json",
+        ],
+    )
+    loaded = load_mcq(path)
+    assert [q.id for q in loaded.questions] == ["ok"] and loaded.questions[0].answer == 1
+    assert loaded.problems[0].startswith("2: option B is empty")
+    assert loaded.problems[1].startswith("3: answer 'E'")
+    assert loaded.problems[2].startswith("4: answer 7 is outside the 4 options")
+    assert loaded.problems[3].startswith("5: not JSON")
+
+
+def test_a_file_with_no_readable_question_is_an_error(tmp_path: Path) -> None:
+    path = _write_jsonl(tmp_path / "bad.jsonl", ["[1, 2]"])
+    with pytest.raises(InputError, match=r"bad\.jsonl: no readable question \(1: expected a JSON object\)"):
+        load_mcq(path)
+
+
+def test_lfed_loads_from_utf8_and_from_the_gbk_original() -> None:
+    if not LFED.is_file() or not LFED_GBK.is_file():
+        pytest.skip(f"LFED not found at {LFED.parent} (the shared data directory is absent)")
+    utf8, gbk = load_mcq(LFED), load_mcq(LFED_GBK)
+    assert len(utf8.questions) >= 1290 and [q.question for q in utf8.questions] == [
+        q.question for q in gbk.questions
+    ]
+    first = utf8.questions[0]
+    assert first.novel == "情书" and first.answer_letter == "B" and first.language == "zh"
+
+
+# --- prompts and extraction ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("answer", "letters", "choice"),
+    [
+        ("B", ["B"], "B"),
+        ("答案是C。", ["C"], "C"),
+        ("Answer: (D).", ["D"], "D"),
+        ("Ｂ", ["B"], "B"),
+        ("A man with a wooden leg, so the answer is C", ["C"], "C"),
+        ("B or C? I think C; C is best", ["B", "C", "C", "C"], "C"),
+        ("A or B", ["A", "B"], "A"),  # a tie goes to the first named
+        ("E", [], None),  # not one of four options
+        ("I do not know", [], None),
+    ],
+)
+def test_answer_extraction_filters(answer: str, letters: list[str], choice: str | None) -> None:
+    assert option_letters(answer, 4) == letters
+    if choice is None:
+        with pytest.raises(ValueError, match="no option letter"):
+            majority_letter(answer, 4)
+    else:
+        assert majority_letter(answer, 4) == choice
+
+
+def test_chinese_prompts_are_well_formed() -> None:
+    for style in ("short", "long"):
+        text = mcq_prompt(
+            novel="围城",
+            question="方鸿渐是谁？",
+            options=["甲", "乙", "丙", "丁"],
+            language="zh",
+            style=style,
+            examples=[("例题？", ["一", "二", "三", "四"], "C")],
+        )
+        assert "《围城》" in text and "例题：" in text and "答案：C" in text
+        assert text.rstrip().endswith("答案：")  # the answer cue ends the prompt
+        assert "A. 甲\nB. 乙\nC. 丙\nD. 丁" in text and "$" not in text
+
+
+# --- the task on the scripted server -------------------------------------------------------------
+
+
+def _question_text(messages: list[dict[str, str]]) -> str:
+    return messages[-1]["content"].rsplit("\n\n", 1)[-1]
+
+
+def test_each_extraction_branch(tmp_path: Path) -> None:
+    rows: list[dict[str, object] | str] = [
+        {
+            "id": "single",
+            "novel": "N1",
+            "question": "Q single?",
+            "options": ["a", "b", "c", "d"],
+            "answer": "B",
+        },
+        {
+            "id": "several",
+            "novel": "N1",
+            "question": "Q several?",
+            "options": ["a", "b", "c", "d"],
+            "answer": "C",
+        },
+        {
+            "id": "retry",
+            "novel": "N2",
+            "question": "Q retry?",
+            "options": ["a", "b", "c", "d"],
+            "answer": "D",
+        },
+        {
+            "id": "never",
+            "novel": "N2",
+            "question": "Q never?",
+            "options": ["a", "b", "c", "d"],
+            "answer": "A",
+        },
+    ]
+    data = _write_jsonl(tmp_path / "q.jsonl", rows)
+    asked: dict[str, int] = {}
+
+    def answer(messages: list[dict[str, str]]) -> str:
+        text = messages[-1]["content"]
+        key = re.search(r"Q (\w+)\?", text)[1]  # type: ignore[index]
+        asked[key] = asked.get(key, 0) + 1
+        directly = "Answer directly" in text
+        return {
+            "single": "B",
+            "several": "I'd say C, not B. C.",
+            "retry": "D" if directly else "Hmm, hard to say.",
+            "never": "no idea",
+        }[key]
+
+    with ScriptedOpenAIServer(answer) as server:
+        llm = get_llm(f"openai:m@{server.url}", cache=False)
+        report = run_eval(LiteraryMcq(data=data), llm=llm, json_path=tmp_path / "r.json", progress=False)
+    lines = (tmp_path / "r.items.jsonl").read_text().splitlines()
+    logs = {r["id"]: r for r in map(json.loads, lines) if "id" in r}
+    assert logs["single"]["prediction"] == "B" and logs["single"]["details"]["first_try"] == 1
+    assert logs["several"]["prediction"] == "C"
+    assert logs["retry"]["prediction"] == "D" and logs["retry"]["details"]["retried"] == 1
+    assert logs["never"]["prediction"] is None and logs["never"]["details"]["failed"] == 1
+    assert asked == {"single": 1, "several": 1, "retry": 2, "never": 4}  # three re-asks, then wrong
+    assert report.mean["accuracy"] == pytest.approx(0.75)
+
+
+def test_few_shot_examples_never_come_from_the_question_s_own_novel(tmp_path: Path) -> None:
+    data = _questions(tmp_path)
+    prompts: list[str] = []
+
+    def answer(messages: list[dict[str, str]]) -> str:
+        prompts.append(messages[-1]["content"])
+        return "A"
+
+    with ScriptedOpenAIServer(answer) as server:
+        run_eval(
+            LiteraryMcq(data=data, shots=3),
+            llm=get_llm(f"openai:m@{server.url}", cache=False),
+            progress=False,
+        )
+    assert len(prompts) == 9
+    for prompt in prompts:
+        own = re.search(r"小说《(.+?)》", prompt)[1]  # type: ignore[index]
+        examples = prompt.split("例题：", 1)[1].rsplit("\n\n", 1)[0]
+        assert examples.count("答案：") == 3
+        assert f"《{own}》" not in examples
+
+
+def test_cli_report_per_category_and_a_rerun_makes_no_model_call(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("FABULA_CACHE_DIR", str(tmp_path / "cache"))
+    data = _questions(tmp_path)
+    out = tmp_path / "mcq.json"
+    with ScriptedOpenAIServer("答案：A") as server:
+        args = ["eval", "mcq", "--data", data, "--llm", f"openai:m@{server.url}", "--json", out]
+        assert run_cli(*args) == 0
+        first = server.requests
+        assert first == 9
+        assert run_cli(*args) == 0
+        assert server.requests == first  # served from the LLM cache
+    report = json.loads(out.read_text())
+    assert report["task"] == "mcq" and report["mean"]["accuracy"] == pytest.approx(3 / 9)
+    assert set(report["novels"]) == {"红楼梦", "围城", "活着"}
+    assert "category" in report["groups"]
+    assert (tmp_path / "mcq.items.jsonl").is_file()
+
+
+def test_keyword_categories_on_sample_questions() -> None:
+    assert categorize("关于《神雕侠侣》这本小说，如果杨过没有断臂，会怎样？") == "counterfactual"
+    assert categorize("关于《情书》这本小说，女藤井树和渡边博子是什么关系") == "character relationships"
+    assert categorize("关于《围城》这本小说，方鸿渐的性格特点是") == "characterization"
+    assert categorize("关于《活着》这本小说，小说采用了什么叙述视角") == "literary style"
+    assert categorize("关于《活着》这本小说，福贵最后和谁生活在一起") == "plot"
