@@ -239,3 +239,23 @@ def test_keyword_categories_on_sample_questions() -> None:
     assert categorize("关于《围城》这本小说，方鸿渐的性格特点是") == "characterization"
     assert categorize("关于《活着》这本小说，小说采用了什么叙述视角") == "literary style"
     assert categorize("关于《活着》这本小说，福贵最后和谁生活在一起") == "plot"
+
+
+@pytest.mark.slow
+def test_the_whole_lfed_set_end_to_end_and_a_rerun_makes_no_model_call(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if not LFED.is_file():
+        pytest.skip(f"LFED not found at {LFED} (the shared data directory is absent)")
+    monkeypatch.setenv("FABULA_CACHE_DIR", str(tmp_path / "cache"))
+    out = tmp_path / "lfed.json"
+    with ScriptedOpenAIServer("答案：B") as server:
+        args = ["eval", "mcq", "--data", LFED, "--llm", f"openai:m@{server.url}", "--json", out]
+        assert run_cli(*args) == 0
+        first = server.requests
+        assert run_cli(*args) == 0
+        assert server.requests == first
+    report = json.loads(out.read_text())
+    assert report["items"] == len(load_mcq(LFED).questions) == first
+    assert 0.15 < report["mean"]["accuracy"] < 0.40  # "always B" scores the share of B answers
+    assert len(report["groups"]["category"]) == 8
