@@ -45,7 +45,7 @@ def test_json_to_file_round_trips(tmp_path: Path, capsys: pytest.CaptureFixture[
 def test_json_to_stdout(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = _run(["read", str(EXAMPLE), "--json"], capsys)
     assert code == 0
-    assert orjson.loads(out)["fabula_book"] == 1
+    assert orjson.loads(out)["fabula_book"] == 2
 
 
 def _bad_inputs(tmp_path: Path) -> dict[str, tuple[Path, str]]:

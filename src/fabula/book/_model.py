@@ -20,6 +20,7 @@ MentionKind = Literal["name", "title", "pronoun", "nominal"]
 CharacterSource = Literal["gold", "predicted"]
 
 _SPACE_RUN = re.compile(r"\s+")
+_CHUNK = 1 << 16
 
 
 @dataclass(slots=True)
@@ -147,11 +148,14 @@ class Book:
         enough (and ~10x faster than scanning every character of every token).
         """
         text = self.text
-        return sum(
-            1
-            for s, e in zip(self.tokens.starts.tolist(), self.tokens.ends.tolist(), strict=True)
-            if text[s].isalnum() or text[e - 1].isalnum()
-        )
+        count = 0
+        for lo in range(0, len(self.tokens), _CHUNK):  # in chunks: no list of every offset at once
+            starts = self.tokens.starts[lo : lo + _CHUNK].tolist()
+            ends = self.tokens.ends[lo : lo + _CHUNK].tolist()
+            count += sum(
+                1 for s, e in zip(starts, ends, strict=True) if text[s].isalnum() or text[e - 1].isalnum()
+            )
+        return count
 
     @property
     def content_hash(self) -> str:

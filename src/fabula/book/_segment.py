@@ -13,7 +13,10 @@ quote stays with it; Chinese words come from jieba. docs/book-model.md lists the
 from __future__ import annotations
 
 import re
+from array import array
 from collections.abc import Iterable
+
+import numpy as np
 
 from fabula.book._spans import SpanLayer, trim_span
 
@@ -124,8 +127,8 @@ def detect_language(text: str) -> str:
 
 def split_sentences(text: str, paragraphs: SpanLayer, language: str = "en") -> SpanLayer:
     """Sentence spans; every sentence lies inside one paragraph and paragraphs are fully covered."""
-    starts: list[int] = []
-    ends: list[int] = []
+    starts = array("q")  # 8 bytes an offset, not a Python int object each (a 39 MB text has ~1M sentences)
+    ends = array("q")
     pairs = paragraphs.pairs()
     if language == "zh":
         per_paragraph = [_zh_sentences(text[s:e]) for s, e in pairs]
@@ -135,14 +138,37 @@ def split_sentences(text: str, paragraphs: SpanLayer, language: str = "en") -> S
         for s, e in spans:
             starts.append(p_start + s)
             ends.append(p_start + e)
-    return SpanLayer(starts, ends)
+    return _layer(starts, ends)
+
+
+def _layer(starts: array[int], ends: array[int]) -> SpanLayer:
+    return SpanLayer(np.frombuffer(starts, dtype=np.int64).copy(), np.frombuffer(ends, dtype=np.int64).copy())
 
 
 _PARAGRAPH_SEPARATOR = "\u2029"  # blingfire always ends a sentence here (it does not at "\n")
 
 
+_BATCH_CHARACTERS = 1 << 20  # blingfire's buffers grow with its input: feed it ~1 MB of paragraphs at a time
+
+
 def _en_sentences(paragraphs: list[str]) -> list[list[tuple[int, int]]]:
-    """English sentences of each paragraph: blingfire on all paragraphs at once, then the repair passes."""
+    """English sentences of each paragraph: blingfire on batches of paragraphs, then the repair passes."""
+    result: list[list[tuple[int, int]]] = []
+    batch: list[str] = []
+    size = 0
+    for paragraph in paragraphs:
+        batch.append(paragraph)
+        size += len(paragraph) + 1
+        if size >= _BATCH_CHARACTERS:
+            result.extend(_en_sentences_batch(batch))
+            batch, size = [], 0
+    if batch:
+        result.extend(_en_sentences_batch(batch))
+    return result
+
+
+def _en_sentences_batch(paragraphs: list[str]) -> list[list[tuple[int, int]]]:
+    """`_en_sentences` for one batch: blingfire on all its paragraphs at once."""
     flats = [p.replace("\n", " ").replace("\r", " ").replace(_PARAGRAPH_SEPARATOR, " ") for p in paragraphs]
     offsets = _blingfire_sentences(_PARAGRAPH_SEPARATOR.join(flats))
     result: list[list[tuple[int, int]]] = []
@@ -173,7 +199,6 @@ def _blingfire_sentences(text: str) -> list[tuple[int, int]]:
     import ctypes
 
     import blingfire
-    import numpy as np
 
     if not text:
         return []
@@ -254,12 +279,26 @@ def _repair(spans: list[tuple[int, int]], text: str) -> list[tuple[int, int]]:
     return merged
 
 
+_NON_SPACE = re.compile(r"\S")
+_WORD_AT = re.compile(r"\S+")
+_CLOSERS_ONLY = re.compile(r"[\"'”’)\]]+")
+_TAIL = 64  # characters of the previous sentence the tests below look at (abbreviations need <= 20)
+
+
 def _continues(text: str, previous: tuple[int, int], start: int) -> bool:
-    before = text[previous[0] : previous[1]].rstrip()
-    nxt = text[start:].lstrip()
-    if not nxt:
+    """Whether the sentence at ``start`` continues ``previous`` (see `_repair`).
+
+    Looks only at the end of the previous sentence and the first word of the next one, never at the
+    rest of the paragraph: copying it per sentence made one long paragraph quadratic (2 MB > 300 s).
+    """
+    end = previous[1]
+    while end > previous[0] and text[end - 1].isspace():
+        end -= 1
+    before = text[max(previous[0], end - _TAIL) : end]
+    found = _NON_SPACE.search(text, start)
+    if found is None:
         return True
-    first = nxt[0]
+    first = found.group()
     # '"Are you coming?" she asked.' — narration continues in lower case after closing dialogue
     if first.islower() and before[-1:] in "\"'”’!?,;:—-":
         return True
@@ -270,10 +309,12 @@ def _continues(text: str, previous: tuple[int, int], start: int) -> bool:
     # "Mr." / "St." / initials: a period after an abbreviation or single capital does not end it
     if before.endswith(".") and _after_abbreviation(before, len(before) - 1):
         return True
-    if nxt[:1].isdigit() and _NUMBER_ABBREVIATION.search(before):  # "No. 10", but "No. I will not."
+    if first.isdigit() and _NUMBER_ABBREVIATION.search(before):  # "No. 10", but "No. I will not."
         return True
     # a closing quote or bracket that blingfire left on its own
-    return bool(re.fullmatch(r"[\"'”’)\]]+", text[start : start + len(nxt.split()[0])]))
+    word = _WORD_AT.match(text, found.start())
+    assert word is not None
+    return bool(_CLOSERS_ONLY.fullmatch(text, start, start + len(word.group())))
 
 
 def _zh_sentences(paragraph: str) -> list[tuple[int, int]]:
@@ -320,9 +361,13 @@ def _cover(spans: Iterable[tuple[int, int]], length: int, text: str) -> list[tup
 
 
 def tokenize(text: str, paragraphs: SpanLayer, language: str = "en") -> SpanLayer:
-    """Token spans inside paragraphs: words (with inner hyphens/apostrophes) and punctuation marks."""
-    starts: list[int] = []
-    ends: list[int] = []
+    """Token spans inside paragraphs: words (with inner hyphens/apostrophes) and punctuation marks.
+
+    Offsets are collected in typed arrays (8 bytes each): as Python int lists a 39 MB text's ~9M
+    tokens took over a gigabyte while loading.
+    """
+    starts = array("q")
+    ends = array("q")
     if language == "zh":
         import jieba
 
@@ -332,9 +377,9 @@ def tokenize(text: str, paragraphs: SpanLayer, language: str = "en") -> SpanLaye
                 if not word.isspace():
                     starts.append(p_start + s)
                     ends.append(p_start + e)
-        return SpanLayer(starts, ends)
+        return _layer(starts, ends)
     for p_start, p_end in paragraphs.pairs():
         for match in _EN_TOKEN.finditer(text, p_start, p_end):
             starts.append(match.start())
             ends.append(match.end())
-    return SpanLayer(starts, ends)
+    return _layer(starts, ends)

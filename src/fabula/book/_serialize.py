@@ -1,7 +1,10 @@
 """Saving and loading a `Book` as JSON (orjson: a 1 MB novel with all layers round-trips in well under a second).
 
-Span layers are stored column-wise (``{"starts": [...], "ends": [...]}``), which keeps the file about
-a third of the size of a list of pairs and loads straight into numpy arrays.
+Span layers are stored column-wise and delta-encoded (format 2): ``{"gaps": [...], "lengths": [...]}``,
+where a span starts ``gap`` characters after the previous one ends. Gaps and lengths are one- or
+two-digit numbers where absolute offsets have up to eight digits, so a 39 MB text's book.json shrank
+from 229 MB to about a third of that, and loading makes small (interned) Python ints. Format 1
+(``{"starts": [...], "ends": [...]}``) is still read.
 """
 
 from __future__ import annotations
@@ -18,11 +21,16 @@ from fabula.book._model import Book, BookMeta, Chapter, Character, Mention, Quot
 from fabula.book._spans import Span, SpanLayer
 from fabula.errors import InputError
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+READABLE_VERSIONS = (1, 2)
 
 
 def book_to_dict(book: Book) -> dict[str, Any]:
     """A JSON-ready dict of the whole book (text, metadata and every layer)."""
+    return _book_dict(book, _layer_out)
+
+
+def _book_dict(book: Book, layer_out: Any) -> dict[str, Any]:
     return {
         "fabula_book": FORMAT_VERSION,
         "text": book.text,
@@ -41,9 +49,9 @@ def book_to_dict(book: Book) -> dict[str, Any]:
             }
             for c in book.chapters
         ],
-        "paragraphs": _layer_out(book.paragraphs),
-        "sentences": _layer_out(book.sentences),
-        "tokens": _layer_out(book.tokens),
+        "paragraphs": layer_out(book.paragraphs),
+        "sentences": layer_out(book.sentences),
+        "tokens": layer_out(book.tokens),
         "characters": [asdict(c) for c in book.characters],
         "mentions": {
             "starts": [m.start for m in book.mentions],
@@ -58,8 +66,11 @@ def book_to_dict(book: Book) -> dict[str, Any]:
 
 def book_from_dict(data: dict[str, Any], where: str | Path = "<json>") -> Book:
     """Rebuild a `Book` from `book_to_dict` output; InputError if it is not one."""
-    if not isinstance(data, dict) or data.get("fabula_book") != FORMAT_VERSION:
-        raise InputError(f"not a fabula book JSON file (format version {FORMAT_VERSION} expected)", where)
+    if not isinstance(data, dict) or data.get("fabula_book") not in READABLE_VERSIONS:
+        raise InputError(
+            f"not a fabula book JSON file (format version {' or '.join(map(str, READABLE_VERSIONS))} expected)",
+            where,
+        )
     try:
         mentions = data.get("mentions") or {}
         return Book(
@@ -101,7 +112,8 @@ def book_from_dict(data: dict[str, Any], where: str | Path = "<json>") -> Book:
 
 
 def book_to_json(book: Book) -> bytes:
-    return orjson.dumps(book_to_dict(book))
+    """The book as JSON bytes; layers go to orjson as numpy arrays (no list of every offset in memory)."""
+    return orjson.dumps(_book_dict(book, _layer_arrays), option=orjson.OPT_SERIALIZE_NUMPY)
 
 
 def save_book(book: Book, path: str | Path) -> None:
@@ -120,12 +132,25 @@ def load_book_json(path: str | Path) -> Book:
     return book_from_dict(data, p)
 
 
+def _layer_arrays(layer: SpanLayer) -> dict[str, np.ndarray]:
+    """Delta encoding: each span's gap after the previous span's end, and its length."""
+    previous_ends = np.concatenate(([0], layer.ends[:-1])).astype(np.int64)
+    return {"gaps": layer.starts - previous_ends, "lengths": layer.ends - layer.starts}
+
+
 def _layer_out(layer: SpanLayer) -> dict[str, list[int]]:
-    return {"starts": layer.starts.tolist(), "ends": layer.ends.tolist()}
+    return {key: values.tolist() for key, values in _layer_arrays(layer).items()}
 
 
 def _layer_in(data: dict[str, list[int]]) -> SpanLayer:
-    return SpanLayer(np.asarray(data["starts"], dtype=np.int64), np.asarray(data["ends"], dtype=np.int64))
+    if "gaps" not in data:  # format 1: absolute offsets
+        return SpanLayer(np.asarray(data["starts"], dtype=np.int64), np.asarray(data["ends"], dtype=np.int64))
+    gaps = np.asarray(data["gaps"], dtype=np.int64)
+    lengths = np.asarray(data["lengths"], dtype=np.int64)
+    if gaps.shape != lengths.shape:
+        raise ValueError("a layer's gaps and lengths differ in length")
+    ends = np.cumsum(gaps + lengths)
+    return SpanLayer(ends - lengths, ends)
 
 
 def _quote_out(quote: Quote) -> dict[str, Any]:

@@ -129,8 +129,19 @@ def detect_quotes(book: Book) -> list[Quote]:
     style = detect_quote_style(book)
     segments = _scan(book, style)
     quotes = _group(book, segments)
+    if book.until is not None:
+        quotes = _drop_cut_quote(book, quotes)
     book.quotes = quotes
     return quotes
+
+
+def _drop_cut_quote(book: Book, quotes: list[Quote]) -> list[Quote]:
+    """In a book cut at a reading position, drop the last quote when the cut leaves it open: its rest
+    lies beyond the position, and a fragment ("A wooden-legged ma") is not what the speaker said."""
+    if not quotes or "unclosed" not in quotes[-1].flags:
+        return quotes
+    last_paragraph_start = int(book.paragraphs.starts[-1]) if len(book.paragraphs) else 0
+    return quotes[:-1] if quotes[-1].end >= last_paragraph_start else quotes
 
 
 # --- scanning ---------------------------------------------------------------------------------------
