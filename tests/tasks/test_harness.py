@@ -160,3 +160,32 @@ def test_a_finished_log_is_not_resumed(tmp_path: Path) -> None:
     again = run_eval(get_task("toy-sums")(limit=3), json_path=out, progress=False)
     assert first.items == 6 and again.items == 3
     assert len([r for r in lines(log_path_for(out)) if "id" in r]) == 3
+
+
+def test_a_method_that_needs_a_model_is_refused_before_any_novel_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.tasks.pdnc_fixture import dialogue_novel
+
+    dialogue_novel(tmp_path / "pdnc" / "A")
+    out = tmp_path / "r.json"
+    assert run_cli("eval", "quotes", "--pdnc", tmp_path / "pdnc", "--method", "hybrid", "--json", out) == 2
+    err = capsys.readouterr().err
+    assert "the hybrid attribution method needs a model: pass --llm SPEC" in err
+    assert not log_path_for(out).exists() and "… A" not in err
+
+
+def test_items_run_concurrently_with_a_model_and_record_their_own_calls(tmp_path: Path) -> None:
+    """Items in worker threads, each calling generate_many (more threads): every call lands in the log
+    line of the item that made it."""
+    from fabula.llm import get_llm
+
+    with ScriptedOpenAIServer(toy_tasks.answer, delay=0.05) as server:
+        llm = get_llm(f"openai:toy@{server.url}", cache=False)
+        report = run_eval(get_task("toy-batch")(), llm=llm, json_path=tmp_path / "b.json", concurrency=3)
+        assert server.requests == 12
+    assert report.mean["accuracy"] == 0.5
+    for record in lines(log_path_for(tmp_path / "b.json"))[1:-1]:
+        calls = record["details"]["llm_calls"]
+        assert len(calls) == 2 and len({c["prompt_hash"] for c in calls}) == 2
+        assert sorted(c["raw_answer"] for c in calls) == sorted(record["prediction"])

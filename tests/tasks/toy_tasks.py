@@ -83,3 +83,26 @@ def answer(messages: list[dict[str, str]]) -> str:
     words = messages[-1]["content"].split()
     a, op, b = int(words[2]), words[3], int(words[4].rstrip("?"))
     return str(a + b) if op == "add" else "0"
+
+
+@task("toy-batch")
+class ToyBatch(Task):
+    """Each item asks two questions at once (generate_many), items run concurrently."""
+
+    description = "Toy arithmetic, two questions an item (a test of concurrency and call records)."
+    metrics: ClassVar[list[str]] = ["accuracy"]
+    llm = "required"
+
+    def items(self) -> list[EvalItem]:
+        return _items(None)
+
+    def run_item(self, item: EvalItem, llm: LLM | None) -> ItemOutcome:
+        assert llm is not None
+        a, b, op, _answer = item.payload
+        prompts = [
+            f"What is {a} {op} {b}? Answer with a number.",
+            f"What is {b} {op} {a}? Reply with a number.",
+        ]
+        answers = [g.text for g in llm.generate_many(prompts, GenerateOptions(max_tokens=8))]
+        right = all(text.strip() == str(_truth(a, b, op)) for text in answers)
+        return ItemOutcome({"accuracy": float(right)}, prediction=answers)

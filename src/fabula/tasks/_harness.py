@@ -18,8 +18,8 @@ What the harness does, so no task does it again:
 * resumes an interrupted run: when that log exists for the same task and settings and has no "complete"
   line, the items it holds are not run again, and the item that was cut off re-runs from the LLM cache,
   so no model call is repeated. A finished log is started afresh (a new run re-measures);
-* turns an item that fails on bad input (a `FabulaError`) into a one-line entry in ``failed`` and scores
-  the rest;
+* turns an item that fails on bad input (an `InputError`) into a one-line entry in ``failed`` and scores
+  the rest (a `ConfigError` or `BackendError` stops the run: no other item would fare better);
 * aggregates: per-group means for each ``group_by`` key, ``mean`` (macro over novels when the task says
   ``macro_over = "novel"``, else over items), the task's optional ``micro``, in the one `EvalReport` layout;
 * shows a progress bar (rich, on a terminal).
@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
 import orjson
 
 from fabula._registry import Registry
-from fabula.errors import BackendError, ConfigError, FabulaError, InputError
+from fabula.errors import ConfigError, InputError
 from fabula.metrics import mean_of
 from fabula.tasks._evaluation import EvalReport
 
@@ -142,7 +142,11 @@ class Task(ABC):
 
     @abstractmethod
     def run_item(self, item: EvalItem, llm: LLM | None) -> ItemOutcome:
-        """Run the method on one item and score it. Raise `FabulaError` for bad input in this item."""
+        """Run the method on one item and score it. Raise `InputError` for bad input in this item."""
+
+    def check(self, llm: LLM | None) -> None:  # noqa: B027  (optional hook)
+        """Refuse a run that cannot work (e.g. a method that needs a model, given none) before any item
+        runs: raise `ConfigError`."""
 
     def micro(self, outcomes: list[ItemOutcome]) -> dict[str, float | int | None] | None:
         """Scores pooled over the task's own units (e.g. all quotes), from the outcomes' details."""
@@ -223,6 +227,7 @@ def run_eval(
     the per-item log beside it). See the module docstring for logging, resuming and failures."""
     if task.llm == "required" and llm is None:
         raise ConfigError(f"task {task.name!r} needs a model: give --llm SPEC", "--llm")
+    task.check(llm)
     settings = task.settings
     if llm is not None:
         from fabula.llm import redact_credentials
@@ -282,9 +287,7 @@ def _run_item(task: Task, item: EvalItem, llm: LLM | None) -> _Done:
     with record_calls() as recorder:
         try:
             outcome = task.run_item(item, llm)
-        except BackendError:
-            raise  # the model is unusable (down, bad key, no usable answer): no item can be scored
-        except FabulaError as exc:
+        except InputError as exc:  # this item's data is bad; a ConfigError or BackendError stops the run
             return _Done(item, None, exc.one_line())
     seconds = time.perf_counter() - started
     outcome.details.setdefault("seconds", round(seconds, 2))

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from fabula.book import Character, Quote
 from fabula.characters import find_characters
 from fabula.datasets import MIN_SPEAKER_QUOTES, GoldQuote, PdncNovel, find_pdnc_novels, load_pdnc_novel
-from fabula.errors import InputError
+from fabula.errors import ConfigError, InputError
 from fabula.metrics import (
     QUOTE_TYPES,
     AttributionScores,
@@ -134,6 +134,15 @@ class QuotesTask(Task):
             )
         self.method_options = dict(method_options or {})
 
+    def check(self, llm: LLM | None) -> None:
+        method = self.options_given["method"]
+        if method in ("llm", "hybrid") and llm is None and "llm" not in self.method_options:
+            raise ConfigError(
+                f"the {method} attribution method needs a model: pass --llm SPEC, or choose --method "
+                f"ranker (the default, no LLM)",
+                "--method",
+            )
+
     @property
     def settings(self) -> dict[str, Any]:
         given = self.options_given
@@ -210,15 +219,11 @@ def evaluate_quotes(
     **method_options: Any,
 ) -> EvalReport:
     """Run detection + characters + attribution on each PDNC novel and score it (the harness's
-    ``quotes`` task as a function; an ``llm`` option is the model an LLM method uses)."""
+    ``quotes`` task as a function; an ``llm`` option is the `LLM` object an LLM method uses)."""
     if characters not in ("gold", "predicted"):
         raise InputError(f"characters must be 'gold' or 'predicted', not {characters!r}", "--characters")
     llm = method_options.pop("llm", None)
     strategy = method_options.pop("strategy", "first")
-    if isinstance(llm, str):
-        from fabula.llm import get_llm
-
-        llm = get_llm(llm)
     evaluation = QuotesTask(
         pdnc=pdnc_dir,
         characters=characters,
