@@ -11,7 +11,7 @@ import numpy as np
 from fabula.book import Book, Character, book_from_text
 from fabula.characters import find_characters
 from fabula.quotes import attribute_quotes, detect_quotes
-from fabula.quotes._ranker import FEATURES, TurnCandidates, load_model, turn_candidates
+from fabula.quotes._ranker import FEATURE_FAMILIES, FEATURES, TurnCandidates, load_model, turn_candidates
 from fabula.quotes._rules import run_sieve
 
 CAST = [
@@ -194,3 +194,9 @@ def test_where_the_tag_was_found() -> None:
     assert _feature(interrupted, "emma", "tag_inside_quote") == 1.0
     assert _feature(interrupted, "emma", "tag_before_quote") == 0.0
     assert _feature(beat, "knightley", "beat_pronoun") == 1.0
+
+
+def test_feature_families_fill_every_feature_once() -> None:
+    listed = [name for family in FEATURE_FAMILIES for name in family.features]
+    assert sorted(listed) == sorted(FEATURES)
+    assert len(listed) == len(set(listed))

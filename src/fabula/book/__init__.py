@@ -2,6 +2,7 @@
 
 from fabula.book._decode import DEFAULT_MAX_BYTES, MAX_BYTES_OPTION, decode_bytes, format_size, read_book_file
 from fabula.book._load import book_from_text, load_book
+from fabula.book._mentions import MentionIndex
 from fabula.book._model import (
     Book,
     BookMeta,
@@ -27,6 +28,7 @@ __all__ = [
     "Character",
     "Gender",
     "Mention",
+    "MentionIndex",
     "MentionKind",
     "Quote",
     "QuoteType",

@@ -19,7 +19,7 @@ import json
 import math
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -29,16 +29,17 @@ import numpy as np
 from fabula.book import Book, Quote
 from fabula.characters import PRONOUN_GENDER, SPEECH_VERBS
 from fabula.quotes._registry import AttributionResult, attribution_method
-from fabula.quotes._rules import _Context, _gender, _Turn, finish_turns, run_sieve
+from fabula.quotes._rules import SieveContext, Turn, finish_turns, run_sieve
 
 SIEVE_RULES = ("tag", "beat", "vocative", "alternation", "paragraph", "recent")
 PRONOUN_STEPS = ("addressed", "paragraph", "narration", "participant", "layer")  # see _rules._resolve_pronoun
-_WINDOW_PARAGRAPHS = 2  # narration this many paragraphs before/after a turn offers candidates
-_FAR = 3000.0
+_FAR = 3000.0  # mention distances are capped here (characters): further is "not near"
+_DISTANCE_STEPS = 60  # a distance walk gives up after this many other names (a busy passage)
 _RECENT_TURNS = 12  # earlier turns whose speakers are candidates
 _RECENT_SPEAKERS = 5  # at most this many distinct earlier speakers
 _MAIN_CAST = 8  # the characters named most often: candidates for a gendered tag no one resolved
-_RECENT_PARAGRAPHS = 6  # characters named in this many paragraphs before the turn are candidates  # distances are capped here (chars)
+_RECENT_PARAGRAPHS = 6  # characters named in this many paragraphs before the turn are candidates
+_SCENE_TURNS = 20  # a candidate's share of the conversation is counted over this many turns each side
 
 FEATURES = [
     *(f"sieve_{rule}" for rule in SIEVE_RULES),
@@ -139,7 +140,7 @@ def rank_speakers(book: Book, weights: np.ndarray, passes: int = 2) -> list[Quot
     return book.quotes
 
 
-def rerank(context: _Context, turns: list[_Turn], weights: np.ndarray, passes: int) -> None:
+def rerank(context: SieveContext, turns: list[Turn], weights: np.ndarray, passes: int) -> None:
     """Give every turn its top-scoring candidate, ``passes`` times: each pass sees the previous pass's
     speakers of the neighbouring turns."""
     for _ in range(passes):
@@ -148,7 +149,7 @@ def rerank(context: _Context, turns: list[_Turn], weights: np.ndarray, passes: i
             apply_choice(turns[item.turn], item, scores)
 
 
-def apply_choice(turn: _Turn, item: TurnCandidates, scores: np.ndarray) -> None:
+def apply_choice(turn: Turn, item: TurnCandidates, scores: np.ndarray) -> None:
     """Give the turn its top-scoring candidate, with the softmax probability as confidence."""
     probabilities = np.exp(scores - scores.max())
     probabilities /= probabilities.sum()
@@ -157,7 +158,7 @@ def apply_choice(turn: _Turn, item: TurnCandidates, scores: np.ndarray) -> None:
     turn.confidence = round(float(probabilities[best]), 4)
 
 
-def settle_quotes(turn: _Turn) -> None:
+def settle_quotes(turn: Turn) -> None:
     """Quotes whose own tag agrees with the turn's speaker keep their tag (and mention); a tag the
     ranker overruled is dropped, unless the turn's quotes name different speakers in their tags."""
     if turn.rule != "ranker":
@@ -174,95 +175,100 @@ def settle_quotes(turn: _Turn) -> None:
             quote.speaker_id, quote.mention, quote.method = None, None, None
 
 
-def turn_candidates(context: _Context, turns: list[_Turn]) -> list[TurnCandidates]:
+def turn_candidates(context: SieveContext, turns: list[Turn]) -> list[TurnCandidates]:
     """Candidates and features for every turn with at least one candidate."""
-    quote_counts: dict[str, int] = {}
-    for turn in turns:
-        if turn.speaker is not None:
-            quote_counts[turn.speaker] = quote_counts.get(turn.speaker, 0) + len(turn.quotes)
-    total_quotes = max(1, sum(quote_counts.values()))
-    mention_counts: dict[str, int] = {}
-    for mention in context.name_mentions:
-        if mention.character_id is not None:
-            mention_counts[mention.character_id] = mention_counts.get(mention.character_id, 0) + 1
-    total_mentions = max(1, max(mention_counts.values(), default=1))
-    frequent = sorted(mention_counts, key=lambda who: -mention_counts[who])[:_MAIN_CAST]
-    quoted = _QuotedText(turns)
+    stats = _BookStats.of(context, turns)
     out: list[TurnCandidates] = []
     for index in range(len(turns)):
-        item = _features(
-            context,
-            turns,
-            index,
-            quote_counts,
-            total_quotes,
-            mention_counts,
-            total_mentions,
-            frequent,
-            quoted,
-        )
+        item = _features(context, turns, index, stats)
         if item is not None:
             out.append(item)
     return out
 
 
-def _neighbour(turns: list[_Turn], index: int, offset: int) -> _Turn | None:
-    other = index + offset
-    if 0 <= other < len(turns) and turns[other].conversation == turns[index].conversation:
-        return turns[other]
-    return None
+@dataclass(slots=True)
+class _BookStats:
+    """Book-wide counts every turn's features read, computed once per pass."""
+
+    quote_counts: dict[str, int]  # quotes per speaker (the current speakers of the turns)
+    total_quotes: int
+    mention_counts: dict[str, int]  # name mentions per character
+    most_mentions: int  # the largest of them (mention_share is scaled by it)
+    frequent: list[str]  # the `_MAIN_CAST` most-named characters
+    quoted: _QuotedText
+
+    @classmethod
+    def of(cls, context: SieveContext, turns: list[Turn]) -> _BookStats:
+        quote_counts: dict[str, int] = {}
+        for turn in turns:
+            if turn.speaker is not None:
+                quote_counts[turn.speaker] = quote_counts.get(turn.speaker, 0) + len(turn.quotes)
+        mention_counts: dict[str, int] = {}
+        for mention in context.names:
+            if mention.character_id is not None:
+                mention_counts[mention.character_id] = mention_counts.get(mention.character_id, 0) + 1
+        return cls(
+            quote_counts,
+            max(1, sum(quote_counts.values())),
+            mention_counts,
+            max(1, max(mention_counts.values(), default=1)),
+            sorted(mention_counts, key=lambda who: -mention_counts[who])[:_MAIN_CAST],
+            _QuotedText(turns),
+        )
 
 
-def _speaker_of(turn: _Turn | None) -> str | None:
-    return turn.speaker if turn is not None else None
+@dataclass(slots=True)
+class TurnRows:
+    """One turn's candidate rows while the feature families fill them in."""
 
+    context: SieveContext
+    turns: list[Turn]
+    index: int
+    stats: _BookStats
+    rows: dict[str, np.ndarray] = field(default_factory=dict)  # candidate -> feature row, in proposal order
+    tag_gender: str | None = None  # the gender of the turn's speech tag ("she said", "said his wife")
+    tag_pronoun_at: int | None = None  # where the tag's pronoun is, when the sieve resolved one
+    participants: list[str] = field(default_factory=list)  # speakers of the neighbouring turns
 
-def _named(context: _Context, start: int, end: int, inside: list[tuple[int, int]]) -> list[tuple[int, str]]:
-    """(offset, character id) of name mentions in ``[start, end)`` outside the given quote spans."""
-    lo = bisect.bisect_left(context.name_starts, start)
-    hi = bisect.bisect_left(context.name_starts, end)
-    return [
-        (m.start, m.character_id)
-        for m in context.name_mentions[lo:hi]
-        if m.character_id is not None and not any(a <= m.start < b for a, b in inside)
-    ]
+    @property
+    def turn(self) -> Turn:
+        return self.turns[self.index]
 
+    @property
+    def inside(self) -> list[tuple[int, int]]:
+        """The turn's own quote spans (names there are not narration)."""
+        return [(s.start, s.end) for q in self.turn.quotes for s in q.spans]
 
-def _features(
-    context: _Context,
-    turns: list[_Turn],
-    index: int,
-    quote_counts: dict[str, int],
-    total_quotes: int,
-    mention_counts: dict[str, int],
-    total_mentions: int,
-    frequent: list[str],
-    quoted: _QuotedText,
-) -> TurnCandidates | None:
-    book = context.book
-    turn = turns[index]
-    rows: dict[str, np.ndarray] = {}
+    def neighbour(self, offset: int) -> Turn | None:
+        return _neighbour(self.turns, self.index, offset)
 
-    def row(character_id: str | None) -> np.ndarray | None:
+    def put(self, character_id: str | None, feature: str, value: float = 1.0) -> None:
+        """Propose ``character_id`` (a new row if needed) with ``feature`` at least ``value``."""
         if character_id is None:
-            return None
-        if character_id not in rows:
-            rows[character_id] = np.zeros(len(FEATURES))
-        return rows[character_id]
+            return
+        row = self.rows.get(character_id)
+        if row is None:
+            row = self.rows[character_id] = np.zeros(len(FEATURES))
+        row[_INDEX[feature]] = max(row[_INDEX[feature]], value)
 
-    def put(character_id: str | None, feature: str, value: float = 1.0) -> None:
-        r = row(character_id)
-        if r is not None:
-            r[_INDEX[feature]] = max(r[_INDEX[feature]], value)
 
-    # the sieve's proposals
-    sieve_speaker, sieve_rule, sieve_confidence = turn.sieve
-    if sieve_speaker is not None and sieve_rule in SIEVE_RULES:
-        put(sieve_speaker, f"sieve_{sieve_rule}")
-        put(sieve_speaker, "sieve_confidence", sieve_confidence)
-    pronoun_gender: str | None = None
-    pronoun_offset: int | None = None
-    for quote in turn.quotes:
+# --- feature families that propose candidates (they run in table order: the order decides the
+# candidates' order, and later families may read what earlier ones found) ------------------------
+
+
+def _sieve_proposals(t: TurnRows) -> None:
+    """Which sieve pass picked the candidate, and its confidence."""
+    speaker, rule, confidence = t.turn.sieve
+    if speaker is not None and rule in SIEVE_RULES:
+        t.put(speaker, f"sieve_{rule}")
+        t.put(speaker, "sieve_confidence", confidence)
+
+
+def _quote_tags(t: TurnRows) -> None:
+    """The per-quote tags and beats the sieve found: name or pronoun, where the tag sits, which step
+    resolved the pronoun; also the gender of a tag that names no one (for `_gendered_tag`)."""
+    book = t.context.book
+    for quote in t.turn.quotes:
         if quote.speaker_id is None or quote.method is None:
             continue
         rule = quote.method.split(":")[-1]
@@ -271,159 +277,368 @@ def _features(
             word = book.text[quote.mention.start : quote.mention.end].lower()
             if word in ("he", "she", "i"):
                 kind = "pronoun"
-                pronoun_gender = PRONOUN_GENDER.get(word)
-                pronoun_offset = quote.mention.start
-                step = turn.pronoun_steps.get(quote.mention.start)
+                t.tag_gender = PRONOUN_GENDER.get(word)
+                t.tag_pronoun_at = quote.mention.start
+                step = t.turn.pronoun_steps.get(quote.mention.start)
                 if step in PRONOUN_STEPS:
-                    put(quote.speaker_id, f"pronoun_step_{step}")
+                    t.put(quote.speaker_id, f"pronoun_step_{step}")
         if rule == "tag":
-            put(quote.speaker_id, "quote_tag_name" if kind == "name" else "quote_tag_pronoun")
+            t.put(quote.speaker_id, "quote_tag_name" if kind == "name" else "quote_tag_pronoun")
             if quote.mention is not None and quote.mention.end <= quote.start:
-                put(quote.speaker_id, "tag_before_quote")  # a lead-in: its subject is harder to find
+                t.put(quote.speaker_id, "tag_before_quote")  # a lead-in: its subject is harder to find
             elif quote.mention is not None and quote.mention.start < quote.end:
-                put(quote.speaker_id, "tag_inside_quote")  # "Yes," said he, "I will."
+                t.put(quote.speaker_id, "tag_inside_quote")  # "Yes," said he, "I will."
         elif rule == "beat":
-            put(quote.speaker_id, "quote_beat")
+            t.put(quote.speaker_id, "quote_beat")
             if kind == "pronoun":
-                put(quote.speaker_id, "beat_pronoun")
-    if pronoun_gender is None:
-        pronoun_gender = _tag_gender(book.text, turn)
-    if pronoun_gender is not None:
-        # a gendered tag the sieve could not resolve ("returned she", "said his wife"): the
-        # novel's main characters of that gender are candidates
-        for who in frequent:
-            if _gender(context, who) == pronoun_gender:
-                put(who, "frequent_character")
-        _pronoun_antecedents(context, turns, index, pronoun_gender, pronoun_offset, quoted, put)
-    verb_class = _tag_verb_class(book.text, turn)
-    previous_speaker = _speaker_of(_neighbour(turns, index, -1))
+                t.put(quote.speaker_id, "beat_pronoun")
+    if t.tag_gender is None:
+        t.tag_gender = _tag_gender(book.text, t.turn)
+
+
+def _gendered_tag(t: TurnRows) -> None:
+    """For a gendered tag: the novel's main characters of that gender (a tag the sieve could not
+    resolve, "returned she", "said his wife") and the pronoun's likely antecedents."""
+    if t.tag_gender is None:
+        return
+    for who in t.stats.frequent:
+        if t.context.gender(who) == t.tag_gender:
+            t.put(who, "frequent_character")
+    _pronoun_antecedents(t, t.tag_gender, t.tag_pronoun_at)
+
+
+def _tag_verb(t: TurnRows) -> None:
+    """``he added`` / ``she went on`` continue the previous speaker; ``he replied`` answers them."""
+    verb_class = _tag_verb_class(t.context.book.text, t.turn)
     if verb_class is not None:
-        put(previous_speaker, f"{verb_class}_tag_prev_speaker")
-    # turn structure
-    participants: list[str] = []
+        t.put(_speaker_of(t.neighbour(-1)), f"{verb_class}_tag_prev_speaker")
+
+
+def _neighbour_speakers(t: TurnRows) -> None:
+    """The speakers of the three turns before and two after in the same conversation."""
     for offset, feature in ((-1, "prev1_speaker"), (-2, "prev2_speaker"), (-3, "prev3_speaker")):
-        other = _neighbour(turns, index, offset)
+        other = t.neighbour(offset)
         if other is not None and other.speaker is not None:
-            put(other.speaker, feature)
-            participants.append(other.speaker)
+            t.put(other.speaker, feature)
+            t.participants.append(other.speaker)
             if offset == -2 and other.sieve[1] in ("tag", "beat"):
-                put(other.speaker, "prev2_tagged")
+                t.put(other.speaker, "prev2_tagged")
             if offset == -1 and other.sieve[1] in ("tag", "beat"):
-                put(other.speaker, "prev1_tagged")
+                t.put(other.speaker, "prev1_tagged")
     for offset, feature in ((1, "next1_speaker"), (2, "next2_speaker")):
-        other = _neighbour(turns, index, offset)
+        other = t.neighbour(offset)
         if other is not None and other.speaker is not None:
-            put(other.speaker, feature)
-            participants.append(other.speaker)
+            t.put(other.speaker, feature)
+            t.participants.append(other.speaker)
             if offset == 2 and other.sieve[1] in ("tag", "beat"):
-                put(other.speaker, "next2_tagged")
-    # speakers of earlier turns, further back than the conversation neighbours: a third (fourth)
-    # party of a scene who spoke a while ago, ranked by how many other speakers came since
+                t.put(other.speaker, "next2_tagged")
+
+
+def _recent_speakers(t: TurnRows) -> None:
+    """Speakers of earlier turns, further back than the conversation neighbours: a third (fourth)
+    party of a scene who spoke a while ago, ranked by how many other speakers came since."""
     seen: list[str] = []
-    for back in range(index - 1, max(-1, index - 1 - _RECENT_TURNS), -1):
-        earlier = turns[back].speaker
+    for back in range(t.index - 1, max(-1, t.index - 1 - _RECENT_TURNS), -1):
+        earlier = t.turns[back].speaker
         if earlier is None or earlier in seen:
             continue
         seen.append(earlier)
-        put(earlier, "recent_speaker")
-        put(earlier, "recent_speaker_rank", 1.0 - len(seen) / (_RECENT_SPEAKERS + 1))
-        if turns[back].conversation != turn.conversation:
-            put(earlier, "recent_speaker_other_conversation")
+        t.put(earlier, "recent_speaker")
+        t.put(earlier, "recent_speaker_rank", 1.0 - len(seen) / (_RECENT_SPEAKERS + 1))
+        if t.turns[back].conversation != t.turn.conversation:
+            t.put(earlier, "recent_speaker_other_conversation")
         if len(seen) >= _RECENT_SPEAKERS:
             break
-    previous = _neighbour(turns, index, -1)
+
+
+def _addressed_by_neighbours(t: TurnRows) -> None:
+    """Whom the previous turn addressed by name (they answer); whom the next turn addresses (only
+    for candidates already proposed)."""
+    previous = t.neighbour(-1)
     if previous is not None:
         for who in previous.vocatives:
             if who != previous.speaker:
-                put(who, "addressed_by_prev")
-    following = _neighbour(turns, index, 1)
+                t.put(who, "addressed_by_prev")
+    following = t.neighbour(1)
     if following is not None:
         for who in following.vocatives:
-            if rows.get(who) is not None:
-                put(who, "addressed_by_next")
-    # narration around the turn
-    inside = [(s.start, s.end) for q in turn.quotes for s in q.spans]
-    if turn.paragraph >= 0:
-        paragraphs = book.paragraphs
-        p_start = int(paragraphs.starts[turn.first_paragraph])
-        p_end = int(paragraphs.ends[turn.paragraph])
-        own = _named(context, p_start, p_end, inside)
-        for rank, (offset, who) in enumerate(own):
-            put(who, "own_paragraph_name")
-            if rank == 0:
-                put(who, "own_paragraph_first_name")
-            put(who, "own_paragraph_before_quote" if offset < turn.start else "own_paragraph_after_quote")
-        if turn.first_paragraph > 0:
-            q = turn.first_paragraph - 1
-            before = _named(
-                context, int(paragraphs.starts[q]), int(paragraphs.ends[q]), _quote_spans(turns, index - 1)
-            )
-            for _, who in before:
-                put(who, "prev_paragraph_name")
-            if before:
-                put(before[-1][1], "prev_paragraph_last_name")
-                if index == 0 or turns[index - 1].paragraph != q:
-                    # a narration paragraph right before the turn: its first-named character acts, then speaks
-                    put(before[0][1], "prev_narration_first_name")
-        if turn.paragraph + 1 < len(paragraphs):
-            q = turn.paragraph + 1
-            after = _named(
-                context, int(paragraphs.starts[q]), int(paragraphs.ends[q]), _quote_spans(turns, index + 1)
-            )
-            for _, who in after:
-                put(who, "next_paragraph_name")
-        lookback = int(paragraphs.starts[max(0, turn.first_paragraph - _RECENT_PARAGRAPHS)])
-        for _, who in _named(context, lookback, p_start, []):
-            put(who, "named_recently")
-    for who in _vocatives_in(turn):
-        put(who, "addressed_in_turn")
-    # quotes' own named characters (not vocatives): rarely the speaker
-    for offset, who in _named(context, turn.start, turn.end, []):
-        if any(a <= offset < b for a, b in inside) and who not in turn.vocatives and who in rows:
-            put(who, "named_inside_quote")
-    if not rows:
-        return None
+            if who in t.rows:
+                t.put(who, "addressed_by_next")
+
+
+def _narration_names(t: TurnRows) -> None:
+    """Characters named in the narration of the turn's paragraph (first, before or after the quote),
+    of the paragraphs before and after, and of the `_RECENT_PARAGRAPHS` paragraphs before."""
+    turn = t.turn
+    if turn.paragraph < 0:
+        return
+    context, index = t.context, t.index
+    paragraphs = context.book.paragraphs
+    p_start = int(paragraphs.starts[turn.first_paragraph])
+    p_end = int(paragraphs.ends[turn.paragraph])
+    for rank, (offset, who) in enumerate(_named(context, p_start, p_end, t.inside)):
+        t.put(who, "own_paragraph_name")
+        if rank == 0:
+            t.put(who, "own_paragraph_first_name")
+        t.put(who, "own_paragraph_before_quote" if offset < turn.start else "own_paragraph_after_quote")
+    if turn.first_paragraph > 0:
+        q = turn.first_paragraph - 1
+        before = _named(
+            context, int(paragraphs.starts[q]), int(paragraphs.ends[q]), _quote_spans(t.turns, index - 1)
+        )
+        for _, who in before:
+            t.put(who, "prev_paragraph_name")
+        if before:
+            t.put(before[-1][1], "prev_paragraph_last_name")
+            if index == 0 or t.turns[index - 1].paragraph != q:
+                # a narration paragraph right before the turn: its first-named character acts, then speaks
+                t.put(before[0][1], "prev_narration_first_name")
+    if turn.paragraph + 1 < len(paragraphs):
+        q = turn.paragraph + 1
+        after = _named(
+            context, int(paragraphs.starts[q]), int(paragraphs.ends[q]), _quote_spans(t.turns, index + 1)
+        )
+        for _, who in after:
+            t.put(who, "next_paragraph_name")
+    lookback = int(paragraphs.starts[max(0, turn.first_paragraph - _RECENT_PARAGRAPHS)])
+    for _, who in _named(context, lookback, p_start, []):
+        t.put(who, "named_recently")
+
+
+def _addressed_in_turn(t: TurnRows) -> None:
+    """People the turn itself addresses by name (rarely its speaker)."""
+    for who in t.turn.vocatives:
+        t.put(who, "addressed_in_turn")
+
+
+def _named_inside_quote(t: TurnRows) -> None:
+    """Candidates the turn's quotes name without addressing them (rarely the speaker)."""
+    inside = t.inside
+    for offset, who in _named(t.context, t.turn.start, t.turn.end, []):
+        if any(a <= offset < b for a, b in inside) and who not in t.turn.vocatives and who in t.rows:
+            t.put(who, "named_inside_quote")
+
+
+# --- feature families that describe every candidate found --------------------------------------
+
+
+def _mention_distances(t: TurnRows) -> None:
+    """How far (log characters) the nearest name mention of each candidate is before/after the turn."""
+    for who, row in t.rows.items():
+        row[_INDEX["log_distance_before"]] = _log_distance(t.context, who, t.turn.start, before=True)
+        row[_INDEX["log_distance_after"]] = _log_distance(t.context, who, t.turn.end, before=False)
+
+
+def _gender_agreement(t: TurnRows) -> None:
+    """Whether each candidate's gender agrees with a gendered tag."""
+    if t.tag_gender is None:
+        return
+    for who, row in t.rows.items():
+        agrees = t.context.gender(who) == t.tag_gender
+        row[_INDEX["pronoun_tag_gender_match" if agrees else "pronoun_tag_gender_mismatch"]] = 1.0
+
+
+def _book_shares(t: TurnRows) -> None:
+    """How much each candidate speaks and is named in the whole book, and whether they narrate."""
+    stats = t.stats
+    for who, row in t.rows.items():
+        row[_INDEX["speaker_share"]] = stats.quote_counts.get(who, 0) / stats.total_quotes
+        row[_INDEX["mention_share"]] = math.log1p(stats.mention_counts.get(who, 0)) / math.log1p(
+            stats.most_mentions
+        )
+        row[_INDEX["narrator"]] = float(who == t.context.narrator_id)
+
+
+def _conversation_structure(t: TurnRows) -> None:
+    """Turn-taking: a participant of the neighbouring turns, a multi-party scene, A-B-A parity, an
+    established A-B-A-B run before or after the turn, the candidate's share of the scene's turns."""
+    turns, index, turn = t.turns, t.index, t.turn
     # A-B-A-B runs: (speaker of i-1, i-2, i-3) and (i+1, i+2, i+3), each None outside the conversation
-    behind = [_speaker_of(_neighbour(turns, index, -k)) for k in (1, 2, 3)]
-    ahead = [_speaker_of(_neighbour(turns, index, k)) for k in (1, 2, 3)]
+    behind = [_speaker_of(t.neighbour(-k)) for k in (1, 2, 3)]
+    ahead = [_speaker_of(t.neighbour(k)) for k in (1, 2, 3)]
     conversation_list = [
-        t.speaker for t in turns[max(0, index - 20) : index + 20] if t.conversation == turn.conversation
+        other.speaker
+        for other in turns[max(0, index - _SCENE_TURNS) : index + _SCENE_TURNS]
+        if other.conversation == turn.conversation
     ]
     conversation_turns: dict[str, int] = {}
     for speaker in conversation_list:
         if speaker is not None:
             conversation_turns[speaker] = conversation_turns.get(speaker, 0) + 1
-    candidates = list(rows)
-    for who in candidates:
-        r = rows[who]
-        r[_INDEX["log_distance_before"]] = _log_distance(context, who, turn.start, before=True, inside=inside)
-        r[_INDEX["log_distance_after"]] = _log_distance(context, who, turn.end, before=False, inside=inside)
-        gender = _gender(context, who)
-        if pronoun_gender is not None:
-            r[
-                _INDEX[
-                    "pronoun_tag_gender_match" if gender == pronoun_gender else "pronoun_tag_gender_mismatch"
-                ]
-            ] = 1.0
-        r[_INDEX["speaker_share"]] = quote_counts.get(who, 0) / total_quotes
-        r[_INDEX["mention_share"]] = math.log1p(mention_counts.get(who, 0)) / math.log1p(total_mentions)
-        r[_INDEX["narrator"]] = float(who == context.narrator_id)
-        r[_INDEX["conversation_participant"]] = float(who in participants)
-        r[_INDEX["multi_party"]] = float(len(set(participants)) > 2)
+    multi_party = float(len(set(t.participants)) > 2)
+    for who, row in t.rows.items():
+        row[_INDEX["conversation_participant"]] = float(who in t.participants)
+        row[_INDEX["multi_party"]] = multi_party
         # A-B-A: the speaker of the turn before last, not of the last one
-        parity = float(r[_INDEX["prev2_speaker"]] > 0 and r[_INDEX["prev1_speaker"]] == 0)
-        r[_INDEX["parity"]] = parity
-        r[_INDEX["parity_multi_party"]] = parity * r[_INDEX["multi_party"]]
-        r[_INDEX["two_party_run_before"]] = float(
+        parity = float(row[_INDEX["prev2_speaker"]] > 0 and row[_INDEX["prev1_speaker"]] == 0)
+        row[_INDEX["parity"]] = parity
+        row[_INDEX["parity_multi_party"]] = parity * multi_party
+        row[_INDEX["two_party_run_before"]] = float(
             who == behind[1] and behind[0] is not None and behind[0] == behind[2]
         )
-        r[_INDEX["two_party_run_after"]] = float(
+        row[_INDEX["two_party_run_after"]] = float(
             who == ahead[1] and ahead[0] is not None and ahead[0] == ahead[2]
         )
-        r[_INDEX["conversation_turn_share"]] = conversation_turns.get(who, 0) / max(1, len(conversation_list))
-        untagged = not any(q.speaker_id is not None for q in turn.quotes)
-        r[_INDEX["own_paragraph_first_name_untagged"]] = r[_INDEX["own_paragraph_first_name"]] * untagged
-    return TurnCandidates(index, candidates, np.stack([rows[c] for c in candidates]))
+        row[_INDEX["conversation_turn_share"]] = conversation_turns.get(who, 0) / max(
+            1, len(conversation_list)
+        )
+
+
+def _untagged_first_name(t: TurnRows) -> None:
+    """The first name in the paragraph's narration, when no quote of the turn has a tag."""
+    untagged = not any(q.speaker_id is not None for q in t.turn.quotes)
+    for row in t.rows.values():
+        row[_INDEX["own_paragraph_first_name_untagged"]] = row[_INDEX["own_paragraph_first_name"]] * untagged
+
+
+@dataclass(frozen=True, slots=True)
+class FeatureFamily:
+    """A group of features computed together: ``proposes`` families add candidates, the others
+    describe every candidate the proposing families found."""
+
+    name: str
+    compute: Callable[[TurnRows], None]
+    features: tuple[str, ...]
+    proposes: bool = True
+
+
+FEATURE_FAMILIES: tuple[FeatureFamily, ...] = (
+    FeatureFamily(
+        "sieve", _sieve_proposals, (*(f"sieve_{rule}" for rule in SIEVE_RULES), "sieve_confidence")
+    ),
+    FeatureFamily(
+        "quote tags",
+        _quote_tags,
+        (
+            "quote_tag_name",
+            "quote_tag_pronoun",
+            "quote_beat",
+            "beat_pronoun",
+            "tag_before_quote",
+            "tag_inside_quote",
+            *(f"pronoun_step_{step}" for step in PRONOUN_STEPS),
+        ),
+    ),
+    FeatureFamily(
+        "gendered tag",
+        _gendered_tag,
+        (
+            "frequent_character",
+            "pronoun_recent_1",
+            "pronoun_recent_2",
+            "pronoun_subject_1",
+            "pronoun_subject_2",
+            "pronoun_prev_speaker_1",
+            "pronoun_prev_speaker_2",
+            "pronoun_mention_layer",
+        ),
+    ),
+    FeatureFamily("tag verb", _tag_verb, ("continuation_tag_prev_speaker", "reply_tag_prev_speaker")),
+    FeatureFamily(
+        "neighbour speakers",
+        _neighbour_speakers,
+        (
+            "prev1_speaker",
+            "prev2_speaker",
+            "prev3_speaker",
+            "next1_speaker",
+            "next2_speaker",
+            "prev1_tagged",
+            "prev2_tagged",
+            "next2_tagged",
+        ),
+    ),
+    FeatureFamily(
+        "recent speakers",
+        _recent_speakers,
+        ("recent_speaker", "recent_speaker_rank", "recent_speaker_other_conversation"),
+    ),
+    FeatureFamily(
+        "addressed by neighbours", _addressed_by_neighbours, ("addressed_by_prev", "addressed_by_next")
+    ),
+    FeatureFamily(
+        "narration names",
+        _narration_names,
+        (
+            "own_paragraph_name",
+            "own_paragraph_first_name",
+            "own_paragraph_before_quote",
+            "own_paragraph_after_quote",
+            "prev_paragraph_name",
+            "prev_paragraph_last_name",
+            "prev_narration_first_name",
+            "next_paragraph_name",
+            "named_recently",
+        ),
+    ),
+    FeatureFamily("addressed in turn", _addressed_in_turn, ("addressed_in_turn",)),
+    FeatureFamily("named inside quote", _named_inside_quote, ("named_inside_quote",)),
+    FeatureFamily(
+        "mention distances", _mention_distances, ("log_distance_before", "log_distance_after"), False
+    ),
+    FeatureFamily(
+        "gender agreement",
+        _gender_agreement,
+        ("pronoun_tag_gender_match", "pronoun_tag_gender_mismatch"),
+        False,
+    ),
+    FeatureFamily("book shares", _book_shares, ("speaker_share", "mention_share", "narrator"), False),
+    FeatureFamily(
+        "conversation structure",
+        _conversation_structure,
+        (
+            "conversation_participant",
+            "multi_party",
+            "parity",
+            "parity_multi_party",
+            "two_party_run_before",
+            "two_party_run_after",
+            "conversation_turn_share",
+        ),
+        False,
+    ),
+    FeatureFamily("untagged first name", _untagged_first_name, ("own_paragraph_first_name_untagged",), False),
+)
+
+
+def _features(
+    context: SieveContext, turns: list[Turn], index: int, stats: _BookStats
+) -> TurnCandidates | None:
+    """One turn's candidates and feature rows: the proposing families in table order, then (if any
+    candidate was found) the describing ones."""
+    t = TurnRows(context, turns, index, stats)
+    for family in FEATURE_FAMILIES:
+        if family.proposes:
+            family.compute(t)
+    if not t.rows:
+        return None
+    for family in FEATURE_FAMILIES:
+        if not family.proposes:
+            family.compute(t)
+    candidates = list(t.rows)
+    return TurnCandidates(index, candidates, np.stack([t.rows[c] for c in candidates]))
+
+
+def _neighbour(turns: list[Turn], index: int, offset: int) -> Turn | None:
+    other = index + offset
+    if 0 <= other < len(turns) and turns[other].conversation == turns[index].conversation:
+        return turns[other]
+    return None
+
+
+def _speaker_of(turn: Turn | None) -> str | None:
+    return turn.speaker if turn is not None else None
+
+
+def _named(
+    context: SieveContext, start: int, end: int, inside: list[tuple[int, int]]
+) -> list[tuple[int, str]]:
+    """(offset, character id) of name mentions in ``[start, end)`` outside the given quote spans."""
+    return [
+        (m.start, m.character_id)
+        for m in context.names.between(start, end)
+        if m.character_id is not None and not any(a <= m.start < b for a, b in inside)
+    ]
 
 
 _GENDERED_NOUNS = {
@@ -436,7 +651,7 @@ _TAG_AFTER = re.compile(r"[\s,!?.;:'\"”’—-]{0,4}((?:[A-Za-z]+\b[ \t\n]*){1
 _DETERMINERS = {"the", "his", "her", "my", "our", "their"}
 
 
-def _tag_gender(text: str, turn: _Turn) -> str | None:
+def _tag_gender(text: str, turn: Turn) -> str | None:
     """The gender of a speech tag right after one of the turn's quotes that names no one:
     ``"…," returned she`` / ``"…," he said`` / ``"…," said his wife`` / ``"…," said the old man``."""
     for quote in turn.quotes:
@@ -469,7 +684,7 @@ _REPLY_VERBS = {
 _TAG_WORDS = re.compile(r"[A-Za-z]+")
 
 
-def _tag_verb_class(text: str, turn: _Turn) -> str | None:
+def _tag_verb_class(text: str, turn: Turn) -> str | None:
     """Whether the turn's speech tag says the speaker goes on (``he added``, ``she went on``:
     ``"continuation"``) or answers someone (``he replied``, ``returned she``: ``"reply"``): the word
     right before or after the tag's mention, else the first words after a quote."""
@@ -493,7 +708,7 @@ def _tag_verb_class(text: str, turn: _Turn) -> str | None:
 class _QuotedText:
     """Which offsets of the book lie inside a quote (names there are not narration)."""
 
-    def __init__(self, turns: list[_Turn]) -> None:
+    def __init__(self, turns: list[Turn]) -> None:
         spans = sorted((s.start, s.end) for t in turns for q in t.quotes for s in q.spans)
         self.starts = [a for a, _ in spans]
         self.ends = [b for _, b in spans]
@@ -510,32 +725,21 @@ _ANTECEDENT_CHARS = 3000  # how far back a tag pronoun's antecedent is looked fo
 _ANTECEDENT_TURNS = 12  # how many earlier turns offer same-gender speakers
 
 
-def _pronoun_antecedents(
-    context: _Context,
-    turns: list[_Turn],
-    index: int,
-    gender: str,
-    offset: int | None,
-    quoted: _QuotedText,
-    put: Callable[[str | None, str, float], None],
-) -> None:
+def _pronoun_antecedents(t: TurnRows, gender: str, offset: int | None) -> None:
     """Candidates for a gendered speech tag (``"…," he said``): the last two characters of that
     gender named in the narration before the tag (not inside quotes), the last two such characters
     named as the subject of a sentence or clause, the last two earlier speakers of that gender, and
     what the mention layer resolved the pronoun to."""
-    turn = turns[index]
-    at = offset if offset is not None else turn.quotes[0].end
+    context, turns, index, put = t.context, t.turns, t.index, t.put
+    at = offset if offset is not None else t.turn.quotes[0].end
     text = context.book.text
     recent: list[str] = []
     subjects: list[str] = []
-    i = bisect.bisect_left(context.name_starts, at) - 1
-    while (
-        i >= 0 and at - context.name_starts[i] < _ANTECEDENT_CHARS and (len(recent) < 2 or len(subjects) < 2)
-    ):
-        mention = context.name_mentions[i]
-        i -= 1
+    for mention in context.names.before(at):
+        if at - mention.start >= _ANTECEDENT_CHARS or (len(recent) >= 2 and len(subjects) >= 2):
+            break
         who = mention.character_id
-        if who is None or mention.start in quoted or _gender(context, who) != gender:
+        if who is None or mention.start in t.stats.quoted or context.gender(who) != gender:
             continue
         if who not in recent:
             recent.append(who)
@@ -548,7 +752,7 @@ def _pronoun_antecedents(
     speakers: list[str] = []
     for back in range(index - 1, max(-1, index - 1 - _ANTECEDENT_TURNS), -1):
         who = turns[back].speaker
-        if who is not None and who not in speakers and _gender(context, who) == gender:
+        if who is not None and who not in speakers and context.gender(who) == gender:
             speakers.append(who)
             put(who, f"pronoun_prev_speaker_{len(speakers)}", 1.0)
             if len(speakers) == 2:
@@ -559,36 +763,19 @@ def _pronoun_antecedents(
             put(resolved.character_id, "pronoun_mention_layer", 1.0)
 
 
-def _vocatives_in(turn: _Turn) -> list[str]:
-    return list(turn.vocatives)
-
-
-def _quote_spans(turns: list[_Turn], index: int) -> list[tuple[int, int]]:
+def _quote_spans(turns: list[Turn], index: int) -> list[tuple[int, int]]:
     if 0 <= index < len(turns):
         return [(s.start, s.end) for q in turns[index].quotes for s in q.spans]
     return []
 
 
-def _log_distance(
-    context: _Context, who: str, offset: int, *, before: bool, inside: list[tuple[int, int]]
-) -> float:
+def _log_distance(context: SieveContext, who: str, offset: int, *, before: bool) -> float:
     """log(1 + chars) to the nearest name mention of ``who`` before / after ``offset``, scaled to [0, 1]."""
-    starts = context.name_starts
-    mentions = context.name_mentions
-    if before:
-        i = bisect.bisect_left(starts, offset) - 1
-        steps = 0
-        while i >= 0 and offset - starts[i] < _FAR and steps < 60:
-            if mentions[i].character_id == who:
-                return math.log1p(offset - starts[i]) / math.log1p(_FAR)
-            i -= 1
-            steps += 1
-    else:
-        i = bisect.bisect_left(starts, offset)
-        steps = 0
-        while i < len(starts) and starts[i] - offset < _FAR and steps < 60:
-            if mentions[i].character_id == who:
-                return math.log1p(starts[i] - offset) / math.log1p(_FAR)
-            i += 1
-            steps += 1
+    mentions = context.names.before(offset) if before else context.names.after(offset)
+    for steps, mention in enumerate(mentions):
+        distance = abs(offset - mention.start)
+        if distance >= _FAR or steps >= _DISTANCE_STEPS:
+            break
+        if mention.character_id == who:
+            return math.log1p(distance) / math.log1p(_FAR)
     return 1.0

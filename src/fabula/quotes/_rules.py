@@ -21,13 +21,12 @@ Addressees are vocatives in the quote, else the speaker of the neighbouring turn
 
 from __future__ import annotations
 
-import bisect
 import itertools
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from fabula.book import Book, Character, Mention, Quote, Span
+from fabula.book import Book, Character, Mention, MentionIndex, Quote, Span
 from fabula.characters import HONORIFICS, PRONOUN_GENDER, SPEECH_VERBS, is_vocative
 from fabula.quotes._registry import AttributionResult, attribution_method
 
@@ -44,10 +43,32 @@ _STARTS_CLAUSE = re.compile(
     r"(?:^|[,;:—(”\"]|--|[.!?]\s|\n|\b(?:and|but|while|when|whereupon|then|till|until|so|which|whom))[\s\"“‘]*\Z"
 )  # what comes right before a name that is the subject of its clause
 _SUBJECT_CHARS = 160  # how far before its speech verb the subject of a lead-in clause may be
+_SUBJECT_GAP_CHARS = 30  # a mention this close before the verb, with no comma between, is its subject
+_TAG_VERB_REACH = 40  # after/inside a quote, the tag's mention is at most this far from its verb
+_BEAT_NAME_REACH = 30  # a beat's name starts at most this far into its clause (it is the subject)
+_BEAT_PRONOUN_REACH = 8  # a beat's pronoun must open its clause ('"No." She turned away.')
+_NARRATION_ANTECEDENT_CHARS = 300  # a tag pronoun this close to its paragraph start may look one back
+_CONVERSATION_ROUNDS = 4  # the conversation passes repeat while they fill turns, at most this often
+
+# Confidences of each pass: the sieve's order of precision on PDNC, as the ranker's features read them
+# (`sieve_confidence`); changing one changes the ranker's inputs, so retrain it after.
+TAG_NAME_CONFIDENCE = 0.95  # "said Emma": right ~96 % of the time
+TAG_PRONOUN_CONFIDENCE = 0.85  # "she said": right ~78 %
+BEAT_NAME_CONFIDENCE = 0.6  # '"No." Emma turned away.'
+BEAT_PRONOUN_CONFIDENCE = 0.5
+VOCATIVE_CONFIDENCE = 0.7  # the one the previous turn addressed answers
+ALTERNATION_CONFIDENCE = 0.65  # A-B-A: the speaker of the turn before last
+ALTERNATION_AHEAD_CONFIDENCE = 0.6  # A-B-A read backwards from a tagged turn after next
+PARAGRAPH_CONFIDENCE = 0.5  # the first character named in the turn's paragraph
+RECENT_CONFIDENCE = 0.3  # the last other speaker of the conversation
+RECENT_AHEAD_CONFIDENCE = 0.25  # the next other speaker, when no one spoke before
 
 
 @dataclass(slots=True)
-class _Turn:
+class Turn:
+    """One turn of a conversation: the quotes of one paragraph (or a speech over several), and the
+    speaker the sieve (then the ranker) gives it."""
+
     quotes: list[Quote]
     paragraph: int  # the last paragraph of the turn
     first_paragraph: int
@@ -63,13 +84,19 @@ class _Turn:
 
 
 @dataclass(slots=True)
-class _Context:
+class SieveContext:
+    """What every pass reads: the book, its characters, its name mentions (indexed), the pronoun
+    mentions by offset and the first-person narrator, if any."""
+
     book: Book
     characters: dict[str, Character]
-    name_mentions: list[Mention]
-    name_starts: list[int]
+    names: MentionIndex  # name and title mentions that have a character
     pronoun_at: dict[int, Mention]
     narrator_id: str | None
+
+    def gender(self, character_id: str) -> str:
+        character = self.characters.get(character_id)
+        return character.gender if character is not None else "unknown"
 
 
 @attribution_method("rules")
@@ -82,7 +109,7 @@ def attribute_with_rules(book: Book, **options: Any) -> AttributionResult:
     return AttributionResult(book.quotes)
 
 
-def run_sieve(book: Book) -> tuple[_Context, list[_Turn]]:
+def run_sieve(book: Book) -> tuple[SieveContext, list[Turn]]:
     """The sieve's passes without the final write-out: the turns with their guessed speakers (the
     learned ranker starts from these)."""
     for quote in book.quotes:
@@ -99,7 +126,7 @@ def run_sieve(book: Book) -> tuple[_Context, list[_Turn]]:
     return context, turns
 
 
-def finish_turns(context: _Context, turns: list[_Turn]) -> None:
+def finish_turns(context: SieveContext, turns: list[Turn]) -> None:
     """Write each turn's speaker to its untagged quotes, set types and addressees."""
     for index, _turn in enumerate(turns):
         _finish(context, turns, index)
@@ -108,15 +135,16 @@ def finish_turns(context: _Context, turns: list[_Turn]) -> None:
 # --- set-up -----------------------------------------------------------------------------------------
 
 
-def _context(book: Book) -> _Context:
-    names = [m for m in book.mentions if m.kind in ("name", "title") and m.character_id is not None]
-    names.sort(key=lambda m: m.start)
+def _context(book: Book) -> SieveContext:
+    names = MentionIndex(
+        book.mentions, keep=lambda m: m.kind in ("name", "title") and m.character_id is not None
+    )
     pronouns = {m.start: m for m in book.mentions if m.kind == "pronoun" and m.character_id is not None}
     characters = {c.id: c for c in book.characters}
     narrator = next((c.id for c in book.characters if c.id == "narrator"), None)
     if narrator is None:
         narrator = _narrator_from_mentions(book, pronouns)
-    return _Context(book, characters, names, [m.start for m in names], pronouns, narrator)
+    return SieveContext(book, characters, names, pronouns, narrator)
 
 
 def _narrator_from_mentions(book: Book, pronouns: dict[int, Mention]) -> str | None:
@@ -129,9 +157,9 @@ def _narrator_from_mentions(book: Book, pronouns: dict[int, Mention]) -> str | N
     return max(counts, key=lambda k: counts[k]) if counts else None
 
 
-def _turns(book: Book) -> list[_Turn]:
+def _turns(book: Book) -> list[Turn]:
     """Quotes grouped by paragraph (one turn each), with conversation ids."""
-    turns: list[_Turn] = []
+    turns: list[Turn] = []
     for quote in book.quotes:
         paragraph = book.paragraphs.index_at(quote.start)
         key = paragraph if paragraph is not None else -1 - quote.start
@@ -140,7 +168,7 @@ def _turns(book: Book) -> list[_Turn]:
             turns[-1].end = quote.end
             turns[-1].paragraph = key
         else:
-            turns.append(_Turn([quote], key, key, quote.start, quote.end))
+            turns.append(Turn([quote], key, key, quote.start, quote.end))
     conversation = 0
     for previous, turn in itertools.pairwise(turns):
         if _narration_between(book, previous, turn) > CONVERSATION_GAP_CHARS:
@@ -149,7 +177,7 @@ def _turns(book: Book) -> list[_Turn]:
     return turns
 
 
-def _narration_between(book: Book, previous: _Turn, turn: _Turn) -> int:
+def _narration_between(book: Book, previous: Turn, turn: Turn) -> int:
     if previous.paragraph < 0 or turn.paragraph < 0:
         return turn.start - previous.end
     chapter_a, chapter_b = book.chapter_at(previous.start), book.chapter_at(turn.start)
@@ -174,7 +202,7 @@ class _Candidate:
     confidence: float
 
 
-def _tag_pass(context: _Context, turns: list[_Turn], index: int) -> None:
+def _tag_pass(context: SieveContext, turns: list[Turn], index: int) -> None:
     turn = turns[index]
     book = context.book
     found: list[tuple[Quote, _Candidate]] = []
@@ -231,7 +259,7 @@ def _paragraph_bounds(book: Book, quote: Quote) -> tuple[int, int]:
 
 
 def _find_tag(
-    context: _Context, turns: list[_Turn], index: int, quote: Quote, before_start: int, after_end: int
+    context: SieveContext, turns: list[Turn], index: int, quote: Quote, before_start: int, after_end: int
 ) -> _Candidate | None:
     """A speech tag or beat for one quote: inside its interruptions, after it, or before it."""
     text = context.book.text
@@ -259,18 +287,23 @@ def _find_tag(
             )
             if where == "before":
                 best = _subject(text, mentions, verbs, verb) or best
-            if _distance(best.mention, verb[0], verb[1]) <= (_SUBJECT_CHARS if where == "before" else 40):
+            reach = _SUBJECT_CHARS if where == "before" else _TAG_VERB_REACH
+            if _distance(best.mention, verb[0], verb[1]) <= reach:
                 best.rule = "tag"
-                best.confidence = 0.95 if best.kind == "name" else 0.85
+                best.confidence = TAG_NAME_CONFIDENCE if best.kind == "name" else TAG_PRONOUN_CONFIDENCE
                 return best
         if where != "before" or text[c_end - 1 : c_end] in ":,":
             first = min(mentions, key=lambda c: c.mention.start)
             # a beat: the clause is about this character (its first mention, early in the clause)
-            if first.kind != "pronoun" and first.mention.start - c_start <= 30:
-                first.rule, first.confidence = "beat", 0.6
+            if first.kind != "pronoun" and first.mention.start - c_start <= _BEAT_NAME_REACH:
+                first.rule, first.confidence = "beat", BEAT_NAME_CONFIDENCE
                 beats.append(first)
-            elif first.kind == "pronoun" and first.mention.start - c_start <= 8 and where != "before":
-                first.rule, first.confidence = "beat", 0.5
+            elif (
+                first.kind == "pronoun"
+                and first.mention.start - c_start <= _BEAT_PRONOUN_REACH
+                and where != "before"
+            ):
+                first.rule, first.confidence = "beat", BEAT_PRONOUN_CONFIDENCE
                 beats.append(first)
     return beats[0] if beats else None
 
@@ -287,7 +320,7 @@ def _subject(
         return None
     nearest = max(subjects, key=lambda c: c.mention.start)
     between = text[nearest.mention.end : verb[0]]
-    if "," not in between and len(between) <= 30:
+    if "," not in between and len(between) <= _SUBJECT_GAP_CHARS:
         return nearest
     # the last mention that starts a clause ("Denham rose, but Katharine rose too, and saying,"),
     # which skips objects ("Isabella, embracing Catherine, thus began:")
@@ -355,12 +388,15 @@ def _clause_end(text: str, start: int, end: int) -> int:
 
 
 def _clause_mentions(
-    context: _Context, turns: list[_Turn], index: int, start: int, end: int, words: list[tuple[int, int, str]]
+    context: SieveContext,
+    turns: list[Turn],
+    index: int,
+    start: int,
+    end: int,
+    words: list[tuple[int, int, str]],
 ) -> list[_Candidate]:
     out: list[_Candidate] = []
-    lo = bisect.bisect_left(context.name_starts, start)
-    hi = bisect.bisect_left(context.name_starts, end)
-    for mention in context.name_mentions[lo:hi]:
+    for mention in context.names.between(start, end):
         if mention.character_id is not None:
             out.append(_Candidate(mention.character_id, mention.span, mention.kind, "", 0.0))
     for w_start, w_end, word in words:
@@ -375,7 +411,7 @@ def _clause_mentions(
 
 
 def _resolve_pronoun(
-    context: _Context, turns: list[_Turn], index: int, offset: int, gender: str
+    context: SieveContext, turns: list[Turn], index: int, offset: int, gender: str
 ) -> tuple[str | None, str]:
     """A tag pronoun: "I" is the narrator; he/she is the most recent conversation participant of that
     gender other than the previous turn's speaker, else what the mention layer says. Also returns
@@ -390,7 +426,7 @@ def _resolve_pronoun(
     previous = previous_turn.speaker if previous_turn is not None else None
     if previous_turn is not None:
         for candidate in previous_turn.vocatives:
-            if candidate != previous and candidate not in addressed and _gender(context, candidate) == gender:
+            if candidate != previous and candidate not in addressed and context.gender(candidate) == gender:
                 return candidate, "addressed"  # the one just addressed answers
     local, where = _narration_antecedent(context, turn, offset, gender, addressed)
     if local is not None:
@@ -403,7 +439,7 @@ def _resolve_pronoun(
         for who in [other.speaker, *other.vocatives]:
             if who is not None and who not in seen and who not in addressed:
                 seen.append(who)
-    matching = [c for c in seen if _gender(context, c) == gender]
+    matching = [c for c in seen if context.gender(c) == gender]
     if previous is not None and len(matching) > 1:
         matching = [c for c in matching if c != previous] or matching
     mention = context.pronoun_at.get(offset)
@@ -420,7 +456,7 @@ def _resolve_pronoun(
 
 
 def _narration_antecedent(
-    context: _Context, turn: _Turn, offset: int, gender: str, excluded: set[str]
+    context: SieveContext, turn: Turn, offset: int, gender: str, excluded: set[str]
 ) -> tuple[str | None, str]:
     """The last character of that gender named in the narration before the pronoun: in its own
     paragraph, else in the paragraph before it when that one is pure narration."""
@@ -433,7 +469,7 @@ def _narration_antecedent(
     found = _last_named(context, start, offset, gender, excluded, inside)
     if found is not None:
         return found, "paragraph"
-    if paragraph > 0 and offset - start < 300:
+    if paragraph > 0 and offset - start < _NARRATION_ANTECEDENT_CHARS:
         p_start, p_end = int(paragraphs.starts[paragraph - 1]), int(paragraphs.ends[paragraph - 1])
         if not _has_quote_mark(context.book.text[p_start:p_end]):
             return _last_named(context, p_start, p_end, gender, excluded, []), "narration"
@@ -445,31 +481,29 @@ def _has_quote_mark(text: str) -> bool:
 
 
 def _last_named(
-    context: _Context, start: int, end: int, gender: str, excluded: set[str], inside: list[tuple[int, int]]
+    context: SieveContext,
+    start: int,
+    end: int,
+    gender: str,
+    excluded: set[str],
+    inside: list[tuple[int, int]],
 ) -> str | None:
-    lo = bisect.bisect_left(context.name_starts, start)
-    hi = bisect.bisect_left(context.name_starts, end)
-    for mention in reversed(context.name_mentions[lo:hi]):
+    for mention in reversed(context.names.between(start, end)):
         character_id = mention.character_id
         if character_id is None or character_id in excluded or any(a <= mention.start < b for a, b in inside):
             continue
-        if _gender(context, character_id) == gender:
+        if context.gender(character_id) == gender:
             return character_id
     return None
-
-
-def _gender(context: _Context, character_id: str) -> str:
-    character = context.characters.get(character_id)
-    return character.gender if character is not None else "unknown"
 
 
 # --- passes 3-6: conversation structure -------------------------------------------------------------
 
 
-def _conversation_passes(context: _Context, turns: list[_Turn]) -> None:
+def _conversation_passes(context: SieveContext, turns: list[Turn]) -> None:
     changed = True
     rounds = 0
-    while changed and rounds < 4:
+    while changed and rounds < _CONVERSATION_ROUNDS:
         changed = False
         rounds += 1
         for index, turn in enumerate(turns):
@@ -486,17 +520,19 @@ def _conversation_passes(context: _Context, turns: list[_Turn]) -> None:
                 turn.speaker, turn.rule, turn.confidence = guess
 
 
-def _same_conversation(turns: list[_Turn], a: int, b: int) -> bool:
+def _same_conversation(turns: list[Turn], a: int, b: int) -> bool:
     return 0 <= a < len(turns) and 0 <= b < len(turns) and turns[a].conversation == turns[b].conversation
 
 
-def _conversation_guess(context: _Context, turns: list[_Turn], index: int) -> tuple[str, str, float] | None:
+def _conversation_guess(
+    context: SieveContext, turns: list[Turn], index: int
+) -> tuple[str, str, float] | None:
     turn = turns[index]
     previous = turns[index - 1] if _same_conversation(turns, index - 1, index) else None
     if previous is not None and previous.speaker is not None:
         addressed = [v for v in previous.vocatives if v != previous.speaker]
         if addressed:
-            return addressed[0], "vocative", 0.7
+            return addressed[0], "vocative", VOCATIVE_CONFIDENCE
     if _same_conversation(turns, index - 2, index):
         before_last, last = turns[index - 2], turns[index - 1]
         if (
@@ -504,7 +540,7 @@ def _conversation_guess(context: _Context, turns: list[_Turn], index: int) -> tu
             and before_last.speaker != last.speaker
             and last.speaker is not None
         ):
-            return before_last.speaker, "alternation", 0.65
+            return before_last.speaker, "alternation", ALTERNATION_CONFIDENCE
     if _same_conversation(turns, index, index + 2):
         after_next, following = turns[index + 2], turns[index + 1]
         if (
@@ -512,29 +548,27 @@ def _conversation_guess(context: _Context, turns: list[_Turn], index: int) -> tu
             and following.speaker is not None
             and after_next.speaker != following.speaker
         ) and after_next.rule in ("tag", "beat", "vocative"):
-            return after_next.speaker, "alternation", 0.6
+            return after_next.speaker, "alternation", ALTERNATION_AHEAD_CONFIDENCE
     mention = _paragraph_mention(context, turn)
     if mention is not None:
-        return mention, "paragraph", 0.5
+        return mention, "paragraph", PARAGRAPH_CONFIDENCE
     return None
 
 
-def _paragraph_mention(context: _Context, turn: _Turn) -> str | None:
+def _paragraph_mention(context: SieveContext, turn: Turn) -> str | None:
     """The first character named in the narration of the turn's paragraph."""
     if turn.paragraph < 0:
         return None
     start = int(context.book.paragraphs.starts[turn.first_paragraph])
     end = int(context.book.paragraphs.ends[turn.first_paragraph])
     inside = [(s.start, s.end) for q in turn.quotes for s in q.spans]
-    lo = bisect.bisect_left(context.name_starts, start)
-    hi = bisect.bisect_left(context.name_starts, end)
-    for mention in context.name_mentions[lo:hi]:
+    for mention in context.names.between(start, end):
         if not any(a <= mention.start < b for a, b in inside):
             return mention.character_id
     return None
 
 
-def _fallback(turns: list[_Turn], index: int) -> tuple[str, str, float] | None:
+def _fallback(turns: list[Turn], index: int) -> tuple[str, str, float] | None:
     turn = turns[index]
     previous = turns[index - 1].speaker if _same_conversation(turns, index - 1, index) else None
     for back in range(index - 1, max(-1, index - 1 - PARTICIPANT_TURNS), -1):
@@ -542,25 +576,23 @@ def _fallback(turns: list[_Turn], index: int) -> tuple[str, str, float] | None:
         if other.conversation != turn.conversation:
             break
         if other.speaker is not None and other.speaker != previous:
-            return other.speaker, "recent", 0.3
+            return other.speaker, "recent", RECENT_CONFIDENCE
     for forward in range(index + 1, min(len(turns), index + 1 + PARTICIPANT_TURNS)):
         other = turns[forward]
         if other.conversation != turn.conversation:
             break
         if other.speaker is not None and other.speaker != previous:
-            return other.speaker, "recent", 0.25
+            return other.speaker, "recent", RECENT_AHEAD_CONFIDENCE
     return None
 
 
-def _vocatives(context: _Context, turn: _Turn) -> list[str]:
+def _vocatives(context: SieveContext, turn: Turn) -> list[str]:
     """Characters addressed by name inside the turn's quotes (``"Oh, Lucy!"``, ``"Lucy, come."``)."""
     text = context.book.text
     out: list[str] = []
     for quote in turn.quotes:
         for span in quote.spans:
-            lo = bisect.bisect_left(context.name_starts, span.start)
-            hi = bisect.bisect_left(context.name_starts, span.end)
-            for mention in context.name_mentions[lo:hi]:
+            for mention in context.names.between(span.start, span.end):
                 if (
                     is_vocative(text, mention.start, mention.end, (span.start, span.end))
                     and mention.character_id is not None
@@ -580,7 +612,7 @@ def _apply(quote: Quote, speaker: str, rule: str, confidence: float, mention: Sp
     quote.mention = mention
 
 
-def _finish(context: _Context, turns: list[_Turn], index: int) -> None:
+def _finish(context: SieveContext, turns: list[Turn], index: int) -> None:
     turn = turns[index]
     neighbours: list[str] = []
     for other in (index - 1, index + 1):
