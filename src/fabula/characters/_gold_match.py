@@ -9,6 +9,14 @@ Naming conventions narrow some forms first: a role the list capitalises ("The Ma
 in lowercase after "the"; a foreign address alone ("Mademoiselle") names the one character listed only
 under it; a shared first name is not the one always titled with it ("Sir John") and goes to the one
 whose family is in the cast ("Charles" among the Musgroves).
+
+Gold lists in the wild carry placeholder entries: a bare name of unknown gender and minor (or no)
+category, every spelling of which another entry also holds ("Bounderby" beside "Josiah Bounderby",
+who is listed as "Mr. Bounderby"). A form listed only under placeholders goes to the entries the
+evidence supports, those that hold it too and are more than a placeholder (see `_placeholders`); an
+entry that is the only one holding its name stays, and two full entries for one person (a list that
+splits a narrator from the same man inside the story) stay two owners of a shared form, each mention
+going to one of them.
 """
 
 from __future__ import annotations
@@ -31,6 +39,7 @@ _GENERIC_PEOPLE = frozenset(
 FIRST_NAME_CONFIDENCE = 0.6  # a first name taken from a listed full name: others may share it
 _NAME_FOLLOWS = re.compile(r"\s+[A-Z]")
 _BARE_ADDRESS = frozenset({"mademoiselle", "madame", "monsieur", "signora", "signorina", "signor"})
+_NAMED_CATEGORIES = frozenset({"major", "intermediate"})  # annotators' categories of characters who matter
 
 
 @dataclass(slots=True)
@@ -124,7 +133,13 @@ def _build_forms(gold: list[Character], text: str | None = None) -> dict[str, _F
                     (derived_weak if weak and " " not in short else derived)[variant].add(character.id)
     forms: dict[str, _Form] = {}
     firsts = {f for c in gold for n in c.all_names() if (f := _first_name(" ".join(n.split())))}
+    placeholders = _placeholders(gold, [listed, derived, derived_weak])
     for spelling, owners in listed.items():
+        if owners <= placeholders:
+            # listed only under placeholders: the fuller entries that hold it too (derived first, as
+            # below: a bare surname is a man's before it is a woman's)
+            evidenced = (derived.get(spelling) or derived_weak.get(spelling) or set()) - placeholders
+            owners = evidenced or owners
         forms[spelling] = _Form(tuple(sorted(owners)), True, _is_title(spelling), 1.0)
     for spelling, owners in _bare_address(gold).items():
         derived[spelling] |= owners
@@ -138,6 +153,23 @@ def _build_forms(gold: list[Character], text: str | None = None) -> dict[str, _F
             bare = spelling.lower() in _BARE_ADDRESS
             forms[spelling] = _Form(tuple(sorted(owners)), False, _is_title(spelling), confidence, bare)
     return forms
+
+
+def _placeholders(gold: list[Character], holders: list[dict[str, set[str]]]) -> set[str]:
+    """Entries that are placeholders: nothing known about them (gender unknown, category neither
+    major nor intermediate) and no name of their own, every spelling of theirs being one another
+    entry also holds (listed or derived)."""
+    out: set[str] = set()
+    for character in gold:
+        if character.gender != "unknown" or (character.category or "").lower() in _NAMED_CATEGORIES:
+            continue
+        names = {" ".join(n.split()) for n in character.all_names()}
+        spellings = {v for n in names if n and not is_pseudo_name(n) for v in _variants(n)}
+        if spellings and all(
+            any(table.get(v, set()) - {character.id} for table in holders) for v in spellings
+        ):
+            out.add(character.id)
+    return out
 
 
 def _bare_address(gold: list[Character]) -> dict[str, set[str]]:
