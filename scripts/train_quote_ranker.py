@@ -8,7 +8,12 @@ Reports leave-novels-out cross-validation (``--folds`` folds by novel, each nove
 never saw it) with the PDNC protocol, for gold and (with ``--predicted``) discovered characters, then
 trains on all novels and writes ``src/fabula/quotes/ranker.json`` (unless ``--no-write``).
 
-    python scripts/train_quote_ranker.py ../shared/data/pdnc [--folds 7] [--second-pass] [--predicted] [--json OUT]
+With ``--split``, the project's validation split: the 7 frozen novels (every third folder in sorted
+order, indices 2, 5, …, 20) are scored by a model trained on the other 14 only, and the 14 by
+cross-validation within the 14 (novel i of the 14 in fold i mod ``--folds``); both means are printed.
+Tune on the 14; look only at the 7's means, never at their individual errors.
+
+    python scripts/train_quote_ranker.py ../shared/data/pdnc [--folds 7] [--second-pass] [--predicted] [--split] [--json OUT]
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ from fabula.quotes._rules import run_sieve
 from fabula.tasks.pdnc_quotes import match_quotes, score_novel
 
 MODEL_PATH = Path(__file__).resolve().parents[1] / "src" / "fabula" / "quotes" / "ranker.json"
+VALIDATION_EVERY = 3  # the frozen validation novels: sorted folder index % 3 == 2 (7 of PDNC's 21)
 Groups = list[tuple[np.ndarray, int]]  # (features of a turn's candidates, index of the right one)
 
 
@@ -103,6 +109,21 @@ def summary(per_novel: dict[str, dict[str, Any]]) -> dict[str, float]:
     return {k: float(np.mean([s[k] for s in per_novel.values() if s[k] is not None])) for k in keys}
 
 
+def validation_split(novels: list[PdncNovel]) -> tuple[list[PdncNovel], list[PdncNovel]]:
+    """(tuning, validation): every third novel in sorted folder order (indices 2, 5, 8, …) is frozen."""
+    ordered = sorted(novels, key=lambda n: n.name)
+    frozen = [n for i, n in enumerate(ordered) if i % VALIDATION_EVERY == VALIDATION_EVERY - 1]
+    return [n for n in ordered if n not in frozen], frozen
+
+
+def trained(novels: list[PdncNovel], groups: dict[str, Groups], l2: float, second_pass: bool) -> np.ndarray:
+    """Weights fitted on ``novels`` (refitted on second-pass features with ``second_pass``)."""
+    weights = fit([g for n in novels for g in groups[n.name]], l2)
+    if second_pass:
+        weights = fit([g for n in novels for g in training_groups(n, weights)], l2)
+    return weights
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("pdnc")
@@ -119,40 +140,56 @@ def main() -> None:
     )
     parser.add_argument("--json", type=Path, help="write the cross-validation scores here")
     parser.add_argument("--no-write", action="store_true", help="do not write ranker.json")
+    parser.add_argument(
+        "--split",
+        action="store_true",
+        help="validation split: cross-validate within the 14 tuning novels, score the 7 frozen ones"
+        " (every third folder) with a model trained on the 14",
+    )
     args = parser.parse_args()
     folders = find_pdnc_novels(args.pdnc)
     novels = [load_pdnc_novel(f) for f in folders]
     groups = {n.name: training_groups(n) for n in novels}
     print(f"{sum(len(g) for g in groups.values())} labelled turns from {len(novels)} novels", file=sys.stderr)
     results: dict[str, dict[str, dict[str, Any]]] = {"gold": {}, "predicted": {}}
+    tuning, validation = validation_split(novels) if args.split else (novels, [])
+
+    def score(novel: PdncNovel, weights: np.ndarray) -> None:
+        results["gold"][novel.name] = score_with(novel, weights, "gold")
+        if args.predicted:
+            results["predicted"][novel.name] = score_with(novel, weights, "predicted")
+
     for fold in range(args.folds):
-        held_out = [n for i, n in enumerate(novels) if i % args.folds == fold]
-        train = [g for n in novels if n not in held_out for g in groups[n.name]]
-        weights = fit(train, args.l2)
-        if args.second_pass:
-            weights = fit(
-                [g for n in novels if n not in held_out for g in training_groups(n, weights)], args.l2
-            )
+        held_out = [n for i, n in enumerate(tuning) if i % args.folds == fold]
+        weights = trained([n for n in tuning if n not in held_out], groups, args.l2, args.second_pass)
         for novel in held_out:
-            results["gold"][novel.name] = score_with(novel, weights, "gold")
-            if args.predicted:
-                results["predicted"][novel.name] = score_with(novel, weights, "predicted")
+            score(novel, weights)
+    if validation:
+        weights = trained(tuning, groups, args.l2, args.second_pass)
+        for novel in validation:
+            score(novel, weights)
     for mode in ("gold", "predicted"):
         if not results[mode]:
             continue
         print(f"\n{mode} characters, {args.folds}-fold leave-novels-out CV")
+        frozen = {n.name for n in validation}
         for name, scores in sorted(results[mode].items()):
+            if name in frozen:
+                continue  # the validation novels: means only, never their individual scores or errors
             cells = " ".join(
                 f"{k}={100 * scores[k]:.1f}" if scores[k] is not None else f"{k}=-"
                 for k in ("accuracy", "explicit", "anaphoric", "implicit")
             )
             print(f"  {name:32s} {cells}")
         print("  mean", {k: round(100 * v, 1) for k, v in summary(results[mode]).items()})
+        if validation:
+            for label, part in (("tuning 14 (CV)", tuning), ("validation 7", validation)):
+                subset = {n.name: results[mode][n.name] for n in part}
+                print(f"  mean, {label}", {k: round(100 * v, 1) for k, v in summary(subset).items()})
     if args.json is not None:
-        args.json.write_text(json.dumps(results, indent=1))
-    weights = fit([g for n in novels for g in groups[n.name]], args.l2)
-    if args.second_pass:
-        weights = fit([g for n in novels for g in training_groups(n, weights)], args.l2)
+        split = {"tuning": [n.name for n in tuning], "validation": [n.name for n in validation]}
+        args.json.write_text(json.dumps({**results, "split": split}, indent=1))
+    weights = trained(novels, groups, args.l2, args.second_pass)
     for name, w in sorted(zip(FEATURES, weights, strict=True), key=lambda x: -abs(x[1])):
         print(f"  {name:32s} {w:+.3f}", file=sys.stderr)
     if not args.no_write:
