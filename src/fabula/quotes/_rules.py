@@ -128,8 +128,9 @@ def run_sieve(book: Book) -> tuple[SieveContext, list[Turn]]:
 
 def finish_turns(context: SieveContext, turns: list[Turn]) -> None:
     """Write each turn's speaker to its untagged quotes, set types and addressees."""
+    inward = [_inward(context, turn) for turn in turns]
     for index, _turn in enumerate(turns):
-        _finish(context, turns, index)
+        _finish(context, turns, index, inward)
 
 
 # --- set-up -----------------------------------------------------------------------------------------
@@ -207,12 +208,7 @@ def _tag_pass(context: SieveContext, turns: list[Turn], index: int) -> None:
     book = context.book
     found: list[tuple[Quote, _Candidate]] = []
     for position, quote in enumerate(turn.quotes):
-        p_start, p_end = _paragraph_bounds(book, quote)
-        after_end = min(p_end, turn.quotes[position + 1].start) if position + 1 < len(turn.quotes) else p_end
-        before_start = max(p_start, turn.quotes[position - 1].end) if position > 0 else p_start
-        if position == 0 and not book.text[p_start : quote.start].strip(_OPENING_MARKS):
-            before_start = _lead_in_start(book, quote, p_start)
-        candidate = _find_tag(context, turns, index, quote, before_start, after_end)
+        candidate = _find_tag(context, turns, index, quote, _narration_regions(book, turn, position))
         if candidate is not None:
             found.append((quote, candidate))
             _apply(quote, candidate.character_id, candidate.rule, candidate.confidence, candidate.mention)
@@ -220,6 +216,22 @@ def _tag_pass(context: SieveContext, turns: list[Turn], index: int) -> None:
     if found:
         best = max(found, key=lambda qc: qc[1].confidence)[1]
         turn.speaker, turn.rule, turn.confidence = best.character_id, best.rule, best.confidence
+
+
+def _narration_regions(book: Book, turn: Turn, position: int) -> list[tuple[int, int, str]]:
+    """Where a tag of the turn's ``position``-th quote may be: its interruptions (``"inside"``), the
+    narration after it up to the next quote or the paragraph's end, and the narration before it (for
+    a quote that opens its paragraph, a lead-in paragraph before it: ``Mr. Darcy replied,``)."""
+    quote = turn.quotes[position]
+    p_start, p_end = _paragraph_bounds(book, quote)
+    after_end = min(p_end, turn.quotes[position + 1].start) if position + 1 < len(turn.quotes) else p_end
+    before_start = max(p_start, turn.quotes[position - 1].end) if position > 0 else p_start
+    if position == 0 and not book.text[p_start : quote.start].strip(_OPENING_MARKS):
+        before_start = _lead_in_start(book, quote, p_start)
+    regions = [(a.end, b.start, "inside") for a, b in itertools.pairwise(quote.spans)]
+    regions.append((quote.end, after_end, "after"))
+    regions.append((before_start, quote.start, "before"))
+    return regions
 
 
 _LAST_WORDS = re.compile(r"(?:[A-Za-z]+\s+){0,2}[A-Za-z]+\Z")
@@ -259,15 +271,10 @@ def _paragraph_bounds(book: Book, quote: Quote) -> tuple[int, int]:
 
 
 def _find_tag(
-    context: SieveContext, turns: list[Turn], index: int, quote: Quote, before_start: int, after_end: int
+    context: SieveContext, turns: list[Turn], index: int, quote: Quote, regions: list[tuple[int, int, str]]
 ) -> _Candidate | None:
-    """A speech tag or beat for one quote: inside its interruptions, after it, or before it."""
+    """A speech tag or beat for one quote in its narration regions (`_narration_regions`)."""
     text = context.book.text
-    regions: list[tuple[int, int, str]] = []
-    for a, b in zip(quote.spans, quote.spans[1:], strict=False):
-        regions.append((a.end, b.start, "inside"))
-    regions.append((quote.end, after_end, "after"))
-    regions.append((before_start, quote.start, "before"))
     beats: list[_Candidate] = []
     for start, end, where in regions:
         clause = _clause(text, start, end, where)
@@ -612,19 +619,82 @@ def _apply(quote: Quote, speaker: str, rule: str, confidence: float, mention: Sp
     quote.mention = mention
 
 
-def _finish(context: SieveContext, turns: list[Turn], index: int) -> None:
+def _finish(context: SieveContext, turns: list[Turn], index: int, inward: list[bool]) -> None:
     turn = turns[index]
     neighbours: list[str] = []
     for other in (index - 1, index + 1):
-        if _same_conversation(turns, other, index) and turns[other].speaker is not None:
+        if _same_conversation(turns, other, index) and turns[other].speaker is not None and not inward[other]:
             neighbours.append(turns[other].speaker or "")
-    for quote in turn.quotes:
+    for position, quote in enumerate(turn.quotes):
         if quote.speaker_id is None and turn.speaker is not None:
             _apply(quote, turn.speaker, turn.rule or "turn", turn.confidence, None)
             quote.type = "implicit"
         elif quote.speaker_id is None:
             quote.method, quote.confidence, quote.type = "rules:none", 0.0, "implicit"
-        addressees = [v for v in turn.vocatives if v != quote.speaker_id]
-        if not addressees:
-            addressees = [n for n in neighbours if n and n != quote.speaker_id][:1]
-        quote.addressee_ids = addressees
+        quote.addressee_ids = _addressees(context, turn, position, neighbours, inward[index])
+
+
+# --- addressees -------------------------------------------------------------------------------------
+
+_SELF = frozenset({"himself", "herself", "itself", "themselves", "myself", "ourselves", "yourself"})
+_THOUGHT_VERBS = frozenset(
+    {
+        "thought",
+        "thinks",
+        "think",
+        "thinking",
+        "wondered",
+        "wonders",
+        "mused",
+        "muses",
+        "reflected",
+        "reasoned",
+    }
+)
+_TO_BEFORE_NAME = re.compile(
+    r"\bto\s+(?:the\s+)?\Z", re.IGNORECASE
+)  # "said the Mock Turtle to (the) |Gryphon"
+_TO_REACH = 14  # how far before a name its "to" may start ("to the " is 7)
+
+
+def _tag_words(context: SieveContext, turn: Turn, position: int) -> list[tuple[int, int, str]]:
+    """The words of the tag clauses next to the turn's ``position``-th quote (lowercased)."""
+    text = context.book.text
+    out: list[tuple[int, int, str]] = []
+    for start, end, where in _narration_regions(context.book, turn, position):
+        clause = _clause(text, start, end, where)
+        if clause is not None:
+            out.extend((m.start(), m.end(), m.group().lower()) for m in _WORD.finditer(text, *clause))
+    return out
+
+
+def _inward(context: SieveContext, turn: Turn) -> bool:
+    """A thought or self-talk: a thought verb (``thought Alice``) or ``to herself`` in a tag clause."""
+    for position in range(len(turn.quotes)):
+        words = [w for _, _, w in _tag_words(context, turn, position)]
+        if any(w in _THOUGHT_VERBS for w in words):
+            return True
+        if any(a == "to" and b in _SELF for a, b in itertools.pairwise(words)):
+            return True
+    return False
+
+
+def _addressees(
+    context: SieveContext, turn: Turn, position: int, neighbours: list[str], inward: bool
+) -> list[str]:
+    """Whom a quote addresses: no one for a thought or self-talk; a character named after ``to`` in
+    its tag clause (``said the Mock Turtle to the Gryphon``); else the people it addresses by name;
+    else the speaker of a neighbouring turn of the conversation (no one when nobody else spoke)."""
+    quote = turn.quotes[position]
+    if inward:
+        return []
+    words = _tag_words(context, turn, position)
+    if words and any(w in SPEECH_VERBS for _, _, w in words):
+        text = context.book.text
+        for mention in context.names.between(words[0][0], words[-1][1]):
+            if mention.character_id != quote.speaker_id and _TO_BEFORE_NAME.search(
+                text, max(0, mention.start - _TO_REACH), mention.start
+            ):
+                return [mention.character_id or ""]
+    addressees = [v for v in turn.vocatives if v != quote.speaker_id]
+    return addressees or [n for n in neighbours if n and n != quote.speaker_id][:1]
