@@ -15,8 +15,8 @@ import argparse
 
 from fabula.characters import find_characters
 from fabula.datasets import find_pdnc_novels, load_pdnc_novel
+from fabula.metrics import match_quotes
 from fabula.quotes import attribute_quotes, detect_quotes
-from fabula.tasks.pdnc_quotes import match_quotes
 
 VALIDATION_EVERY = 3  # as scripts/train_quote_ranker.py: sorted folder index % 3 == 2 is frozen
 

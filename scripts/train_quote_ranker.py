@@ -30,10 +30,11 @@ from scipy.optimize import minimize
 
 from fabula.characters import find_characters
 from fabula.datasets import PdncNovel, find_pdnc_novels, load_pdnc_novel
+from fabula.metrics import match_quotes
 from fabula.quotes import detect_quotes
 from fabula.quotes._ranker import FEATURES, rank_speakers, rerank, turn_candidates
 from fabula.quotes._rules import run_sieve
-from fabula.tasks.pdnc_quotes import match_quotes, score_novel
+from fabula.tasks.pdnc_quotes import score_novel
 
 MODEL_PATH = Path(__file__).resolve().parents[1] / "src" / "fabula" / "quotes" / "ranker.json"
 VALIDATION_EVERY = 3  # the frozen validation novels: sorted folder index % 3 == 2 (7 of PDNC's 21)
