@@ -37,7 +37,7 @@ def main() -> None:
         book = novel.book
         detect_quotes(book)
         find_characters(book, gold=novel.characters)
-        predicted = attribute_quotes(book)
+        predicted = attribute_quotes(book).quotes
         counts = {"exact": 0, "quotes": 0, "tp": 0, "predicted": 0, "gold": 0}
         for g, p in match_quotes(novel.quotes, predicted).items():
             if p is None:

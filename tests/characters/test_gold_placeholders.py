@@ -42,7 +42,7 @@ def test_quotes_tagged_with_the_placeholder_name_go_to_the_full_entry() -> None:
     book = book_from_text(PASSAGE)
     detect_quotes(book)
     find_characters(book, gold=_placeholder_list(category=None))
-    speakers = [q.speaker_id for q in attribute_quotes(book)]
+    speakers = [q.speaker_id for q in attribute_quotes(book).quotes]
     assert speakers == ["0", "1", "0"]
 
 
@@ -76,5 +76,5 @@ def test_one_person_split_into_two_entries_is_counted_once_per_mention() -> None
     ]
     assert len(bounderby) == 3  # one mention per occurrence, never one per entry
     assert all(m.character_id in ("0", "1") for m in bounderby)
-    speakers = [q.speaker_id for q in attribute_quotes(book)]
+    speakers = [q.speaker_id for q in attribute_quotes(book).quotes]
     assert speakers[1] == "2" and speakers[0] in ("0", "1") and speakers[2] in ("0", "1")

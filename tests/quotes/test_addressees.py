@@ -19,7 +19,7 @@ def _addressees(text: str, method: str = "ranker") -> list[tuple[str | None, lis
     book: Book = book_from_text(text)
     detect_quotes(book)
     find_characters(book, gold=CAST)
-    return [(q.speaker_id, q.addressee_ids) for q in attribute_quotes(book, method=method)]
+    return [(q.speaker_id, q.addressee_ids) for q in attribute_quotes(book, method=method).quotes]
 
 
 def test_explicit_to_in_the_tag_wins_over_the_neighbour() -> None:
