@@ -57,7 +57,9 @@ def test_sections_show_the_analysis() -> None:
     assert "Alice – White Rabbit: 3 lines" in page  # network edge
     assert "Queen of Hearts — CHAPTER III. The Queen: 5 mentions" in page  # heatmap cell
     assert page.count('<details class="panel"') == 5
-    assert "No description yet" in page
+    assert "description task" not in page and "No description yet" not in page  # no internal jargon
+    assert "Alice (female) first appears in chapter 1 (CHAPTER I. The Garden), is named 7 times" in page
+    assert "White Rabbit (male), also called Rabbit," in page and "Talks most with Alice." in page
 
 
 def test_index_links_books_and_lists_failures() -> None:

@@ -4,6 +4,7 @@ from fabula.book._decode import DEFAULT_MAX_BYTES, MAX_BYTES_OPTION, decode_byte
 from fabula.book._load import book_from_text, load_book
 from fabula.book._mentions import MentionIndex
 from fabula.book._model import (
+    EMPHASIS,
     Book,
     BookMeta,
     Chapter,
@@ -13,6 +14,7 @@ from fabula.book._model import (
     MentionKind,
     Quote,
     QuoteType,
+    strip_emphasis,
 )
 from fabula.book._position import resolve_position
 from fabula.book._segment import detect_language, split_sentences
@@ -21,6 +23,7 @@ from fabula.book._spans import Span, SpanLayer, trim_span
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
+    "EMPHASIS",
     "MAX_BYTES_OPTION",
     "Book",
     "BookMeta",
@@ -47,5 +50,6 @@ __all__ = [
     "resolve_position",
     "save_book",
     "split_sentences",
+    "strip_emphasis",
     "trim_span",
 ]

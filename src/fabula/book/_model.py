@@ -20,6 +20,16 @@ MentionKind = Literal["name", "title", "pronoun", "nominal"]
 CharacterSource = Literal["gold", "predicted"]
 
 _SPACE_RUN = re.compile(r"\s+")
+# Project Gutenberg writes italics as _underscores_ ("_could_", "_I_ see!"): a pair around a run of text
+# that starts and ends with a non-space and is not part of a word (snake_case stays as it is).
+EMPHASIS = re.compile(r"(?<![\w_])_(?=[^_\s])([^_]*?[^_\s])_(?![\w_])")
+
+
+def strip_emphasis(text: str) -> str:
+    """``text`` without Gutenberg's emphasis underscores: ``"_I_ see!"`` -> ``"I see!"``."""
+    return EMPHASIS.sub(r"\1", text) if "_" in text else text
+
+
 _CHUNK = 1 << 16
 
 
@@ -130,11 +140,19 @@ class Book:
     until: int | None = None  # set when the book is limited to a reading position
 
     # --- text access -------------------------------------------------------------------------
-    def span_text(self, span: Span | tuple[int, int], *, normalize: bool = False) -> str:
-        """The text of a span; ``normalize`` joins hard-wrapped lines and collapses white space."""
+    def span_text(
+        self, span: Span | tuple[int, int], *, normalize: bool = False, keep_emphasis: bool = False
+    ) -> str:
+        """The text of a span. ``normalize`` gives it as people should read it: hard-wrapped lines joined,
+        white space collapsed, and Gutenberg's ``_emphasis_`` underscores dropped (``keep_emphasis`` keeps
+        them, for outputs that render emphasis, like the HTML report). Offsets always refer to the
+        untouched ``text``."""
         start, end = (span.start, span.end) if isinstance(span, Span) else span
         text = self.text[start:end]
-        return _SPACE_RUN.sub(" ", text).strip() if normalize else text
+        if not normalize:
+            return text
+        text = _SPACE_RUN.sub(" ", text).strip()
+        return text if keep_emphasis else strip_emphasis(text)
 
     @property
     def body_text(self) -> str:

@@ -7,6 +7,7 @@ deterministic and needs no charting library: the report must open offline with n
 from __future__ import annotations
 
 import math
+import re
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -34,14 +35,17 @@ def build_view(analysis: Analysis) -> dict[str, Any]:
     chapter_starts = [c.start for c in book.chapters]
     quote_rows: list[list[Any]] = []
     for quote in quotes:
-        text = QUOTE_SEPARATOR.join(book.span_text(span, normalize=True) for span in quote.spans)
+        # _emphasis_ is kept: the page renders it in italics (report.js), every plain output drops it
+        text = QUOTE_SEPARATOR.join(
+            book.span_text(span, normalize=True, keep_emphasis=True) for span in quote.spans
+        )
         speaker = index_of.get(quote.speaker_id or "", -1)
         addressees = [index_of[a] for a in quote.addressee_ids if a in index_of]
         quote_rows.append([speaker, _chapter_number(chapter_starts, quote.start), text, addressees])
     attributed = sum(1 for q in quotes if q.speaker_id in index_of)
     summary = analysis.summary()
     return {
-        "title": book.meta.title or _title_from_file(book.meta.source),
+        "title": display_title(book.meta.title) if book.meta.title else _title_from_file(book.meta.source),
         "author": book.meta.author,
         "facts": _facts(analysis, summary, attributed),
         "settings": _settings(analysis),
@@ -234,6 +238,9 @@ def _panel(index: int, p: CharacterProfile, index_of: dict[str, int], chapters: 
     if p.first_chapter is not None and 0 < p.first_chapter <= len(chapters):
         chapter = chapters[p.first_chapter - 1]
         first = f"chapter {p.first_chapter}" + (f" ({chapter.title})" if chapter.title else "")
+    partners = [
+        {"index": index_of[x.id], "name": x.name, "count": x.count} for x in p.partners if x.id in index_of
+    ]
     return {
         "index": index,
         "name": p.name,
@@ -247,25 +254,94 @@ def _panel(index: int, p: CharacterProfile, index_of: dict[str, int], chapters: 
             ("first appears", first or "—"),
             ("source", p.source + (f", {p.category}" if p.category else "")),
         ],
-        "partners": [
-            {"index": index_of[x.id], "name": x.name, "count": x.count}
-            for x in p.partners
-            if x.id in index_of
-        ],
+        "partners": partners,
         "profile": p.profile,
         "description": p.description,
+        "in_brief": character_in_brief(p, first, [x.name for x in p.partners if x.id in index_of]),
         "quotes": p.quote_count,
     }
 
 
+def character_in_brief(p: CharacterProfile, first: str, partners: list[str]) -> str:
+    """A character in a sentence or two from the book's own facts (shown until a description is written):
+    other names, gender, first appearance, how often named and heard, who they talk to most."""
+    others = [a for a in sorted(p.aliases, key=lambda a: -p.aliases[a]) if a != p.name][:3]
+    sentence = p.name
+    if p.gender in ("female", "male"):
+        sentence += f" ({p.gender})"
+    if others:
+        sentence += f", also called {_joined(others)},"
+    clauses = [f"first appears in {first}"] if first else []
+    clauses.append(f"is named {p.mention_count:,} {_plural(p.mention_count, 'time')}")
+    if p.quote_count:
+        clauses.append(
+            f"speaks {p.quote_count:,} {_plural(p.quote_count, 'quotation')} ({p.words_spoken:,} words)"
+        )
+    else:
+        clauses.append("has no quotation attributed")
+    sentence += " " + _joined(clauses) + "."
+    if partners:
+        sentence += f" Talks most with {_joined(partners[:3])}."
+    return sentence
+
+
+def _plural(n: int, word: str) -> str:
+    return word if n == 1 else word + "s"
+
+
+def _joined(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+_SMALL_WORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "as",
+        "at",
+        "but",
+        "by",
+        "for",
+        "from",
+        "in",
+        "into",
+        "of",
+        "on",
+        "or",
+        "the",
+        "to",
+        "with",
+    ]
+)
+
+
+def display_title(title: str) -> str:
+    """An all-capitals title as a title: ``ALICE'S ADVENTURES IN WONDERLAND`` -> ``Alice's Adventures in
+    Wonderland``; any other title as written."""
+    if not title.isupper():
+        return title
+    words = title.lower().split()
+    return " ".join(
+        w if 0 < i < len(words) - 1 and w in _SMALL_WORDS else w[:1].upper() + w[1:]
+        for i, w in enumerate(words)
+    )
+
+
 def _title_from_file(source: str | None) -> str:
-    """``alice_in_wonderland.txt`` -> ``Alice in wonderland`` (when the book itself names no title)."""
+    """``alice_in_wonderland.txt`` -> ``Alice in wonderland``, ``TheSignOfTheFour/novel_text.txt`` -> ``The Sign
+    of the Four`` (when neither the file's metadata, a Gutenberg header nor the front matter names a title)."""
     if not source:
         return "Untitled"
     path = Path(source)
     stem = path.parent.name if path.stem.lower() in GENERIC_FILE_STEMS else path.stem
-    words = stem.replace("_", " ").replace("-", " ").strip()
-    return words[:1].upper() + words[1:] if words else "Untitled"
+    words = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", stem).replace("_", " ").replace("-", " ").split()
+    if not words:
+        return "Untitled"
+    words = [
+        w.lower() if 0 < i < len(words) - 1 and w.lower() in _SMALL_WORDS else w for i, w in enumerate(words)
+    ]
+    return " ".join([words[0][:1].upper() + words[0][1:], *words[1:]])
 
 
 def _chapter_number(chapter_starts: list[int], offset: int) -> int:

@@ -20,8 +20,24 @@
     var where = "chapter " + q[1];
     if (q[3].length) where += " · to " + q[3].map(function (i) { return characters[i].name; }).join(", ");
     li.appendChild(el("span", "where", where));
-    li.appendChild(el("span", "text", "\u201c" + q[2] + "\u201d"));
+    li.appendChild(withEmphasis(el("span", "text"), "\u201c" + q[2] + "\u201d"));
     return li;
+  }
+
+  // Gutenberg's _emphasis_ in italics: text nodes and <em> elements, still never parsed as HTML.
+  var EMPHASIS = /(^|[^\w_])_(?=[^_\s])([^_]*?[^_\s])_(?![\w_])/g;
+  function plain(text) { return text.replace(EMPHASIS, "$1$2"); }
+  function withEmphasis(node, text) {
+    var last = 0, match;
+    EMPHASIS.lastIndex = 0;
+    while ((match = EMPHASIS.exec(text)) !== null) {
+      var start = match.index + match[1].length;
+      node.appendChild(document.createTextNode(text.slice(last, start)));
+      node.appendChild(el("em", null, match[2]));
+      last = EMPHASIS.lastIndex;
+    }
+    node.appendChild(document.createTextNode(text.slice(last)));
+    return node;
   }
 
   // A list that shows matching quotes a page at a time.
@@ -80,7 +96,7 @@
     var who = speaker.value, words = search.value.trim().toLowerCase();
     var matching = quotes.filter(function (q) {
       if (who !== "all" && q[0] !== Number(who)) return false;
-      return !words || q[2].toLowerCase().indexOf(words) !== -1;
+      return !words || plain(q[2]).toLowerCase().indexOf(words) !== -1;
     });
     count.textContent = matching.length + " of " + quotes.length + " quotations";
     showQuotes(matching);
