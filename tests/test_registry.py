@@ -6,6 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from importlib.metadata import EntryPoint
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -100,3 +101,21 @@ def test_prompt_formats_and_answer_filters_are_registries() -> None:
     finally:
         PROMPT_FORMATS.remove("test-letters")
     assert "test-letters" not in PROMPT_FORMATS
+
+
+DISCOVERED: Registry[Any] = Registry("plug-in", packages=["fabula_test_plugins"])
+
+
+def test_modules_of_a_package_register_themselves_when_a_name_is_missing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    package = tmp_path / "fabula_test_plugins"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "_private.py").write_text("raise RuntimeError('private modules are not imported')\n")
+    (package / "extra.py").write_text(
+        "from tests.test_registry import DISCOVERED\nDISCOVERED.add('found', 42)\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert DISCOVERED.get("found") == 42
+    assert DISCOVERED.names() == ["found"]

@@ -7,17 +7,21 @@ answer filters.
 
 A name is registered once: a second, different object under the same name raises `ConfigError`
 (re-running the same definition, e.g. a module reload, is allowed). Entries that live in modules with
-optional dependencies are imported on first use (``lazy``: name -> module), and other packages can add
-entries through an entry-point group, as spaCy's catalogue does (``[project.entry-points."fabula.tasks"]
-mytask = "mypkg.tasks:MyTask"``). Written here rather than taken from ``catalogue`` because that
+optional dependencies are imported on first use (``lazy``: name -> module); ``packages`` names packages
+whose public modules are all imported when a name is not found (so a new task module in ``fabula/tasks/``
+registers itself with no edit elsewhere); other packages can add entries through an entry-point group,
+as spaCy's catalogue does (``[project.entry-points."fabula.tasks"] mytask = "mypkg.tasks:MyTask"``).
+Written here rather than taken from ``catalogue`` because that
 package silently overwrites duplicates and has no lazy modules; the class is 100 lines.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
+import pkgutil
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from importlib.metadata import entry_points
 from typing import Any, Generic, TypeVar
 
@@ -35,6 +39,7 @@ class Registry(Generic[T]):
         *,
         entry_point_group: str | None = None,
         lazy: Mapping[str, str] | None = None,
+        packages: Sequence[str] = (),
         option: str | None = None,
     ) -> None:
         self.kind = kind
@@ -42,6 +47,7 @@ class Registry(Generic[T]):
         self.option = option  # the CLI option that names an entry (for error messages), e.g. "--method"
         self._entries: dict[str, T] = {}
         self._lazy = dict(lazy or {})
+        self._packages = tuple(packages)  # their public modules register entries: imported when needed
         self._loaded_lazy: set[str] = set()
         self._entry_points_loaded = False
         self._lock = threading.RLock()
@@ -127,12 +133,22 @@ class Registry(Generic[T]):
         if module is not None:
             self._import(module)
         if name not in self._entries:
+            self._import_packages()
+        if name not in self._entries:
             self._load_entry_points(only=name)
 
     def _load_all(self) -> None:
         for module in list(self._lazy.values()):
             self._import(module)
+        self._import_packages()
         self._load_entry_points()
+
+    def _import_packages(self) -> None:
+        for package in self._packages:
+            spec = importlib.util.find_spec(package)
+            for info in pkgutil.iter_modules(spec.submodule_search_locations if spec else None):
+                if not info.name.startswith("_"):
+                    self._import(f"{package}.{info.name}")
 
     def _import(self, module: str) -> None:
         if module in self._loaded_lazy:

@@ -1,7 +1,7 @@
 """``fabula eval TASK …`` for every registered task, built from the options the task declares, and
 ``fabula eval --list``. A new task needs no edit here: register it with ``@fabula.tasks.task("name")``
-(in a module listed in the task registry's lazy table or installed through the ``fabula.tasks``
-entry-point group)."""
+in a module under ``fabula/tasks/`` (found automatically) or in another package through the
+``fabula.tasks`` entry-point group."""
 
 from __future__ import annotations
 
