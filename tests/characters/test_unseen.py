@@ -79,3 +79,23 @@ def test_a_short_title_joins_the_one_longer_title_ending_in_it() -> None:
     cast = find_characters(book_from_text(FARM_CAT + tabby))
     owners = [c for c in cast if {"the Cat", "the Tabby Cat"} & c.all_names()]
     assert len(owners) == 1 and {"the Cat", "the Tabby Cat"} <= owners[0].all_names()
+
+
+# written for this test: a carpenter known as 老周 / 周伯 / 周师傅, a three-character name jieba's
+# dictionary would cut (赵云 of 赵云飞), and a woman the text calls 她
+VILLAGE = (
+    "赵云飞推开门，看见老周坐在院子里。老周笑道：“你来了。”赵云飞点点头。\n\n"
+    "周师傅是村里的木匠，大家都叫他周伯。林小红走过来，她说：“周伯，吃饭了。”林小红是赵云飞的妹妹。\n\n"
+    "老周放下烟袋，他站起来。赵云飞跟着老周进了屋。林小红笑了，她把碗放在桌上。\n\n"
+    "周伯说：“坐吧。”周师傅的手很粗。林小红看着哥哥，她没有说话。"
+)
+
+
+def test_chinese_names_completed_joined_and_gendered_from_the_book() -> None:
+    book = book_from_text(VILLAGE, language="zh")
+    cast = {c.name: c for c in find_characters(book)}
+    assert "赵云飞" in cast and "赵云" not in cast  # the full name, not jieba's dictionary entry
+    zhou = [c for c in cast.values() if {"老周", "周伯", "周师傅"} & c.all_names()]
+    assert len(zhou) == 1 and {"老周", "周伯", "周师傅"} <= zhou[0].all_names()
+    assert zhou[0].gender == "male"  # 伯, 师傅
+    assert cast["林小红"].gender == "female"  # 她 after her name
