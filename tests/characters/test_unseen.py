@@ -99,3 +99,28 @@ def test_chinese_names_completed_joined_and_gendered_from_the_book() -> None:
     assert len(zhou) == 1 and {"老周", "周伯", "周师傅"} <= zhou[0].all_names()
     assert zhou[0].gender == "male"  # 伯, 师傅
     assert cast["林小红"].gender == "female"  # 她 after her name
+
+
+# written for this test: a chapter heading in title case, a song, an exclamation, a form of address
+# and a place, beside two real people
+SONG_CHAPTER = (
+    "CHAPTER I.\nNora Gives a Warning\n\n\n"
+    "Martin Crane walked down to the quay with Nora, and Nora sang as they went:\n\n"
+    '"Carry me home, my Bonny Lantern,\n    Over the hill, my Bonny Lantern,\n'
+    '    Light me on, my Bonny Lantern,\n    Never fail me, Bonny Lantern."\n\n'
+    '"Thank Heaven you stopped," said Martin Crane. "Your Grace will forgive me," he went on, bowing '
+    'to her in jest, "but your Grace sings like a crow."\n\n'
+    '"Your Grace is hungry, then," said Nora, "and so is your Grace\'s servant. Thank Heaven, the '
+    'lights of Upper Wexley." Beyond the bridge Upper Wexley slept, and Martin Crane thought Upper '
+    "Wexley looked kind; Upper Wexley was his home.\n\n"
+    "Martin Crane laughed and Nora laughed, and the lantern swung in his hand. Nora said nothing "
+    "more till they were home, where Martin Crane left her at the door."
+)
+
+
+def test_no_characters_from_headings_songs_exclamations_address_or_places() -> None:
+    book = book_from_text(SONG_CHAPTER)
+    names = {n for c in find_characters(book) for n in c.all_names()}
+    assert {"Martin Crane", "Nora"} <= names
+    for junk in ("Nora Gives", "Bonny Lantern", "Thank Heaven", "Grace", "Upper Wexley"):
+        assert junk not in names, junk

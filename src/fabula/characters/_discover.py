@@ -81,6 +81,9 @@ _PLACE_AFTER = re.compile(
 )
 _PREV_WORD = re.compile(r"([A-Za-z]+)[^\w\n]{0,3}$")
 
+_POSSESSIVES = frozenset({"your", "his", "her", "their", "our", "its"})
+#: first words of a place's name ("Upper Norwood", "South Lambeth")
+_PLACE_QUALIFIERS = frozenset({"upper", "lower", "north", "south", "east", "west"})
 _NOBLE = frozenset(
     {"lady", "sir", "lord", "duke", "duchess", "earl", "count", "countess", "prince", "princess"}
 )
@@ -137,6 +140,7 @@ class _Occurrence:
     speech: bool
     person_verb: bool
     place_prep: bool
+    possessed: bool  # "your Majesty", "his Lordship": a form of address, not a name
 
 
 @dataclass(slots=True)
@@ -161,7 +165,15 @@ def discover_characters(book: Book, *, ner_model: str | None = None) -> tuple[li
         return discover_chinese(book)
     text = book.text
     dialogue = dialogue_regions(book)
-    occurrences = _candidates(book, dialogue)
+    # names in songs and poems ("Beautiful Soup", "You are old, Father William") are not the story's
+    # people, nor title-case runs in chapter headings ("Sherlock Holmes Gives a Demonstration"); a
+    # heading's titled name ("Miss Lucy Honeychurch Tells the Truth") is kept: it links the names
+    verse, headings = _verse(book), _headings(book)
+    occurrences = [
+        o
+        for o in _candidates(book, dialogue)
+        if o.start not in verse and (o.start not in headings or o.honorific is not None)
+    ]
     if not occurrences:
         return [], []
     lowercase = Counter(w.lower() for w in _LOWER_WORD.findall(text, book.body.start, book.body.end))
@@ -214,6 +226,32 @@ def discover_characters(book: Book, *, ner_model: str | None = None) -> tuple[li
     return characters, mentions
 
 
+#: a block of at least this many lines, each opening with a capital and none longer than
+#: `VERSE_LINE_CHARS`, is verse: prose is wrapped at ~70 characters and its lines rarely all open so
+VERSE_MIN_LINES = 3
+VERSE_LINE_CHARS = 60
+_LINE_OPENING = re.compile(r"[\s\"'“‘(_*-]*")
+
+
+def _headings(book: Book) -> Regions:
+    """Chapter heading spans, from the book's structure."""
+    return Regions(sorted((c.heading.start, c.heading.end) for c in book.chapters if c.heading is not None))
+
+
+def _verse(book: Book) -> Regions:
+    """Verse blocks: paragraphs set as a poem (short lines, each opening with a capital)."""
+    spans: list[tuple[int, int]] = []
+    text = book.text
+    for start, end in book.paragraphs.pairs():
+        lines = [line for line in text[start:end].split("\n") if line.strip()]
+        if len(lines) < VERSE_MIN_LINES or max(len(line) for line in lines) > VERSE_LINE_CHARS:
+            continue
+        openings = [line[_LINE_OPENING.match(line).end() :] for line in lines]  # type: ignore[union-attr]
+        if all(o[:1].isupper() for o in openings):
+            spans.append((start, end))
+    return Regions(sorted(spans))
+
+
 def _form(o: _Occurrence) -> tuple[str | None, tuple[str, ...]]:
     return ("the" if o.titled else o.honorific, o.words)
 
@@ -241,8 +279,12 @@ def _candidates(book: Book, dialogue: Regions) -> list[_Occurrence]:
         if honorific is None and len(words) > 1 and words[0].lower() in HONORIFICS:
             honorific = words[0].lower()  # "Lady Catherine", "Colonel Brandon" spelled as one run
             words = words[1:]
-        if any(w.lower() in PLACE_WORDS for w in words[1:]) or (
-            len(words) == 1 and words[0].lower() in NON_NAMES
+        if (
+            any(w.lower() in PLACE_WORDS for w in words[1:])
+            or (len(words) == 1 and words[0].lower() in NON_NAMES)
+            # "Thank God", "Good Heavens": an exclamation; "Upper Norwood": a place
+            or (honorific is None and len(words) > 1 and words[-1].lower() in NON_NAMES)
+            or (honorific is None and len(words) > 1 and words[0].lower() in _PLACE_QUALIFIERS)
         ):
             continue
         if any(
@@ -274,6 +316,7 @@ def _candidates(book: Book, dialogue: Regions) -> list[_Occurrence]:
                 speech=speech,
                 person_verb=next_word in PERSON_VERBS,
                 place_prep=prev_word in PLACE_PREPOSITIONS,
+                possessed=prev_word in _POSSESSIVES,
             )
         )
     return out
@@ -366,6 +409,8 @@ def _accept(
             continue  # "Hope", "Will", "Grace": mostly a common word
         if place > 0.25 * capital and honored == 0 and speech == 0:
             continue  # "in Highbury", "at Randalls"
+        if sum(1 for o in occ if o.possessed) > 0.5 * capital and honored == 0:
+            continue  # "your Majesty", "his Lordship": how one is addressed, not who
         if titled_only:
             if len(occ) >= 3 and (speech or verbs) and low < 0.5 * capital:
                 person_words.add(words)
@@ -1090,11 +1135,13 @@ def _other_given_name(form: _FormKey, cluster: _Cluster) -> bool:
     """Whether a bare given name ("Prascovia") meets a cluster with another given name ("Polina")
     that is no variant of it (unlike "Harry" and "Henry", "Evie" and "Evelyn")."""
     honorific, words = form
-    if honorific is not None or len(words) != 1 or not cluster.first_names or words[0] in cluster.first_names:
+    # a cluster known by a bare given name ("Alice") has that first name too
+    firsts = cluster.first_names | {
+        w[0] for (h, w) in cluster.forms if h is None and len(w) == 1 and given_name_gender(w[0]) != "unknown"
+    }
+    if honorific is not None or len(words) != 1 or not firsts or words[0] in firsts:
         return False
-    return words[0] not in cluster.last_names and not any(
-        _variant_names(words[0], f) for f in cluster.first_names
-    )
+    return words[0] not in cluster.last_names and not any(_variant_names(words[0], f) for f in firsts)
 
 
 def _styled_sister(miss: _Cluster, other: _Cluster) -> bool:
