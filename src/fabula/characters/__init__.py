@@ -19,6 +19,7 @@ from fabula.characters._lexicon import (
     PRONOUN_GENDER,
     SPEECH_VERBS,
     STANDALONE_TITLES,
+    clear_given_names,
 )
 from fabula.characters._resolve import resolve_name
 from fabula.characters._text import is_vocative, name_key
@@ -33,6 +34,7 @@ __all__ = [
     "PRONOUN_GENDER",
     "SPEECH_VERBS",
     "STANDALONE_TITLES",
+    "clear_given_names",
     "find_characters",
     "is_pseudo_name",
     "is_vocative",

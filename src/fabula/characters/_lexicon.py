@@ -1175,3 +1175,13 @@ def given_name_gender(word: str, min_ratio: float = 3.0) -> HonorificGender:
     frequencies (``given_names.tsv``), when one gender has it at least ``min_ratio`` times as often."""
     gender, ratio = _given_names().get(word.lower(), ("unknown", 0.0))
     return gender if ratio >= min_ratio else "unknown"
+
+
+def clear_given_names(gender: HonorificGender) -> list[str]:
+    """Given names clearly of one gender (at least `CLEAR_GIVEN_NAME` times as often), capitalised, sorted;
+    e.g. replacement names that keep a speaker's gender (the memorisation probes)."""
+    return sorted(
+        name.capitalize()
+        for name, (name_gender, ratio) in _given_names().items()
+        if name_gender == gender and ratio >= CLEAR_GIVEN_NAME
+    )

@@ -20,6 +20,8 @@ from fabula.cli import _quotes  # noqa: F401  isort: skip
 from fabula.cli import _describe  # noqa: F401  isort: skip
 from fabula.cli import _eval
 
+from fabula.cli import _probe  # noqa: F401  isort: skip
+
 
 class _WarningLine(logging.Handler):
     """Library warnings (an LLM retry, a cache that could not be written) as ``fabula: warning: ...`` lines."""

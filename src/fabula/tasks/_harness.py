@@ -172,6 +172,7 @@ TASKS: Registry[type[Task]] = Registry(
         "quotes": "fabula.tasks.pdnc_quotes",
         "characters": "fabula.tasks.pdnc_characters",
         "mcq": "fabula.tasks.lfed",
+        "probe": "fabula.tasks.probes",
     },
     packages=["fabula.tasks"],  # a new module here registers its task with no edit to this table
 )
