@@ -90,7 +90,7 @@ def test_probes_on_a_pdnc_novel_against_the_scripted_server(tmp_path: Path) -> N
 
     with ScriptedOpenAIServer(answer) as server:
         llm = get_llm(f"openai:m@{server.url}", cache=False)
-        task = MemorisationProbes(books=[folder], probes="csg,no-context,name-cloze,min-k", samples=5)
+        task = MemorisationProbes(paths=[folder], probes="csg,no-context,name-cloze,min-k", samples=5)
         report = run_eval(task, llm=llm, json_path=tmp_path / "p.json", progress=False)
     scores = report.novels["DaisyMiller"]
     assert 0.0 <= scores["csg_true"] <= 1.0 and 0.0 <= scores["no_context"] <= 1.0

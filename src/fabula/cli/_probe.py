@@ -19,7 +19,7 @@ from fabula.llm import DEFAULT_TIMEOUT
 
 @app.command("probe")
 def probe_command(
-    books: Annotated[
+    inputs: Annotated[
         list[str],
         typer.Argument(
             metavar="BOOK",
@@ -53,15 +53,16 @@ def probe_command(
 ) -> None:
     """Probe what a model remembers of books (name cloze, corrupted-speaker guessing, no-context, Min-K%),
     or compare a probe's per-book scores with a task's (Spearman; Welch's t-test top vs bottom books)."""
-    if books and books[0] == "compare":
-        _compare(books[1:], probe_metric, task_metric, top, json_out)
+    # probes are about the whole book (what a model remembers of it), so there is no --until here
+    if inputs and inputs[0] == "compare":
+        _compare(inputs[1:], probe_metric, task_metric, top, json_out)
         return
     from fabula.tasks import get_task
 
     if llm is None:
         raise ConfigError("the probes need a model: give --llm SPEC", "--llm")
     values = {
-        "books": [Path(b) for b in books],
+        "paths": [Path(b) for b in inputs],
         "probes": probes,
         "samples": samples,
         "k_percent": k_percent,

@@ -172,7 +172,7 @@ class MemorisationProbes(Task):
     group_by: ClassVar[list[str]] = ["novel", "probe"]
     llm = "required"
     options: ClassVar[list[TaskOption]] = [
-        TaskOption("books", Path, None, "Novel files or PDNC folders.", "BOOK", required=True, multiple=True),
+        TaskOption("paths", Path, None, "Novel files or PDNC folders.", "BOOK", required=True, multiple=True),
         TaskOption("probes", str, ",".join(PROBES), f"Comma-separated: {', '.join(PROBES)}."),
         TaskOption("samples", int, 100, "Items per probe (per quote type for csg and no-context)."),
         TaskOption("k_percent", float, 20.0, "Min-K%: the share of least likely tokens averaged."),
@@ -192,7 +192,7 @@ class MemorisationProbes(Task):
 
     def items(self) -> list[EvalItem]:
         items: list[EvalItem] = []
-        for path in self.options_given["books"]:
+        for path in self.options_given["paths"]:
             probe_book = load_probe_book(Path(path))
             self._books[probe_book.name] = probe_book
             rng = random.Random(f"{self.options_given['seed']}:{probe_book.name}")
