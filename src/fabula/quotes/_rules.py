@@ -657,25 +657,42 @@ _TO_BEFORE_NAME = re.compile(
 _TO_REACH = 14  # how far before a name its "to" may start ("to the " is 7)
 
 
-def _tag_words(context: SieveContext, turn: Turn, position: int) -> list[tuple[int, int, str]]:
-    """The words of the tag clauses next to the turn's ``position``-th quote (lowercased)."""
+def _tag_clauses(
+    context: SieveContext, turn: Turn, position: int
+) -> list[tuple[str, list[tuple[int, int, str]]]]:
+    """The tag clauses next to the turn's ``position``-th quote: (where, its words lowercased)."""
     text = context.book.text
-    out: list[tuple[int, int, str]] = []
+    out: list[tuple[str, list[tuple[int, int, str]]]] = []
     for start, end, where in _narration_regions(context.book, turn, position):
         clause = _clause(text, start, end, where)
         if clause is not None:
-            out.extend((m.start(), m.end(), m.group().lower()) for m in _WORD.finditer(text, *clause))
+            out.append(
+                (where, [(m.start(), m.end(), m.group().lower()) for m in _WORD.finditer(text, *clause)])
+            )
     return out
 
 
+def _tag_words(context: SieveContext, turn: Turn, position: int) -> list[tuple[int, int, str]]:
+    """The words of the tag clauses next to the turn's ``position``-th quote (lowercased)."""
+    return [w for _, words in _tag_clauses(context, turn, position) for w in words]
+
+
+_INWARD_REACH = (
+    3  # a thought verb is a tag only this close to the quote ('"…," thought Alice' / 'she thought')
+)
+
+
 def _inward(context: SieveContext, turn: Turn) -> bool:
-    """A thought or self-talk: a thought verb (``thought Alice``) or ``to herself`` in a tag clause."""
+    """A thought or self-talk: a thought verb right next to the quote (``thought Alice``, ``she
+    thought``) or ``to herself`` in a tag clause."""
     for position in range(len(turn.quotes)):
-        words = [w for _, _, w in _tag_words(context, turn, position)]
-        if any(w in _THOUGHT_VERBS for w in words):
-            return True
-        if any(a == "to" and b in _SELF for a, b in itertools.pairwise(words)):
-            return True
+        for where, clause in _tag_clauses(context, turn, position):
+            words = [w for _, _, w in clause]
+            near = words[-_INWARD_REACH:] if where == "before" else words[:_INWARD_REACH]
+            if any(w in _THOUGHT_VERBS for w in near):
+                return True
+            if any(a == "to" and b in _SELF for a, b in itertools.pairwise(words)):
+                return True
     return False
 
 
