@@ -142,7 +142,7 @@ def _context(book: Book) -> SieveContext:
     )
     pronouns = {m.start: m for m in book.mentions if m.kind == "pronoun" and m.character_id is not None}
     characters = {c.id: c for c in book.characters}
-    narrator = next((c.id for c in book.characters if c.id == "narrator"), None)
+    narrator = next((c.id for c in book.characters if c.narrator or c.id == "narrator"), None)
     if narrator is None:
         narrator = _narrator_from_mentions(book, pronouns)
     return SieveContext(book, characters, names, pronouns, narrator)
