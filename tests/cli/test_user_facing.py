@@ -172,6 +172,10 @@ def test_piped_tables_keep_full_names(capsys: pytest.CaptureFixture[str]) -> Non
     header = next(line for line in text.splitlines() if line.startswith("| novel"))
     assert header.split(" | ")[1:4] == ["recall", "merged_clusters", "merged_clusters_major"]
     assert "| TheMysteriousAffairAtStyles | 100.0 |" in text and "…" not in text
+    out = io.StringIO()
+    terminal = PipeAwareConsole(file=out, width=60, force_terminal=True, color_system=None)
+    report.print_table(terminal, counts=["gold_characters"])  # a narrow terminal: wrapped, never "reca…"
+    assert "…" not in out.getvalue() and "TheMy" in out.getvalue() and "tStyl" in out.getvalue()
     table = Table("name", "note")
     table.add_row("[bold]x[/bold] | y", "plain")
     out = io.StringIO()

@@ -28,6 +28,10 @@ class PipeAwareConsole(Console):
 
     def print(self, *objects: Any, **kwargs: Any) -> None:
         if self.is_terminal or not any(isinstance(o, Table) for o in objects):
+            for item in objects:
+                if isinstance(item, Table):  # a narrow terminal wraps a cell rather than cutting it ("reca…")
+                    for column in item.columns:
+                        column.overflow = "fold" if column.overflow == "ellipsis" else column.overflow
             super().print(*objects, **kwargs)
             return
         for item in objects:
