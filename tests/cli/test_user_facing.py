@@ -204,17 +204,21 @@ def test_llm_method_without_a_model_names_the_method(
     assert len(err.strip().splitlines()) == 1
 
 
-@pytest.mark.parametrize("command", ["characters", "quotes"])
-def test_a_file_that_is_not_prose_is_refused(command: str, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = _run([command, ROOT / "pyproject.toml"], capsys)
-    assert code == 2 and out == ""
+@pytest.mark.parametrize("command", ["characters", "quotes", "analyze", "describe"])
+def test_a_file_that_is_not_prose_is_refused(
+    command: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    extra = {"analyze": ["-o", str(tmp_path)], "describe": ["--all"]}.get(command, [])
+    code, out, err = _run([command, ROOT / "pyproject.toml", *extra], capsys)
+    assert code != 0
+    assert ("analysed nothing" in out) if command == "analyze" else (out == "")
     assert "pyproject.toml: does not look like prose" in err and "% of its" in err
     code, out, _ = _run(["read", ROOT / "pyproject.toml"], capsys)
     assert code == 0 and "does not look like prose" in out  # read describes it, and warns
 
 
 def test_novels_look_like_prose() -> None:
-    from fabula.cli._options import prose_problem
+    from fabula.book import prose_problem
 
     assert prose_problem(load_book(ALICE)) is None
 

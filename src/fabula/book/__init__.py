@@ -1,7 +1,7 @@
 """The `Book` core: original text plus character-offset span layers, and how to load one."""
 
 from fabula.book._decode import DEFAULT_MAX_BYTES, MAX_BYTES_OPTION, decode_bytes, format_size, read_book_file
-from fabula.book._load import book_from_text, load_book
+from fabula.book._load import book_from_text, load_book, prose_problem
 from fabula.book._mentions import MentionIndex
 from fabula.book._model import (
     EMPHASIS,
@@ -46,6 +46,7 @@ __all__ = [
     "format_size",
     "load_book",
     "load_book_json",
+    "prose_problem",
     "read_book_file",
     "resolve_position",
     "save_book",

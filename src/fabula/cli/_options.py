@@ -9,7 +9,15 @@ from typing import Annotated, Any
 
 import typer
 
-from fabula.book import DEFAULT_MAX_BYTES, MAX_BYTES_OPTION, Book, format_size, load_book, resolve_position
+from fabula.book import (
+    DEFAULT_MAX_BYTES,
+    MAX_BYTES_OPTION,
+    Book,
+    format_size,
+    load_book,
+    prose_problem,
+    resolve_position,
+)
 from fabula.cli._app import stderr
 from fabula.errors import ConfigError, InputError
 from fabula.llm import DEFAULT_TIMEOUT
@@ -116,31 +124,6 @@ def require_model(method: str, llm: str | None) -> None:
             "or choose --method ranker (the default, no LLM)",
             "--method",
         )
-
-
-# Prose is 70-85% word tokens (the 21 PDNC novels: 75-85%); code, configuration and data files are far
-# below (pyproject.toml 26%, a Python module 42%, Markdown docs 36-51%). Short texts are not judged.
-_MIN_WORD_SHARE = 0.55
-_MIN_TOKENS_TO_JUDGE = 200
-
-
-def prose_problem(book: Book) -> str | None:
-    """Why ``book`` does not look like prose (a novel's running text), or None when it does."""
-    tokens = len(book.tokens)
-    if tokens < _MIN_TOKENS_TO_JUDGE:
-        return None
-    text = book.text
-    words = sum(
-        1
-        for s, e in zip(book.tokens.starts.tolist(), book.tokens.ends.tolist(), strict=True)
-        if text[s:e].isalpha()
-    )
-    if words / tokens >= _MIN_WORD_SHARE:
-        return None
-    return (
-        f"does not look like prose: only {100 * words / tokens:.0f}% of its {tokens:,} tokens are words "
-        f"(a novel has 70-85%); is it code, markup or data rather than a book?"
-    )
 
 
 def load_reading(

@@ -10,7 +10,7 @@ import typer
 from rich.table import Table
 
 from fabula._files import check_output_path, write_bytes_atomic
-from fabula.book import DEFAULT_MAX_BYTES, Book, book_to_json
+from fabula.book import DEFAULT_MAX_BYTES, Book, book_to_json, prose_problem
 from fabula.cli._app import app, stdout
 from fabula.cli._options import (
     BookArgument,
@@ -18,7 +18,6 @@ from fabula.cli._options import (
     UntilChapterOption,
     UntilOption,
     load_reading,
-    prose_problem,
 )
 
 

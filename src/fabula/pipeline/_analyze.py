@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 
 from fabula._version import __version__
 from fabula.analysis import Analysis
-from fabula.book import DEFAULT_MAX_BYTES, Book, Character, load_book, resolve_position
-from fabula.errors import ConfigError
+from fabula.book import DEFAULT_MAX_BYTES, Book, Character, load_book, prose_problem, resolve_position
+from fabula.errors import ConfigError, InputError
 from fabula.pipeline._profiles import build_profiles, hide_unseen_names
 
 if TYPE_CHECKING:
@@ -60,11 +60,14 @@ def analyze_book(
 
     with ExitStack() as cleanup:
         with stage("read"):
-            book = (
-                path_or_book
-                if isinstance(path_or_book, Book)
-                else load_book(path_or_book, max_bytes=max_bytes)
-            )
+            if isinstance(path_or_book, Book):
+                book = path_or_book
+            else:
+                book = load_book(path_or_book, max_bytes=max_bytes)
+                if problem := prose_problem(
+                    book
+                ):  # pyproject.toml is not a novel: say so, not "0 characters"
+                    raise InputError(problem, path_or_book)
             offset = resolve_position(book, until, until_chapter=until_chapter)
             if offset is not None:
                 book = book.truncated(offset)
