@@ -217,10 +217,19 @@ def test_a_file_that_is_not_prose_is_refused(
     assert code == 0 and "does not look like prose" in out  # read describes it, and warns
 
 
-def test_novels_look_like_prose() -> None:
-    from fabula.book import prose_problem
+def test_novels_look_like_prose(pdnc_dir: Path) -> None:
+    from fabula.book import book_from_text, prose_problem
 
     assert prose_problem(load_book(ALICE)) is None
+    for novel in sorted(pdnc_dir.glob("*/novel_text.txt")):  # all 21, dialogue-heavy ones included
+        assert prose_problem(load_book(novel)) is None, novel.parent.name
+    dialogue = '"Which is it to-day?" I asked. "Morphine?"\n\n' * 30
+    assert prose_problem(book_from_text(dialogue)) is None
+    assert (
+        prose_problem(book_from_text("第一章\n\n“你来了吗？”她问。他没有回答，只是笑了笑。\n" * 40)) is None
+    )
+    table = "\n".join(f'{i},{i * 3},name{i},"x y",2.5' for i in range(300))
+    assert prose_problem(book_from_text(table)) is not None
 
 
 @pytest.mark.parametrize("command", ["read", "characters", "quotes", "search", "analyze"])
