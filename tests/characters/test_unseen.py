@@ -124,3 +124,14 @@ def test_no_characters_from_headings_songs_exclamations_address_or_places() -> N
     assert {"Martin Crane", "Nora"} <= names
     for junk in ("Nora Gives", "Bonny Lantern", "Thank Heaven", "Grace", "Upper Wexley"):
         assert junk not in names, junk
+
+
+def test_a_word_opening_a_speech_after_said_is_no_speaker() -> None:
+    text = (
+        'Tom Hale waited by the boat. His uncle looked at him and said "Patience, boy: the tide turns '
+        'soon." Tom Hale sat down.\n\nAn hour later his uncle said "Patience again; the wind is wrong," '
+        'and Tom Hale laughed at him.\n\nAt dusk the old man said "Patience, and we eat," and they '
+        "rowed out together while Tom Hale sang."
+    )
+    names = {n for c in find_characters(book_from_text(text)) for n in c.all_names()}
+    assert "Tom Hale" in names and "Patience" not in names

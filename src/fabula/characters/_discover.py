@@ -304,7 +304,8 @@ def _candidates(book: Book, dialogue: Regions) -> list[_Occurrence]:
             prev_word = before_the.group(1).lower() if before_the else ""
         after = text[end : end + 30].split(None, 2)
         next_word = after[0].lower().strip(',;:.!?"”’') if after else ""
-        speech = prev_word in SPEECH_VERBS or next_word in SPEECH_VERBS
+        # a tag names its speaker in the narration: 'said "Consider, my dear' opens a speech instead
+        speech = (prev_word in SPEECH_VERBS or next_word in SPEECH_VERBS) and start not in dialogue
         out.append(
             _Occurrence(
                 start=start,
