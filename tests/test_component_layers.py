@@ -18,6 +18,8 @@ COMPONENTS = (
     "datasets",
     "prompts",
     "describe",
+    "recognition",
+    "anonymize",
 )
 ABOVE = ("fabula.tasks", "fabula.pipeline", "fabula.corpus", "fabula.cli", "fabula.report")
 

@@ -14,12 +14,14 @@ from fabula.characters._lexicon import (
     FIRST_PERSON_PRONOUNS,
     HONORIFICS,
     MALE_PRONOUNS,
+    NAME_PARTICLES,
     NICKNAMES,
     NON_NAMES,
     PRONOUN_GENDER,
     SPEECH_VERBS,
     STANDALONE_TITLES,
     clear_given_names,
+    given_name_gender,
 )
 from fabula.characters._resolve import resolve_name
 from fabula.characters._text import is_vocative, name_key
@@ -29,6 +31,7 @@ __all__ = [
     "FIRST_PERSON_PRONOUNS",
     "HONORIFICS",
     "MALE_PRONOUNS",
+    "NAME_PARTICLES",
     "NICKNAMES",
     "NON_NAMES",
     "PRONOUN_GENDER",
@@ -36,6 +39,7 @@ __all__ = [
     "STANDALONE_TITLES",
     "clear_given_names",
     "find_characters",
+    "given_name_gender",
     "is_pseudo_name",
     "is_vocative",
     "load_character_list",

@@ -18,6 +18,8 @@ from fabula.cli import _characters  # noqa: F401  isort: skip
 from fabula.cli import _analyze  # noqa: F401  isort: skip
 from fabula.cli import _quotes  # noqa: F401  isort: skip
 from fabula.cli import _describe  # noqa: F401  isort: skip
+from fabula.cli import _recognize  # noqa: F401  isort: skip
+from fabula.cli import _anonymize  # noqa: F401  isort: skip
 from fabula.cli import _eval
 
 from fabula.cli import _probe  # noqa: F401  isort: skip

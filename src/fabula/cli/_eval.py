@@ -13,7 +13,7 @@ import typer
 
 from fabula.cli._app import eval_app, stderr, stdout
 from fabula.cli._options import JsonOutOption, LlmOption, NoCacheOption, TimeoutOption
-from fabula.errors import InputError
+from fabula.errors import ConfigError, InputError
 from fabula.llm import DEFAULT_TIMEOUT
 from fabula.tasks import TASKS, Task, TaskOption, run_eval
 
@@ -70,7 +70,19 @@ _COMMON_LLM = {
     "timeout": (TimeoutOption, DEFAULT_TIMEOUT),
     "concurrency": (ConcurrencyOption, None),
 }
-_COMMON = {"json_out": (JsonOutOption, None), "no_resume": (NoResumeOption, False)}
+AnonymizeOption = Annotated[
+    bool,
+    typer.Option(
+        "--anonymize",
+        help="Run on copies of the books with every character renamed (fabula.anonymize); tasks whose gold "
+        "annotations are character offsets refuse it.",
+    ),
+]
+_COMMON = {
+    "json_out": (JsonOutOption, None),
+    "no_resume": (NoResumeOption, False),
+    "anonymize": (AnonymizeOption, False),
+}
 
 
 def add_task_command(task_class: type[Task]) -> None:
@@ -103,6 +115,14 @@ def run_task_command(task_class: type[Task], values: dict[str, Any]) -> None:
     no_cache = bool(values.pop("no_cache", False))
     timeout = float(values.pop("timeout", DEFAULT_TIMEOUT))
     concurrency: int | None = values.pop("concurrency", None)
+    takes_anonymize = any(o.name == "anonymize" for o in task_class.options)
+    if not takes_anonymize and values.pop("anonymize", False):
+        able = [n for n, c in TASKS.items() if any(o.name == "anonymize" for o in c.options)]
+        raise ConfigError(
+            f"task {task_class.name!r} cannot run on anonymised books yet (its gold annotations point into "
+            f"the original text); tasks that can: {', '.join(able)}",
+            "--anonymize",
+        )
     options = {o.name: values[o.name] for o in task_class.options if o.name in values}
     for option in task_class.options:
         if option.multiple and options.get(option.name) == []:

@@ -1,7 +1,8 @@
 """A real OpenAI-compatible HTTP server on 127.0.0.1 with scripted answers, for tests and benchmarks.
 
-Speaks ``POST /v1/chat/completions`` (and ``/v1/completions`` with ``echo`` for prompt log-probabilities)
-well enough for the official SDK. Counts requests, and can inject failures: a list of HTTP statuses to
+Speaks ``POST /v1/chat/completions`` (and ``/v1/completions`` with ``echo`` for prompt log-probabilities,
+one per whitespace-separated word, scripted by ``logprobs(words)`` when given) well enough for the
+official SDK. Counts requests, and can inject failures: a list of HTTP statuses to
 answer first (``fail_with=[429, 500]`` with ``retry_after``), or errors after K successful requests.
 
 >>> with ScriptedOpenAIServer(lambda messages: '{"1": "Alice"}') as server:  # doctest: +SKIP
@@ -32,8 +33,11 @@ class ScriptedOpenAIServer:
         fail_after: int | None = None,
         delay: float = 0.0,
         required_key: str | None = None,
+        logprobs: Callable[[list[str]], list[float]] | None = None,
     ) -> None:
         self.answer: Answerer = (lambda _messages: answer) if isinstance(answer, str) else answer
+        # prompt words -> one log-probability per word after the first (the /v1/completions echo answer)
+        self.logprobs = logprobs
         self.fail_with = list(fail_with or [])
         self.retry_after = retry_after
         self.fail_after = fail_after  # answer 500 to every request after this many successes
@@ -99,7 +103,9 @@ class ScriptedOpenAIServer:
                     text = server.answer(messages)
                     payload = _chat_response(body.get("model", "scripted"), messages, text)
                 elif self.path.endswith("/completions"):
-                    payload = _echo_response(body.get("model", "scripted"), str(body.get("prompt", "")))
+                    payload = _echo_response(
+                        body.get("model", "scripted"), str(body.get("prompt", "")), server.logprobs
+                    )
                 else:
                     self._send(404, {"error": {"message": "no such route"}})
                     return
@@ -155,9 +161,12 @@ def _chat_response(model: str, messages: list[dict[str, str]], text: str) -> dic
     }
 
 
-def _echo_response(model: str, prompt: str) -> dict[str, Any]:
+def _echo_response(
+    model: str, prompt: str, logprobs: Callable[[list[str]], list[float]] | None = None
+) -> dict[str, Any]:
     words = prompt.split()
-    token_logprobs: list[float | None] = [None] + [-1.0 - (i % 3) for i in range(1, len(words))] + [-0.5]
+    scripted = logprobs(words) if logprobs is not None else [-1.0 - (i % 3) for i in range(1, len(words))]
+    token_logprobs: list[float | None] = [None, *scripted, -0.5]
     return {
         "id": "cmpl-scripted",
         "object": "text_completion",

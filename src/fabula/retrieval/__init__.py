@@ -30,7 +30,14 @@ from fabula.retrieval._context import (
 from fabula.retrieval._dense import DEFAULT_DENSE_MODEL, DenseRetriever, Embedder, load_embedder
 from fabula.retrieval._hybrid import HybridRetriever
 from fabula.retrieval._index import index_book
-from fabula.retrieval._mentions import CharacterFilter, MentionRetriever, characters_named_in, find_character
+from fabula.retrieval._mentions import (
+    CharacterFilter,
+    MentionRetriever,
+    MentionTable,
+    characters_named_in,
+    ensure_mentions,
+    find_character,
+)
 from fabula.retrieval._tfidf import TfidfRetriever
 from fabula.retrieval._tokens import TokenCounter, token_counter
 from fabula.retrieval._units import DEFAULT_MAX_TOKENS, UNIT_KINDS, Unit, UnitKind, UnitSpec, make_units
@@ -48,6 +55,7 @@ __all__ = [
     "Hit",
     "HybridRetriever",
     "MentionRetriever",
+    "MentionTable",
     "Retriever",
     "TfidfRetriever",
     "TokenCounter",
@@ -58,6 +66,7 @@ __all__ = [
     "characters_named_in",
     "create_retriever",
     "default_cache_dir",
+    "ensure_mentions",
     "find_character",
     "hierarchical_context",
     "index_book",

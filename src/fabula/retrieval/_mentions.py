@@ -7,7 +7,7 @@ book has none yet, `fabula.characters.find_characters` is run on it (with ``gold
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -57,13 +57,18 @@ def characters_named_in(book: Book, query: str) -> list[Character]:
     return list(found.values())
 
 
-def _weight(book: Book, mention: Mention, aliases: dict[str, set[str]]) -> float:
+def _weight(
+    book: Book,
+    mention: Mention,
+    aliases: dict[str, set[str]],
+    kind_weights: Mapping[str, float] = KIND_WEIGHTS,
+) -> float:
     kind: str = mention.kind
     if kind == "name" and book.text[mention.start : mention.end].casefold() in aliases.get(
         mention.character_id or "", ()
     ):
         kind = "alias"
-    return KIND_WEIGHTS.get(kind, 0.05) * mention.confidence
+    return kind_weights.get(kind, 0.05) * mention.confidence
 
 
 class MentionTable:
@@ -71,10 +76,17 @@ class MentionTable:
 
     A name mention counts as a full name when its text is one of the character's names in ``names``
     (the gold list when there is one, else the book's characters, whose aliases are all discovered
-    surface forms).
+    surface forms). ``kind_weights`` overrides `KIND_WEIGHTS` (character recognition weighs pronouns more).
     """
 
-    def __init__(self, book: Book, units: Sequence[Unit], names: list[Character] | None = None) -> None:
+    def __init__(
+        self,
+        book: Book,
+        units: Sequence[Unit],
+        names: list[Character] | None = None,
+        *,
+        kind_weights: Mapping[str, float] = KIND_WEIGHTS,
+    ) -> None:
         starts = np.asarray([u.start for u in units], dtype=np.int64)
         ends = np.asarray([u.end for u in units], dtype=np.int64)
         mentions = [m for m in book.mentions if m.character_id is not None]
@@ -86,7 +98,7 @@ class MentionTable:
         self.stop = np.searchsorted(starts, m_start, side="right")
         self.character_ids = np.asarray([m.character_id for m in mentions], dtype=object)
         aliases = {c.id: {n.casefold() for n in c.all_names()} for c in names or book.characters}
-        self.weights = np.asarray([_weight(book, m, aliases) for m in mentions])
+        self.weights = np.asarray([_weight(book, m, aliases, kind_weights) for m in mentions])
         self.n_units = len(units)
 
     def unit_weights(self, character_ids: set[str]) -> FloatArray:

@@ -1,0 +1,221 @@
+"""Replace every unambiguous first name and surname of a book's characters, consistently.
+
+Names are replaced as words, not per character: "Bennet" gets one replacement wherever it stands
+("Mr. Bennet", "Jane Bennet", "the Bennets", "BENNET"), so families stay families, and honorifics,
+possessives ("Darcy's") and capitalisation stay as they were. The character list decides what is a
+name; a name word that also occurs in lower case in the book ("Hope", "Long", "Hill") is ambiguous
+and kept. Given names get given names of the character's gender (US census list shipped with the
+characters layer); surnames get surnames from ``surnames.txt``; no replacement occurs anywhere in the
+book (in any case), so the mapping is reversible: ``mapping.inverse().apply(new)`` gives the text back.
+
+Why no library: anonymisation packages (Presidio, scrubadub) find PII with NER and replace it with
+placeholders or unrelated fake names; GANDALF needs the novel's own character list, consistent
+gender-matched names that never collide with the book's words, and an exact inverse.
+"""
+
+from __future__ import annotations
+
+import functools
+import random
+import re
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any, Literal
+
+import orjson
+
+from fabula._files import write_bytes_atomic
+from fabula.book import Book, Character
+from fabula.characters import (
+    HONORIFICS,
+    NAME_PARTICLES,
+    NICKNAMES,
+    NON_NAMES,
+    STANDALONE_TITLES,
+    clear_given_names,
+    given_name_gender,
+    is_pseudo_name,
+)
+from fabula.errors import InputError
+
+Role = Literal["first", "last"]
+_NAME_WORD = re.compile(r"^[A-Z][a-z]+(?:[-'][A-Z]?[a-z]+)*$|^Mc[A-Z][a-z]+$")
+_WORDS = re.compile(r"[A-Za-z]+")
+#: honorifics followed by a given name ("Sir John", "Lady Catherine"); the others take a surname
+_GIVEN_NAME_TITLES = frozenset({"lady", "lord", "dame", "aunt", "uncle", "sister", "brother", "cousin"})
+
+
+@dataclass
+class NameMapping:
+    """Original name word -> replacement (both as capitalised in the book); ``seed`` made the draw."""
+
+    names: dict[str, str]
+    seed: int = 0
+    roles: dict[str, str] = field(default_factory=dict)  # name word -> "first" or "last" (for the record)
+
+    def _pattern(self) -> re.Pattern[str] | None:
+        if not self.names:
+            return None
+        return _compile(tuple(sorted(self.names)))
+
+    def _lookup(self, word: str) -> str:
+        if word in self.names:
+            return self.names[word]
+        for original, replacement in self.names.items():  # ALL-CAPS form
+            if original.upper() == word:
+                return replacement.upper()
+        return word
+
+    def apply(self, text: str) -> str:
+        """``text`` with every mapped name word replaced (exact or ALL-CAPS; ``'s`` and plural ``s`` kept)."""
+        pattern = self._pattern()
+        if pattern is None:
+            return text
+        return pattern.sub(lambda m: self._lookup(m.group(1)), text)
+
+    def apply_to_book(self, book: Book) -> str:
+        """The book's text with names replaced in its body (front and back matter are left as they are)."""
+        start, end = book.body.start, book.body.end
+        return book.text[:start] + self.apply(book.text[start:end]) + book.text[end:]
+
+    def inverse(self) -> NameMapping:
+        return NameMapping(
+            {v: k for k, v in self.names.items()},
+            self.seed,
+            {self.names[k]: r for k, r in self.roles.items()},
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {"seed": self.seed, "names": self.names, "roles": self.roles}
+
+    def save(self, path: str | Path) -> None:
+        write_bytes_atomic(path, orjson.dumps(self.to_json(), option=orjson.OPT_INDENT_2) + b"\n")
+
+    @classmethod
+    def load(cls, path: str | Path) -> NameMapping:
+        try:
+            data = orjson.loads(Path(path).read_bytes())
+            names = data["names"]
+            if not isinstance(names, dict) or not all(
+                isinstance(k, str) and isinstance(v, str) for k, v in names.items()
+            ):
+                raise TypeError("names must map strings to strings")
+        except (OSError, orjson.JSONDecodeError, KeyError, TypeError) as exc:
+            raise InputError(f"not a name mapping ({exc})", path) from None
+        return cls(dict(names), int(data.get("seed", 0)), dict(data.get("roles", {})))
+
+
+@functools.lru_cache(maxsize=16)
+def _compile(names: tuple[str, ...]) -> re.Pattern[str]:
+    forms = sorted({f for n in names for f in (n, n.upper())}, key=lambda f: (-len(f), f))
+    return re.compile(r"(?<![A-Za-z])(" + "|".join(re.escape(f) for f in forms) + r")(?=(?:e?s)?(?![a-z]))")
+
+
+def _book_words(text: str) -> tuple[set[str], set[str]]:
+    """(every word in lower case, every word that occurs in lower case)."""
+    words = set(_WORDS.findall(text))
+    return {w.lower() for w in words}, {w for w in words if w.islower()}
+
+
+def name_words(characters: list[Character]) -> dict[str, tuple[Role, Counter[str]]]:
+    """Each name word of the characters' names and aliases, its role (given name or surname, by
+    majority) and the genders of the characters bearing it as a given name."""
+    roles: dict[str, Counter[Role]] = defaultdict(Counter)
+    genders: dict[str, Counter[str]] = defaultdict(Counter)
+    for character in characters:
+        for alias in character.all_names():
+            if is_pseudo_name(alias) or alias.lower().startswith(("the ", "a ", "an ")):
+                continue
+            words = alias.replace("_", " ").split()
+            title = None
+            while words and words[0].strip(".").lower() in HONORIFICS:
+                title = words.pop(0).strip(".").lower()
+            if "of" in (w.lower() for w in words):  # "Mr. Darcy of Pemberley": a place follows
+                words = words[: [w.lower() for w in words].index("of")]
+            words = [w for w in words if w.lower() not in NAME_PARTICLES]
+            if not words or not all(_NAME_WORD.match(w) for w in words):
+                continue
+            if len(words) == 1:
+                word = words[0]
+                given = given_name_gender(word) != "unknown" or word.lower() in NICKNAMES
+                if title == "sir" or (title in _GIVEN_NAME_TITLES and given):
+                    role: Role = "first"
+                elif title is not None:
+                    role = "last"
+                else:
+                    role = "first" if given else "last"
+                roles[word][role] += 1
+                if role == "first":
+                    genders[word][character.gender] += 1
+                continue
+            for word in words[:-1]:
+                roles[word]["first"] += 1
+                genders[word][character.gender] += 1
+            roles[words[-1]]["last"] += 1
+    return {w: (r.most_common(1)[0][0], genders[w]) for w, r in roles.items()}
+
+
+def plan_mapping(book: Book | str, characters: list[Character], *, seed: int = 0) -> NameMapping:
+    """Draw replacements for every unambiguous name word of ``characters`` (see the module docstring)."""
+    text = book if isinstance(book, str) else book.text
+    all_words, lower_words = _book_words(text)
+    excluded = {w.lower() for w in NON_NAMES} | set(HONORIFICS) | set(STANDALONE_TITLES) | set(NAME_PARTICLES)
+    found = name_words(characters)
+    planned = {
+        word: info
+        for word, info in found.items()
+        if word.lower() not in lower_words
+        and word.lower() not in excluded
+        and len(word) > 1
+        and not (word.endswith("s") and (word[:-1] in found or word[:-2] in found))  # "the Bennets"
+    }
+    rng = random.Random(seed)
+    taken = set(all_words) | {w.lower() for w in planned}
+    pools = _pools()
+    names: dict[str, str] = {}
+    roles: dict[str, str] = {}
+    for word in sorted(planned):
+        role, genders = planned[word]
+        pool = pools["last"] if role == "last" else pools[_first_name_gender(word, genders)]
+        choices = [c for c in pool if c.lower() not in taken]
+        if not choices:
+            raise InputError(f"no replacement left for {word!r} (the name lists are exhausted)")
+        replacement = rng.choice(choices)
+        taken.add(replacement.lower())
+        names[word] = replacement
+        roles[word] = role
+    return NameMapping(names, seed, roles)
+
+
+def _first_name_gender(word: str, genders: Counter[str]) -> str:
+    known = Counter({g: n for g, n in genders.items() if g in ("female", "male")})
+    if known:
+        return known.most_common(1)[0][0]
+    gender = given_name_gender(word)
+    return gender if gender in ("female", "male") else "any"
+
+
+@functools.cache
+def _pools() -> dict[str, list[str]]:
+    """Replacement names: clear given names by gender (ratio >= 10 in the census list), surnames."""
+    female, male = clear_given_names("female"), clear_given_names("male")
+    text = resources.files("fabula.anonymize").joinpath("surnames.txt").read_text("utf-8")
+    surnames = [line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#")]
+    return {"female": female, "male": male, "any": sorted(female + male), "last": surnames}
+
+
+def anonymize_book(
+    book: Book, characters: list[Character] | None = None, *, seed: int = 0
+) -> tuple[str, NameMapping]:
+    """The book's text with its characters renamed, and the mapping (characters: ``book.characters``,
+    found by `fabula.characters.find_characters` when the book has none)."""
+    if characters is None:
+        if not book.characters:
+            from fabula.characters import find_characters
+
+            find_characters(book)
+        characters = book.characters
+    mapping = plan_mapping(book, characters, seed=seed)
+    return mapping.apply_to_book(book), mapping

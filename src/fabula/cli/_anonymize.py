@@ -1,0 +1,66 @@
+"""``fabula anonymize BOOK -o DIR``: the book with its characters renamed (GANDALF), the mapping, and
+question files mapped the same way."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from fabula._files import write_text_atomic
+from fabula.book import DEFAULT_MAX_BYTES
+from fabula.cli._app import app, stderr
+from fabula.cli._options import BookArgument, MaxBytesOption, UntilChapterOption, UntilOption, load_reading
+
+
+@app.command("anonymize")
+def anonymize_command(
+    book_path: BookArgument,
+    out: Annotated[
+        Path,
+        typer.Option("-o", "--out", metavar="DIR", help="Folder for the new book, mapping and questions."),
+    ],
+    seed: Annotated[int, typer.Option("--seed", help="Seed for drawing the new names.")] = 0,
+    characters: Annotated[
+        Path | None,
+        typer.Option(
+            "--characters",
+            metavar="FILE",
+            help="Rename the characters of this list (PDNC character_info.csv, CSV or JSON) instead of fabula's.",
+        ),
+    ] = None,
+    questions: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--questions", metavar="FILE", help="A question file about this book to map too; repeatable."
+        ),
+    ] = None,
+    until: UntilOption = None,
+    until_chapter: UntilChapterOption = None,
+    max_bytes: MaxBytesOption = DEFAULT_MAX_BYTES,
+) -> None:
+    """Replace every unambiguous first name and surname of the book's characters, consistently and
+    gender-matched, with names that never occur in the book; write BOOK.txt and BOOK.mapping.json to DIR
+    (with --until, the text up to that point only)."""
+    from fabula.anonymize import anonymize_book
+    from fabula.characters import load_character_list
+    from fabula.recognition import load_questions, map_question, write_questions
+
+    loaded_questions = [(path, load_questions(path)) for path in questions or []]
+    book = load_reading(book_path, max_bytes=max_bytes, until=until, until_chapter=until_chapter)
+    cast = load_character_list(characters) if characters is not None else None
+    text, mapping = anonymize_book(book, cast, seed=seed)
+    stem = book_path.parent.name if book_path.stem == "novel_text" else book_path.stem
+    new_book = out / f"{stem}.txt"
+    write_text_atomic(new_book, text)
+    mapping.save(out / f"{stem}.mapping.json")
+    for path, items in loaded_questions:
+        target = book_path.resolve()
+        mapped = [map_question(q, mapping, new_book.resolve()) if q.book == target else q for q in items]
+        write_questions(out / path.name, mapped)
+    stderr.print(
+        f"{len(mapping.names)} names replaced; wrote {new_book} and {out / f'{stem}.mapping.json'}"
+        + (f" and {len(loaded_questions)} question file(s)" if loaded_questions else ""),
+        markup=False,
+    )

@@ -1,0 +1,171 @@
+"""``fabula recognize BOOK "description"`` (which character a description fits, with the passages behind
+it) and ``fabula recognize make --pairs FILE BOOK…`` (GANDALF questions from written descriptions)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import orjson
+import typer
+from typer.core import TyperGroup
+
+from fabula._files import write_bytes_atomic
+from fabula.book import DEFAULT_MAX_BYTES
+from fabula.cli._app import app, stderr, stdout
+from fabula.cli._options import (
+    BookArgument,
+    GoldCharactersOption,
+    JsonOutOption,
+    LlmOption,
+    MaxBytesOption,
+    NoCacheOption,
+    UntilChapterOption,
+    UntilOption,
+    load_reading,
+)
+from fabula.errors import ConfigError, InputError
+
+
+class _DefaultAsk(TyperGroup):
+    """``fabula recognize BOOK ...`` runs the hidden ``ask`` command; ``make`` is a subcommand."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        if args and args[0] not in self.commands and args[0] not in ("-h", "--help"):
+            args = ["ask", *args]
+        return super().parse_args(ctx, args)
+
+
+recognize_app = typer.Typer(
+    cls=_DefaultAsk,
+    help='Character description recognition (GANDALF): `fabula recognize BOOK "description"` ranks the '
+    "characters a description fits; `fabula recognize make` builds question files.",
+    no_args_is_help=True,
+)
+app.add_typer(recognize_app, name="recognize")
+
+
+@recognize_app.command("ask", hidden=True)
+def recognize_command(
+    book_path: BookArgument,
+    description: Annotated[
+        str, typer.Argument(metavar="DESCRIPTION", help="What the character is like or does.")
+    ],
+    method: Annotated[
+        str,
+        typer.Option(
+            "--method", metavar="NAME", help="evidence, tfidf, bm25, dense, query-only, llm, llm-loglik."
+        ),
+    ] = "evidence",
+    top: Annotated[int, typer.Option("-k", "--top", min=1, help="How many characters to show.")] = 5,
+    candidates: Annotated[
+        int, typer.Option("--candidates", min=2, help="Rank the book's N most-mentioned characters.")
+    ] = 20,
+    passages: Annotated[
+        int, typer.Option("--passages", min=0, help="Supporting passages per character.")
+    ] = 2,
+    gold: GoldCharactersOption = None,
+    llm: LlmOption = None,
+    no_cache: NoCacheOption = False,
+    json_out: JsonOutOption = None,
+    until: UntilOption = None,
+    until_chapter: UntilChapterOption = None,
+    max_bytes: MaxBytesOption = DEFAULT_MAX_BYTES,
+) -> None:
+    """Rank the book's characters by how well DESCRIPTION fits them, with the passages that support each
+    (with --until, only what the reader has read so far)."""
+    from fabula.characters import load_character_list
+    from fabula.recognition import BookIndex, Question, get_method, supporting_passages
+
+    model = None
+    if llm is not None:
+        from fabula.llm import get_llm
+
+        model = get_llm(llm, cache=not no_cache)
+    recognizer = get_method(method, llm=model)
+    book = load_reading(book_path, max_bytes=max_bytes, until=until, until_chapter=until_chapter)
+    index = BookIndex(book, gold=load_character_list(gold) if gold is not None else None)
+    names = [c.name for c in index.main_characters if c.mention_count > 0][:candidates]
+    if len(names) < 2:
+        raise InputError("fewer than two characters found in the book", book_path)
+    question = Question("cli", book_path.resolve(), "desc2name", description, tuple(names), 0)
+    prediction = recognizer.predict(question, index)
+    if prediction.scores is not None:
+        order = sorted(range(len(names)), key=lambda i: -prediction.scores[i])  # type: ignore[index]
+    elif prediction.choice is not None:
+        order = [prediction.choice] + [i for i in range(len(names)) if i != prediction.choice]
+    else:
+        raise InputError(f"the model's answer names no character: {prediction.log.get('raw', '')!r}")
+    ranked: list[dict[str, Any]] = []
+    for rank, i in enumerate(order[:top], start=1):
+        support = supporting_passages(index, names[i], description, passages) if passages else []
+        score = prediction.scores[i] if prediction.scores is not None else None
+        ranked.append({"rank": rank, "character": names[i], "score": score, "passages": support})
+        shown = f"{score:.2f}" if score is not None else "-"
+        stdout.print(f"{rank}. {names[i]}  (score {shown})", markup=False)
+        for passage in support:
+            stdout.print(f"     “{_shorten(passage, 220)}”", markup=False)
+    if model is not None:
+        stderr.print(model.usage.line(), markup=False)
+    if json_out is not None:
+        payload = {"book": str(book_path), "description": description, "method": method, "ranked": ranked}
+        write_bytes_atomic(json_out, orjson.dumps(payload, option=orjson.OPT_INDENT_2) + b"\n")
+
+
+def _shorten(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1].rstrip() + "…"
+
+
+@recognize_app.command("make")
+def make_command(
+    pairs: Annotated[
+        Path,
+        typer.Option(
+            "--pairs",
+            metavar="FILE",
+            help="JSONL of {book, character, description, level?}; 'book' names a BOOK by folder name or file stem.",
+        ),
+    ],
+    books: Annotated[list[Path], typer.Argument(metavar="BOOK", help="The books the pairs are about.")],
+    out: Annotated[
+        Path, typer.Option("-o", "--out", metavar="FILE", help="Where to write the questions (JSONL).")
+    ],
+    seed: Annotated[int, typer.Option("--seed", help="Seed for distractors and answer positions.")] = 0,
+    options: Annotated[int, typer.Option("--options", min=2, help="Options per question.")] = 10,
+    candidates: Annotated[
+        int,
+        typer.Option(
+            "--candidates", min=2, help="Draw name distractors from the book's N most-mentioned characters."
+        ),
+    ] = 20,
+    until: UntilOption = None,
+    until_chapter: UntilChapterOption = None,
+    max_bytes: MaxBytesOption = DEFAULT_MAX_BYTES,
+) -> None:
+    """Questions of both directions from (character, description) pairs; distractors from the same book
+    (its character_info.csv when one is beside it, else fabula's characters; with --until, characters
+    the reader has met by then)."""
+    from fabula.recognition import candidate_names, load_pairs, make_questions, write_questions
+
+    loaded = load_pairs(pairs)
+    by_name: dict[str, Path] = {}
+    for path in books:
+        if not path.is_file():
+            raise InputError("no such book", path)
+        for key in (path.parent.name, path.stem, path.name):
+            by_name.setdefault(key, path.resolve())
+    wanted = {p.book for p in loaded}
+    missing = sorted(wanted - set(by_name))
+    if missing:
+        raise ConfigError(f"the pairs name books not given on the command line: {', '.join(missing)}", pairs)
+    chosen = {name: by_name[name] for name in wanted}
+    names = {
+        name: candidate_names(
+            load_reading(path, max_bytes=max_bytes, until=until, until_chapter=until_chapter),
+            limit=candidates,
+        )
+        for name, path in chosen.items()
+    }
+    questions = make_questions(loaded, chosen, names, seed=seed, n_options=options)
+    write_questions(out, questions)
+    stderr.print(f"{len(questions)} questions from {len(loaded)} pairs written to {out}", markup=False)

@@ -1,0 +1,82 @@
+"""`BookShelf`: every book of a question set loaded and indexed once (thread-safe), optionally
+anonymised first — what the evaluation task, the CLI and the benchmark share."""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from pathlib import Path
+
+from fabula.anonymize import NameMapping, plan_mapping
+from fabula.book import Character, book_from_text, load_book
+from fabula.characters import find_characters, load_character_list
+from fabula.recognition._index import BookIndex
+from fabula.recognition._make import sibling_character_list
+from fabula.recognition._questions import Question
+
+
+class BookShelf:
+    """Books by path, each read once. ``gold``: use the character list beside each book
+    (``character_info.csv``) instead of fabula's discovered characters; ``anonymize``: rename the
+    characters first (``seed``) and map the questions with the same mapping."""
+
+    def __init__(
+        self, *, gold: bool = False, anonymize: bool = False, seed: int = 0, cache: bool = True
+    ) -> None:
+        self.gold, self.anonymize, self.seed, self.cache = gold, anonymize, seed, cache
+        self._indexes: dict[Path, BookIndex] = {}
+        self._mappings: dict[Path, NameMapping] = {}
+        self._locks: dict[Path, threading.Lock] = {}
+        self._lock = threading.Lock()
+
+    def _characters(self, path: Path) -> list[Character] | None:
+        listed = sibling_character_list(path) if self.gold else None
+        return load_character_list(listed) if listed is not None else None
+
+    def index(self, path: Path) -> BookIndex:
+        with self._lock:
+            lock = self._locks.setdefault(path, threading.Lock())
+        with lock:
+            if path not in self._indexes:
+                gold = self._characters(path)
+                book = load_book(path)
+                if self.anonymize:
+                    find_characters(book, gold=gold)
+                    mapping = plan_mapping(book, gold or book.characters, seed=self.seed)
+                    self._mappings[path] = mapping
+                    book = book_from_text(
+                        mapping.apply_to_book(book), language=book.meta.language, source=str(path)
+                    )
+                    if gold is not None:
+                        gold = [_renamed(c, mapping) for c in gold]
+                self._indexes[path] = BookIndex(book, gold=gold, cache=self.cache)
+            return self._indexes[path]
+
+    def mapping(self, path: Path) -> NameMapping | None:
+        if not self.anonymize:
+            return None
+        self.index(path)
+        return self._mappings[path]
+
+    def question(self, question: Question) -> Question:
+        """The question as asked of this shelf's copy of its book (names replaced when anonymising)."""
+        mapping = self.mapping(question.book)
+        return map_question(question, mapping) if mapping is not None else question
+
+
+def map_question(question: Question, mapping: NameMapping, book: Path | None = None) -> Question:
+    """The question with the mapping applied to its text and options (and a new book path)."""
+    return dataclasses.replace(
+        question,
+        query=mapping.apply(question.query),
+        options=tuple(mapping.apply(o) for o in question.options),
+        book=book or question.book,
+    )
+
+
+def _renamed(character: Character, mapping: NameMapping) -> Character:
+    return dataclasses.replace(
+        character,
+        name=mapping.apply(character.name),
+        aliases={mapping.apply(a): n for a, n in character.aliases.items()},
+    )

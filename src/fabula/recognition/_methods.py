@@ -1,0 +1,253 @@
+"""Recognition methods behind one registry: given a `Question` and the book's `BookIndex`, a score for
+every option (higher is better); the prediction is the best-scoring option.
+
+- ``tfidf`` (GANDALF's baseline), ``bm25``, ``dense``: the option whose single best passage — among the
+  passages that *name* the character — is most similar to the description (Name2Desc: the description
+  most similar to one of the named character's passages).
+- ``evidence``: aggregates over *all* passages about each character, pronoun and nominal mentions
+  included (see `EvidenceRecognizer`), plus the description's gender against the character's.
+- ``query-only``: reads no book (gender words and shared words only) — what the question alone leaks.
+- ``llm`` and ``llm-loglik`` live in `fabula.recognition._llm_methods`.
+"""
+
+from __future__ import annotations
+
+import re
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+
+import numpy as np
+
+from fabula.characters import HONORIFICS
+from fabula.errors import ConfigError
+from fabula.recognition._gender import agreement, description_gender, name_gender
+from fabula.recognition._index import EVIDENCE_WEIGHTS, NAME_WEIGHTS, BookIndex, FloatArray
+from fabula.recognition._questions import Question
+
+if TYPE_CHECKING:
+    from fabula.llm import LLM
+
+_MISSING = -1e9  # score of an option with no passage at all
+
+
+@dataclass(slots=True)
+class Prediction:
+    """A method's answer: the chosen option (None when an LLM answer could not be read), the scores
+    behind it, and what to log (prompt, raw answer)."""
+
+    choice: int | None
+    scores: list[float] | None = None
+    log: dict[str, Any] = field(default_factory=dict)
+
+
+class Recognizer(ABC):
+    """One recognition method. ``needs_book``: reads the book's `BookIndex`; ``needs_llm``: needs a model."""
+
+    name: ClassVar[str] = ""
+    needs_book: ClassVar[bool] = True
+    needs_llm: ClassVar[bool] = False
+
+    def __init__(self, llm: LLM | None = None) -> None:
+        if self.needs_llm and llm is None:
+            raise ConfigError(f"method {self.name!r} needs a model (--llm SPEC)")
+        self.llm = llm
+
+    def predict(self, question: Question, index: BookIndex | None) -> Prediction:
+        scores = self.scores(question, index)
+        return Prediction(best_option(scores), scores)
+
+    @abstractmethod
+    def scores(self, question: Question, index: BookIndex | None) -> list[float]:
+        """One score per option, higher is better."""
+
+
+def best_option(scores: list[float]) -> int:
+    """The best-scoring option (the first of equals)."""
+    return int(np.argmax(np.asarray(scores, dtype=np.float64)))
+
+
+R = TypeVar("R", bound=type[Recognizer])
+_METHODS: dict[str, type[Recognizer]] = {}
+
+
+def register_method(name: str) -> Callable[[R], R]:
+    """Class decorator: make a recognition method available by ``name`` (the CLI's ``--method``)."""
+
+    def decorate(cls: R) -> R:
+        if name in _METHODS and _METHODS[name] is not cls:
+            raise ConfigError(f"recognition method {name!r} is already registered")
+        cls.name = name
+        _METHODS[name] = cls
+        return cls
+
+    return decorate
+
+
+def method_names() -> list[str]:
+    import fabula.recognition._llm_methods  # noqa: F401  (registers the LLM methods)
+
+    return sorted(_METHODS)
+
+
+def get_method(name: str, llm: LLM | None = None, **options: Any) -> Recognizer:
+    """A new recognizer of the named kind (``ConfigError`` for an unknown name or option)."""
+    names = method_names()
+    if name not in _METHODS:
+        raise ConfigError(f"unknown recognition method {name!r} (choose from {', '.join(names)})")
+    try:
+        return _METHODS[name](llm=llm, **options)
+    except TypeError as exc:
+        raise ConfigError(f"method {name!r}: {exc}") from exc
+
+
+def _need_index(index: BookIndex | None, method: str) -> BookIndex:
+    if index is None:
+        raise ConfigError(f"method {method!r} needs the book")
+    return index
+
+
+# --- the paper's baseline and its siblings: the single best passage ------------------------------
+class BestPassageRecognizer(Recognizer):
+    """The option whose best passage naming the character is most similar to the description."""
+
+    retriever: ClassVar[str] = "tfidf"
+
+    def scores(self, question: Question, index: BookIndex | None) -> list[float]:
+        index = _need_index(index, self.name)
+        retriever = index.retriever(self.retriever)
+        if question.direction == "desc2name":
+            similarity = retriever.scores(question.query)
+            return [_best(similarity, index.mention_weights(o, NAME_WEIGHTS)) for o in question.options]
+        weights = index.mention_weights(question.query, NAME_WEIGHTS)
+        return [_best(retriever.scores(o), weights) for o in question.options]
+
+
+def _best(similarity: FloatArray, weights: FloatArray) -> float:
+    values = np.asarray(similarity)[weights > 0]
+    values = values[np.isfinite(values)]
+    return float(values.max()) if values.size else _MISSING
+
+
+@register_method("tfidf")
+class TfidfRecognizer(BestPassageRecognizer):
+    """GANDALF's no-LLM baseline: TF-IDF cosine of the description with the option's best passage."""
+
+    retriever = "tfidf"
+
+
+@register_method("bm25")
+class BM25Recognizer(BestPassageRecognizer):
+    """The baseline with BM25 instead of TF-IDF."""
+
+    retriever = "bm25"
+
+
+@register_method("dense")
+class DenseRecognizer(BestPassageRecognizer):
+    """The baseline with embeddings (``dense`` retriever, multilingual-e5-small by default)."""
+
+    retriever = "dense"
+
+
+# --- evidence: everything the book says about each character ------------------------------------
+@register_method("evidence")
+class EvidenceRecognizer(Recognizer):
+    """Aggregates over all passages about each character, not one best paragraph.
+
+    A character's *context* is every paragraph that mentions them — names, titles, nominals and
+    pronouns the characters layer resolved — weighted by the mentions (capped at ``cap`` per
+    paragraph). A description's fit to a character is the log-likelihood ratio of its words under the
+    character's context against the whole book (a query-likelihood model with Dirichlet smoothing
+    ``mu``: common words and words every context shares count for little). Scores are z-normalised
+    against the book's ``reference`` most-mentioned characters, so a description that fits everyone
+    (Name2Desc) does not win, and ``gender_weight`` adds the agreement of the description's gender
+    words with the character's gender (honorific, characters layer, given name).
+    """
+
+    def __init__(
+        self,
+        llm: LLM | None = None,
+        *,
+        mu: float = 8000.0,
+        cap: float = 2.0,
+        reference: int = 30,
+        gender_weight: float = 1.0,
+        prior_weight: float = 0.0,
+    ) -> None:
+        super().__init__(llm)
+        self.mu, self.cap, self.reference, self.gender_weight = mu, cap, reference, gender_weight
+        self.prior_weight = prior_weight
+
+    def scores(self, question: Question, index: BookIndex | None) -> list[float]:
+        index = _need_index(index, self.name)
+        names = list(question.names)
+        seen = {id(index.character(n)) for n in names if index.character(n) is not None}
+        for character in index.main_characters[: self.reference]:
+            if id(character) not in seen:
+                seen.add(id(character))
+                names.append(character.name)
+        weights = np.stack(
+            [np.minimum(index.mention_weights(n, EVIDENCE_WEIGHTS), self.cap) for n in names], axis=1
+        )
+        if question.direction == "desc2name":
+            fit = self.fit(index, question.query, weights)
+            wanted = description_gender(question.query)
+            mass = np.log1p(weights.sum(axis=0))
+            prior = (mass - mass.mean()) / (mass.std() or 1.0)
+            return [
+                float(fit[i])
+                + self.gender_weight * agreement(wanted, name_gender(o, index.character(o)))
+                + self.prior_weight * float(prior[i])
+                for i, o in enumerate(question.options)
+            ]
+        gender = name_gender(question.query, index.character(question.query))
+        return [
+            float(self.fit(index, o, weights)[0])
+            + self.gender_weight * agreement(description_gender(o), gender)
+            for o in question.options
+        ]
+
+    def fit(self, index: BookIndex, text: str, weights: FloatArray) -> FloatArray:
+        """z-normalised log-likelihood ratio of ``text`` under each column's context."""
+        postings = index.postings
+        terms, query_counts = postings.query_terms(text)
+        if terms.size == 0:
+            return np.zeros(weights.shape[1])
+        counts = postings.weighted_counts(terms, weights)  # (terms, characters)
+        lengths = postings.unit_lengths @ weights  # (characters,)
+        background = postings.term_totals[terms] / postings.total
+        ratio = np.log(
+            (counts + self.mu * background[:, None]) / ((lengths + self.mu)[None, :] * background[:, None])
+        )
+        raw = query_counts @ ratio
+        spread = raw.std()
+        return (raw - raw.mean()) / spread if spread > 0 else np.zeros_like(raw)
+
+
+# --- the question alone -------------------------------------------------------------------------
+_WORDS = re.compile(r"[A-Za-z]{3,}")
+
+
+@register_method("query-only")
+class QueryOnlyRecognizer(Recognizer):
+    """No book: gender words of the description against the name's gender, plus words the name and
+    the description share — the cues a question leaks by itself."""
+
+    needs_book = False
+
+    def scores(self, question: Question, index: BookIndex | None) -> list[float]:
+        if question.direction == "desc2name":
+            wanted = description_gender(question.query)
+            return [agreement(wanted, name_gender(o)) + _shared(o, question.query) for o in question.options]
+        gender = name_gender(question.query)
+        return [
+            agreement(description_gender(o), gender) + _shared(question.query, o) for o in question.options
+        ]
+
+
+def _shared(name: str, text: str) -> float:
+    """Words of the name that the text contains (a leaked surname, say), 0.5 each."""
+    words = {w.lower() for w in _WORDS.findall(text)}
+    return 0.5 * sum(1 for w in _WORDS.findall(name) if w.lower() in words and w.lower() not in HONORIFICS)

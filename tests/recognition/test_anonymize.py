@@ -1,0 +1,120 @@
+"""Name replacement: consistent, reversible, gender-matched, never a word of the book, common words kept."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import orjson
+
+from fabula.anonymize import NameMapping, anonymize_book, plan_mapping
+from fabula.book import Character, load_book
+from fabula.characters._lexicon import given_name_gender
+from fabula.recognition import load_questions
+from tests.conftest import run_cli
+from tests.recognition.conftest import STORY
+
+WITH_COMMON_WORDS = [
+    Character("darcy", "Mr. Darcy", {"Darcy": 0}, gender="male"),
+    Character("hope", "Hope", {}, gender="female"),  # "Hope" is a name here, but the book says "hope" too
+    Character("long", "Mrs. Long", {}, gender="female"),
+]
+
+
+def test_the_same_name_gets_the_same_replacement_possessive_and_plural_kept(
+    story_path: Path, cast: list[Character]
+) -> None:
+    book = load_book(story_path)
+    text, mapping = anonymize_book(book, [*cast, *WITH_COMMON_WORDS], seed=3)
+    new = mapping.names["Darcy"]
+    assert f"{new}'s hat" in text and f"seen {new} for" in text and f"the {new}s had" in text
+    assert "Darcy" not in text[book.body.start :]
+    thornton, margaret = mapping.names["Thornton"], mapping.names["Margaret"]
+    assert text.count(f"Mr. {thornton}") == 3 and f"{margaret} {mapping.names['Hale']}" in text
+    assert re.search(r"\bMrs\. \w+ baked", text) and "Dr. " in text  # honorifics stay
+
+
+def test_common_words_that_are_not_names_stay(story_path: Path, cast: list[Character]) -> None:
+    book = load_book(story_path)
+    text, mapping = anonymize_book(book, [*cast, *WITH_COMMON_WORDS], seed=0)
+    assert "Hope" not in mapping.names and "Long" not in mapping.names  # also lower-case words of the book
+    assert "Hope was a word" in text and "the long road" in text
+    assert "the cotton mill" in text and "CHAPTER II." in text
+
+
+def test_replacements_never_occur_in_the_book_and_match_gender(
+    story_path: Path, cast: list[Character]
+) -> None:
+    book = load_book(story_path)
+    words = {w.lower() for w in re.findall(r"[A-Za-z]+", STORY)}
+    for seed in range(5):
+        mapping = plan_mapping(book, cast, seed=seed)
+        assert not {r.lower() for r in mapping.names.values()} & words
+        assert len(set(mapping.names.values())) == len(mapping.names)
+        assert given_name_gender(mapping.names["Margaret"]) == "female"
+        assert given_name_gender(mapping.names["John"]) == "male"
+        assert mapping.roles["Thornton"] == "last" and mapping.roles["Margaret"] == "first"
+
+
+def test_round_trip_through_the_mapping(story_path: Path, cast: list[Character], tmp_path: Path) -> None:
+    book = load_book(story_path)
+    text, mapping = anonymize_book(book, [*cast, *WITH_COMMON_WORDS], seed=11)
+    mapping.save(tmp_path / "m.json")
+    again = NameMapping.load(tmp_path / "m.json")
+    assert again.names == mapping.names
+    assert again.inverse().apply(text) == book.text
+    assert (
+        mapping.apply("DARCY and Darcy's")
+        == f"{mapping.names['Darcy'].upper()} and {mapping.names['Darcy']}'s"
+    )
+
+
+def test_cli_writes_the_book_the_mapping_and_mapped_questions(story_path: Path, tmp_path: Path) -> None:
+    characters = tmp_path / "cast.json"
+    characters.write_text(
+        orjson.dumps(
+            [
+                {"name": "Mr. Thornton", "aliases": ["Thornton"], "gender": "male"},
+                {"name": "Margaret Hale", "aliases": ["Margaret"], "gender": "female"},
+            ]
+        ).decode()
+    )
+    questions = tmp_path / "q.jsonl"
+    questions.write_text(
+        orjson.dumps(
+            {
+                "id": "1",
+                "book": "story.txt",
+                "direction": "desc2name",
+                "description": "Margaret's friend.",
+                "options": ["Mr. Thornton", "Margaret Hale"],
+                "answer": 0,
+            }
+        ).decode()
+        + "\n"
+    )
+    out = tmp_path / "anon"
+    assert (
+        run_cli(
+            "anonymize",
+            story_path,
+            "-o",
+            out,
+            "--characters",
+            characters,
+            "--questions",
+            questions,
+            "--seed",
+            "2",
+        )
+        == 0
+    )
+    mapping = NameMapping.load(out / "story.mapping.json")
+    assert (out / "story.txt").read_text(encoding="utf-8").count(mapping.names["Thornton"]) == 3
+    (mapped,) = load_questions(out / "q.jsonl")
+    assert mapped.book == (out / "story.txt").resolve()
+    assert mapped.options == (
+        f"Mr. {mapping.names['Thornton']}",
+        f"{mapping.names['Margaret']} {mapping.names['Hale']}",
+    )
+    assert mapped.query == f"{mapping.names['Margaret']}'s friend."

@@ -1,0 +1,122 @@
+"""Every recognition method picks the right option on hand-built questions about a little novel."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from fabula.book import Character
+from fabula.errors import ConfigError
+from fabula.llm import get_llm
+from fabula.llm.testing import ScriptedOpenAIServer
+from fabula.recognition import BookIndex, Question, description_gender, get_method, method_names
+from fabula.recognition._llm_methods import read_choice
+
+NAMES = ("Mr. Thornton", "Margaret Hale", "Dr. Pemble", "Mrs. Ashby")
+CASES = [
+    ("A man who owns the cotton mill and counts its looms.", 0),
+    ("A young woman who reads poetry in the garden and copies poems into a notebook.", 1),
+    ("The town physician, who gives bitter medicine to sick children.", 2),
+    ("A woman who bakes bread and cakes in her shop on the corner.", 3),
+]
+
+
+@pytest.fixture()
+def index(story_path: Path, cast: list[Character]) -> BookIndex:
+    return BookIndex.load(story_path, gold=cast, cache=False)
+
+
+def _desc2name(story_path: Path, description: str, answer: int) -> Question:
+    return Question("t", story_path, "desc2name", description, NAMES, answer, 1)
+
+
+def _name2desc(story_path: Path, answer: int) -> Question:
+    return Question("t", story_path, "name2desc", NAMES[answer], tuple(d for d, _ in CASES), answer, 1)
+
+
+@pytest.mark.parametrize("method", ["tfidf", "bm25", "dense", "evidence"])
+def test_book_methods_pick_the_right_option(method: str, story_path: Path, index: BookIndex) -> None:
+    recognizer = get_method(method)
+    for description, answer in CASES:
+        assert recognizer.predict(_desc2name(story_path, description, answer), index).choice == answer, (
+            description
+        )
+        assert recognizer.predict(_name2desc(story_path, answer), index).choice == answer, NAMES[answer]
+
+
+def test_evidence_reads_pronoun_mentions(story_path: Path, index: BookIndex) -> None:
+    # "before dawn" and "pear tree" stand only in sentences that say "He"/"She", not the name
+    recognizer = get_method("evidence", gender_weight=0.0)
+    assert recognizer.predict(_desc2name(story_path, "Walks out before dawn.", 0), index).choice == 0
+    assert recognizer.predict(_desc2name(story_path, "Sits under a pear tree.", 1), index).choice == 1
+
+
+def test_query_only_reads_no_book_and_uses_gender_words(story_path: Path) -> None:
+    recognizer = get_method("query-only")
+    question = Question(
+        "t", story_path, "desc2name", "A widow who sells cakes.", ("Mr. Thornton", "Mrs. Ashby"), 1
+    )
+    assert recognizer.predict(question, None).choice == 1
+    assert description_gender("The heroine's elder brother, who loves her.") == "male"
+    assert description_gender("A pompous clergyman who marries her friend.") == "male"
+
+
+def test_llm_method_asks_with_passages_and_reads_the_answer(
+    story_path: Path, index: BookIndex, tmp_path: Path
+) -> None:
+    def answer(messages: list[dict[str, str]]) -> str:
+        # a reader who trusts the passages: the candidate whose passages share most words with the description
+        prompt = messages[-1]["content"]
+        description = re.search(r"Description: (.*)", prompt)
+        assert description is not None
+        wanted = set(re.findall(r"[a-z]{4,}", description.group(1).lower()))
+        lines = re.findall(r"^(\d+)\. (.*)$", prompt, re.M)
+        best = max(lines, key=lambda line: len(wanted & set(re.findall(r"[a-z]{4,}", line[1].lower()))))
+        return f'Sure! {{"answer": {best[0]}}}'
+
+    with ScriptedOpenAIServer(answer) as server:
+        llm = get_llm(f"openai:scripted@{server.url}", cache=tmp_path / "llm.sqlite")
+        recognizer = get_method("llm", llm=llm)
+        for description, right in CASES:
+            prediction = recognizer.predict(_desc2name(story_path, description, right), index)
+            assert prediction.choice == right and prediction.log["prompt"] == "recognition/desc2name@1"
+
+
+def test_llm_loglik_scores_options_by_what_the_evidence_adds(
+    story_path: Path, index: BookIndex, tmp_path: Path
+) -> None:
+    def scripted(words: list[str]) -> list[float]:
+        # a model that finds a word likely when it stood shortly before "bread" earlier in the prompt
+        clean = [w.strip('.,:"').lower() for w in words]
+        breads = [j for j, w in enumerate(clean) if w == "bread"]
+        return [
+            -0.5 if any(j < i and clean[i] in clean[max(0, j - 8) : j] for j in breads) else -3.0
+            for i in range(1, len(words))
+        ]
+
+    with ScriptedOpenAIServer(logprobs=scripted) as server:
+        llm = get_llm(f"openai:scripted@{server.url}", cache=tmp_path / "llm.sqlite")
+        recognizer = get_method("llm-loglik", llm=llm)
+        prediction = recognizer.predict(_desc2name(story_path, "She bakes bread.", 3), index)
+        assert prediction.choice == 3, prediction.scores
+        assert prediction.scores is not None and prediction.scores[3] > max(prediction.scores[:3])
+
+
+def test_read_choice_is_strict() -> None:
+    options = ("Mr. Thornton", "Margaret Hale", "Dr. Pemble")
+    assert read_choice('{"answer": 2}', options) == 1
+    assert read_choice("The answer is 3.", options) == 2
+    assert read_choice("It must be Dr. Pemble", options) == 2
+    assert read_choice('{"answer": 7}', options) is None
+    assert read_choice("1 or 2", options) is None
+    assert read_choice("", options) is None
+
+
+def test_registry_names_every_method_and_refuses_unknown_ones() -> None:
+    assert set(method_names()) >= {"tfidf", "bm25", "dense", "evidence", "query-only", "llm", "llm-loglik"}
+    with pytest.raises(ConfigError, match="unknown recognition method"):
+        get_method("magic")
+    with pytest.raises(ConfigError, match="needs a model"):
+        get_method("llm")
