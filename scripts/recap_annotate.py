@@ -1,0 +1,59 @@
+"""Print recap targets with their candidates compactly, for reading and judging by hand.
+
+python scripts/recap_annotate.py build      # writes data/recap/candidates.jsonl (no gold)
+python scripts/recap_annotate.py show ID    # prints one target and its 60 candidates
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from fabula.book import load_book
+from fabula.recap._construct import RecapSpec, sample_targets
+from fabula.recap._data import read_records, write_targets
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "recap"
+NOVELS = {"PrideAndPrejudice": "PP", "TheSignOfTheFour": "SF"}
+PER_NOVEL = 16
+
+
+def build() -> None:
+    targets = []
+    for novel, prefix in NOVELS.items():
+        rel = f"../../../shared/data/pdnc/{novel}/novel_text.txt"
+        book = load_book(DATA / rel)
+        batch = sample_targets(book, PER_NOVEL, RecapSpec(seed=15), prefix=f"{prefix}-")
+        write_targets(DATA / f"{prefix}.candidates.jsonl", batch, rel)
+        targets += batch
+    print(len(targets), "targets")
+
+
+def show(item_id: str) -> None:
+    for path in sorted(DATA.glob("*.candidates.jsonl")):
+        for record in read_records(path):
+            if record["id"] != item_id:
+                continue
+            text = Path(record["book"]).read_text(encoding="utf-8")
+
+            def clip(span: list[int], text: str = text) -> str:
+                return " ".join(text[span[0] : span[1]].split())
+
+            n = len(record["candidates"])
+            lo, hi = (int(x) for x in (sys.argv[3] if len(sys.argv) > 3 else "0:60").split(":"))
+            for i, span in enumerate(record["candidates"]):
+                if not lo <= i < hi:
+                    continue
+                print(f"[{i}|d{n - i}] {clip(span)}")
+            print(f"=== TARGET {item_id}: {clip(record['target'])}")
+            return
+    sys.exit(f"no target {item_id}")
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "build":
+        build()
+    else:
+        show(sys.argv[2])
+        _ = json

@@ -1,0 +1,135 @@
+"""``fabula recap BOOK --at POS``: the "previously on..." snippets for a reading position (RECIDENT), and
+``fabula recap build BOOK -o FILE``: a recap data file (targets and candidates, no gold) to annotate."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import orjson
+import typer
+from typer.core import TyperGroup
+
+from fabula._files import write_bytes_atomic
+from fabula.book import load_book, resolve_position
+from fabula.cli._app import app, stderr, stdout
+from fabula.cli._options import BookArgument, JsonOutOption, LlmOption, NoCacheOption
+from fabula.errors import ConfigError
+
+
+class _DefaultShow(TyperGroup):
+    """``fabula recap BOOK ...`` means ``fabula recap show BOOK ...``; ``build`` is the other command."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        if args and args[0] not in self.commands and args[0] not in ("-h", "--help"):
+            args = ["show", *args]
+        return super().parse_args(ctx, args)
+
+
+recap_app = typer.Typer(
+    cls=_DefaultShow,
+    help="Recap snippets: which earlier passages the passage at a reading position follows from (RECIDENT). `fabula recap BOOK --at POS` shows them; `fabula recap build BOOK -o FILE` writes targets to annotate.",
+    no_args_is_help=True,
+)
+app.add_typer(recap_app, name="recap")
+
+W_OPTION = Annotated[int, typer.Option("--w", min=1, help="Sentences per snippet (the paper's w: 7, or 10).")]
+CANDIDATES_OPTION = Annotated[
+    int, typer.Option("--candidates", min=1, help="Candidate snippets before each target (the paper: 60).")
+]
+
+
+def _method_help() -> str:
+    from fabula.recap import ranker_names
+
+    return f"Ranker: {', '.join(ranker_names())}."
+
+
+@recap_app.command("show")
+def show_command(
+    book_path: BookArgument,
+    at: Annotated[
+        str,
+        typer.Option(
+            "--at",
+            metavar="POS",
+            help="Reading position: a percentage (45%), chapter:N (its end) or a character offset.",
+        ),
+    ],
+    k: Annotated[int, typer.Option("-k", "--top", min=1, help="How many snippets.")] = 5,
+    method: Annotated[str, typer.Option("--method", metavar="NAME", help=_method_help())] = "combined",
+    llm: LlmOption = None,
+    no_cache: NoCacheOption = False,
+    w: W_OPTION = 7,
+    candidates: CANDIDATES_OPTION = 60,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")] = False,
+) -> None:
+    """Print the recap snippets for a reader at POS: chapter, offsets and text, best first. Nothing at or
+    after POS is ever used or shown."""
+    from fabula.recap import RecapSpec, create_ranker, recap
+
+    book = load_book(book_path)
+    position = resolve_position(book, at)
+    assert position is not None
+    model = None
+    if llm is not None:
+        from fabula.llm import get_llm
+
+        model = get_llm(llm, cache=not no_cache)
+    elif method not in ("closest", "bm25", "tfidf", "dense", "character-filter", "combined"):
+        create_ranker(method)  # a clear error: unknown method, or one that needs --llm
+    try:
+        result = recap(
+            book, position, k=k, method=method, spec=RecapSpec(w=w, n_candidates=candidates), llm=model
+        )
+    finally:
+        if model is not None:
+            stderr.print(model.usage.line(), markup=False, highlight=False)
+            model.close()
+    if as_json:
+        stdout.print(
+            orjson.dumps({"book": str(book_path), **result.to_dict()}).decode(), markup=False, soft_wrap=True
+        )
+        return
+    t = result.target
+    stdout.print(f"Reading position {position} (chapter {t.chapter}); the passage just read:", markup=False)
+    stdout.print(f"  [{t.start}-{t.end}] {t.text}\n", markup=False, soft_wrap=True)
+    if not result.snippets:
+        stdout.print("No earlier passage to recap.", markup=False)
+    for rank, s in enumerate(result.snippets, start=1):
+        stdout.print(
+            f"{rank}. chapter {s.chapter} [{s.start}-{s.end}] (distance {s.distance}, score {s.score:.3f})",
+            markup=False,
+        )
+        stdout.print(f"   {s.text}", markup=False, soft_wrap=True)
+
+
+@recap_app.command("build")
+def build_command(
+    book_path: BookArgument,
+    output: Annotated[Path, typer.Option("-o", "--output", metavar="FILE", help="The JSONL file to write.")],
+    targets: Annotated[
+        int, typer.Option("--targets", min=1, help="How many targets (around main characters' sentences).")
+    ] = 30,
+    w: W_OPTION = 7,
+    candidates: CANDIDATES_OPTION = 60,
+    seed: Annotated[int, typer.Option("--seed", help="Seed for sampling targets and gaps.")] = 0,
+) -> None:
+    """Write a recap data file for BOOK: targets sampled around the main characters' sentences, not
+    overlapping, each with its candidates (no gold: annotate it, then `fabula eval recap --data FILE`)."""
+    from fabula.recap import RecapSpec, sample_targets, write_targets
+
+    book = load_book(book_path)
+    found = sample_targets(book, targets, RecapSpec(w=w, n_candidates=candidates, seed=seed))
+    if not found:
+        raise ConfigError("the book is too short for a full set of candidates before any target", book_path)
+    book_ref = str(book_path.resolve())
+    count = write_targets(output, found, book_ref)
+    stderr.print(f"wrote {count} targets to {output}", markup=False)
+
+
+def _write_json(path: Path, payload: dict[str, Any]) -> None:
+    write_bytes_atomic(path, orjson.dumps(payload, option=orjson.OPT_INDENT_2))
+
+
+_ = JsonOutOption

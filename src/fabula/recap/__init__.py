@@ -1,0 +1,54 @@
+"""Recap snippets ("previously on..."), after RECIDENT (Li et al., 2024): at a reading position, which
+earlier passages does the passage being read directly follow from?
+
+>>> result = recap(book, resolve_position(book, "45%"), k=5)   # doctest: +SKIP
+>>> [(s.chapter, s.start, s.end) for s in result.snippets]     # doctest: +SKIP
+
+The construction (targets of ``w`` sentences, 60 candidate snippets before a 10-20 sentence gap), the
+rankers (``closest``, ``bm25``, ``tfidf``, ``dense``, ``character-filter``, ``combined``,
+``llm-listwise``, ``llm-pairwise``, ``pipeline``) and the data file are documented in docs/recap.md.
+"""
+
+from fabula.recap._api import RecapResult, RecapSnippet, recap
+from fabula.recap._construct import (
+    RecapSpec,
+    RecapTarget,
+    SentenceIndex,
+    Snippet,
+    build_target,
+    every_target,
+    sample_targets,
+    target_at,
+)
+from fabula.recap._data import read_records, target_record, write_targets
+from fabula.recap._rankers import (
+    Ranker,
+    Ranking,
+    RecapContext,
+    create_ranker,
+    ranker_names,
+    register_ranker,
+)
+
+__all__ = [
+    "Ranker",
+    "Ranking",
+    "RecapContext",
+    "RecapResult",
+    "RecapSnippet",
+    "RecapSpec",
+    "RecapTarget",
+    "SentenceIndex",
+    "Snippet",
+    "build_target",
+    "create_ranker",
+    "every_target",
+    "ranker_names",
+    "read_records",
+    "recap",
+    "register_ranker",
+    "sample_targets",
+    "target_at",
+    "target_record",
+    "write_targets",
+]
