@@ -1,6 +1,6 @@
 """Merge the candidate files and the first-pass judgements into data/recap/gold.jsonl (the task's format).
 
-    python scripts/recap_gold.py
+python scripts/recap_gold.py
 """
 
 from __future__ import annotations

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from fabula.metrics._ranking import (
-    f1,
+from fabula.metrics import (
     f1_at_5,
     free_f1,
     free_precision,
     free_recall,
+    get_metric,
+    harmonic_mean,
     precision_at_5,
     recall_at_5,
     recall_by_distance,
@@ -30,8 +31,8 @@ def test_f1_averages_first_then_combines():
     golds = [[9], [6, 7]]
     # target 1: P 1/5, R 1; target 2: P 0, R 0 -> mean P 0.1, mean R 0.5 -> F1 = 2*.1*.5/.6
     assert f1_at_5(rankings, golds) == pytest.approx(2 * 0.1 * 0.5 / 0.6)
-    assert f1(0.0, 0.0) == 0.0
-    assert f1(None, 0.5) is None
+    assert harmonic_mean(0.0, 0.0) == 0.0
+    assert harmonic_mean(None, 0.5) is None
 
 
 def test_free_selection_by_hand():
@@ -50,3 +51,8 @@ def test_recall_by_distance_by_hand():
     ranked = [59, 30, 0, 1, 2]
     assert recall_by_distance(ranked, gold, distances) == {"1-20": 0.5, "21-40": 1.0, "41-60": 0.0}
     assert recall_by_distance(ranked, [59], distances) == {"1-20": 1.0, "21-40": None, "41-60": None}
+
+
+def test_ranking_metrics_are_registered():
+    assert get_metric("recall_at_5") is recall_at_5
+    assert get_metric("f1_at_5")([[1, 2]], [[2]]) == pytest.approx(2 * 0.2 * 1 / 1.2)

@@ -11,7 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from fabula.metrics._classification import mean_of
+from fabula.metrics._registry import metric
 
+
+@metric("recall_at_k")
 def recall_at_k(ranked: Sequence[int], gold: Sequence[int], k: int = 5) -> float | None:
     """Share of the related candidates found in the top ``k`` (None when nothing is related)."""
     if not gold:
@@ -19,19 +23,23 @@ def recall_at_k(ranked: Sequence[int], gold: Sequence[int], k: int = 5) -> float
     return len(set(ranked[:k]) & set(gold)) / len(set(gold))
 
 
+@metric("precision_at_k")
 def precision_at_k(ranked: Sequence[int], gold: Sequence[int], k: int = 5) -> float:
     """Share of the top ``k`` that is related (divided by ``k``, as the paper does)."""
     return len(set(ranked[:k]) & set(gold)) / k
 
 
+@metric("recall_at_5")
 def recall_at_5(ranked: Sequence[int], gold: Sequence[int]) -> float | None:
     return recall_at_k(ranked, gold, 5)
 
 
+@metric("precision_at_5")
 def precision_at_5(ranked: Sequence[int], gold: Sequence[int]) -> float:
     return precision_at_k(ranked, gold, 5)
 
 
+@metric("free_recall")
 def free_recall(selected: Sequence[int], gold: Sequence[int]) -> float | None:
     """Share of the related candidates the free selection found (None when nothing is related)."""
     if not gold:
@@ -39,6 +47,7 @@ def free_recall(selected: Sequence[int], gold: Sequence[int]) -> float | None:
     return len(set(selected) & set(gold)) / len(set(gold))
 
 
+@metric("free_precision")
 def free_precision(selected: Sequence[int], gold: Sequence[int]) -> float:
     """Share of the free selection that is related (0 for an empty selection, 1 if gold is empty too)."""
     if not selected:
@@ -46,36 +55,33 @@ def free_precision(selected: Sequence[int], gold: Sequence[int]) -> float:
     return len(set(selected) & set(gold)) / len(set(selected))
 
 
-def f1(precision: float | None, recall: float | None) -> float | None:
-    """Harmonic mean of (averaged) precision and recall; None if either is missing."""
+def harmonic_mean(precision: float | None, recall: float | None) -> float | None:
+    """F1 from (averaged) precision and recall; None if either is missing."""
     if precision is None or recall is None:
         return None
     return 0.0 if precision + recall == 0 else 2 * precision * recall / (precision + recall)
 
 
-def mean(values: Sequence[float | None]) -> float | None:
-    """Mean of the values that are not None (None when there are none)."""
-    present = [v for v in values if v is not None]
-    return sum(present) / len(present) if present else None
-
-
+@metric("f1_at_5")
 def f1_at_5(rankings: Sequence[Sequence[int]], golds: Sequence[Sequence[int]]) -> float | None:
     """F1@5 over targets: harmonic mean of the mean Precision@5 and the mean Recall@5."""
-    precision = mean([precision_at_5(r, g) for r, g in zip(rankings, golds, strict=True)])
-    recall = mean([recall_at_5(r, g) for r, g in zip(rankings, golds, strict=True)])
-    return f1(precision, recall)
+    precision = mean_of([precision_at_5(r, g) for r, g in zip(rankings, golds, strict=True)])
+    recall = mean_of([recall_at_5(r, g) for r, g in zip(rankings, golds, strict=True)])
+    return harmonic_mean(precision, recall)
 
 
+@metric("free_f1")
 def free_f1(selections: Sequence[Sequence[int]], golds: Sequence[Sequence[int]]) -> float | None:
     """Free-selection F1 over targets: harmonic mean of mean precision and mean recall."""
-    precision = mean([free_precision(s, g) for s, g in zip(selections, golds, strict=True)])
-    recall = mean([free_recall(s, g) for s, g in zip(selections, golds, strict=True)])
-    return f1(precision, recall)
+    precision = mean_of([free_precision(s, g) for s, g in zip(selections, golds, strict=True)])
+    recall = mean_of([free_recall(s, g) for s, g in zip(selections, golds, strict=True)])
+    return harmonic_mean(precision, recall)
 
 
 DISTANCE_BUCKETS: tuple[tuple[int, int], ...] = ((1, 20), (21, 40), (41, 60))
 
 
+@metric("recall_by_distance")
 def recall_by_distance(
     ranked: Sequence[int],
     gold: Sequence[int],

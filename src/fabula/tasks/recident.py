@@ -1,35 +1,38 @@
-"""RECIDENT (Li et al., 2024): recap snippet identification, evaluated on a JSONL data file of targets.
+"""RECIDENT (Li et al., 2024): recap snippet identification, on a JSONL data file of targets.
 
-Each item is one target with its candidates and gold (see `fabula.recap._data`); a ranker (`--method`)
-scores the candidates; the report has Recall@5, Precision@5 and F1@5, the free-selection precision,
-recall and F1, and Recall@5 by candidate distance (nearest 20 / 21-40 / 41-60), per novel and overall.
-Per-target values are averaged and F1 is the harmonic mean of the averaged precision and recall, as in
-the paper, so ``f1_at_5`` is not the mean of per-target F1s.
+``fabula eval recap --data FILE --method NAME [--llm SPEC]``: one item per annotated target (see
+`fabula.recap._data` for the file); the ranker scores the target's candidates; the report has
+Recall@5, Precision@5 and F1@5, free-selection recall, precision and F1, and Recall@5 of the related
+candidates at distance 1-20, 21-40 and 41-60 — per novel and over all targets. As in the paper, every
+row's F1 is the harmonic mean of that row's averaged precision and recall (set in `RecapTask.finish`),
+not a mean of per-target F1s.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
+import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from fabula.book import Book, load_book
 from fabula.errors import InputError
-from fabula.llm import LLM
-from fabula.metrics._ranking import (
-    f1,
+from fabula.metrics import (
     free_precision,
     free_recall,
-    mean,
+    harmonic_mean,
     precision_at_5,
     recall_at_5,
     recall_by_distance,
 )
-from fabula.recap import RecapContext, RecapTarget, Snippet, create_ranker, read_records
+from fabula.recap import RecapContext, RecapTarget, Snippet, create_ranker, ranker_names, read_records
 from fabula.recap._construct import SentenceIndex
+from fabula.recap._rankers import Ranker
 from fabula.tasks._evaluation import EvalReport
+from fabula.tasks._harness import EvalItem, ItemOutcome, Task, TaskOption, task
+
+if TYPE_CHECKING:
+    from fabula.llm import LLM
 
 METRICS = [
     "recall_at_5",
@@ -42,67 +45,18 @@ METRICS = [
     "recall_at_5_d21_40",
     "recall_at_5_d41_60",
 ]
-
-
-@dataclass(slots=True)
-class RecapItem:
-    """One evaluation target: its novel's name (for grouping), its book, and the target with gold."""
-
-    novel: str
-    book: Book
-    target: RecapTarget
-
-
-def load_items(path: Path) -> tuple[list[RecapItem], dict[str, Book]]:
-    """The data file's targets mapped onto their books' sentences (one book load per file)."""
-    records = read_records(path)
-    books: dict[str, Book] = {}
-    items: list[RecapItem] = []
-    for record in records:
-        book_path = record["book"]
-        if book_path not in books:
-            if not Path(book_path).is_file():
-                raise InputError(f"target {record['id']}: book not found: {book_path}", path)
-            books[book_path] = load_book(book_path)
-        book = books[book_path]
-        sentences = _sentences(book)
-        target = _snippet(sentences, record["target"], path, record["id"])
-        candidates = tuple(_snippet(sentences, c, path, record["id"]) for c in record["candidates"])
-        gold = tuple(record["gold"]) if record.get("gold") is not None else None
-        novel = Path(book_path).parent.name if Path(book_path).name == "novel_text.txt" else Path(book_path).stem
-        items.append(
-            RecapItem(novel, book, RecapTarget(record["id"], target, candidates, 0, gold, {"novel": novel}))
-        )
-    return items, books
-
-
-_SENTENCE_CACHE: dict[int, SentenceIndex] = {}
-
-
-def _sentences(book: Book) -> SentenceIndex:
-    key = id(book)
-    if key not in _SENTENCE_CACHE:
-        _SENTENCE_CACHE[key] = SentenceIndex(book)
-    return _SENTENCE_CACHE[key]
-
-
-def _snippet(sentences: SentenceIndex, span: Sequence[int], path: Path, item_id: str) -> Snippet:
-    try:
-        first, stop = sentences.covering(int(span[0]), int(span[1]))
-    except Exception as exc:
-        raise InputError(f"target {item_id}: span {list(span)} matches no sentences of the book", path) from exc
-    snippet = sentences.snippet(first, stop)
-    # keep the file's exact offsets (the sentence range is only used for features)
-    return Snippet(first, stop, int(span[0]), int(span[1])) if snippet.span != tuple(span) else snippet
+F1_OF = {"f1_at_5": ("precision_at_5", "recall_at_5"), "free_f1": ("free_precision", "free_recall")}
+LLM_METHODS = ("llm-listwise", "llm-pairwise", "pipeline")
 
 
 def score_target(
     ranked: Sequence[int], selected: Sequence[int], gold: Sequence[int], n_candidates: int
 ) -> dict[str, float | None]:
-    """Per-target values of every report metric (F1s are filled in when averaging)."""
+    """Every report metric for one target (``ranked``: candidate indices best first, ``selected``: the
+    free selection, candidates in book order so the last is the nearest)."""
     distances = [n_candidates - i for i in range(n_candidates)]
     by_distance = recall_by_distance(ranked, gold, distances)
-    return {
+    scores: dict[str, float | None] = {
         "recall_at_5": recall_at_5(ranked, gold),
         "precision_at_5": precision_at_5(ranked, gold),
         "free_recall": free_recall(selected, gold),
@@ -111,53 +65,113 @@ def score_target(
         "recall_at_5_d21_40": by_distance["21-40"],
         "recall_at_5_d41_60": by_distance["41-60"],
     }
+    for key, (p, r) in F1_OF.items():
+        scores[key] = harmonic_mean(scores[p], scores[r])
+    return scores
 
 
-def aggregate(rows: Sequence[dict[str, float | None]]) -> dict[str, Any]:
-    """Means over targets, F1 from the mean precision and recall (the paper's way), and the count."""
-    out: dict[str, Any] = {key: mean([r.get(key) for r in rows]) for key in METRICS if not key.endswith("f1")}
-    out["f1_at_5"] = f1(out["precision_at_5"], out["recall_at_5"])
-    out["free_f1"] = f1(out["free_precision"], out["free_recall"])
-    out["targets"] = len(rows)
-    return {key: out.get(key) for key in [*METRICS, "targets"]}
+def _novel_name(book_path: str) -> str:
+    path = Path(book_path)
+    return path.parent.name if path.name == "novel_text.txt" else path.stem
 
 
-def evaluate_recap(
-    data: Path, method: str = "combined", *, llm: LLM | None = None, **options: Any
-) -> tuple[EvalReport, list[dict[str, Any]]]:
-    """Rank every annotated target of ``data`` with ``method``; the report and one log row per target."""
-    items, books = load_items(data)
-    items = [item for item in items if item.target.gold is not None]
-    if not items:
-        raise InputError("no annotated targets (with 'gold') in the file", data)
-    ranker = create_ranker(method, llm=llm, **options)
-    contexts = {id(book): RecapContext(book) for book in books.values()}
-    by_novel: dict[str, list[dict[str, float | None]]] = defaultdict(list)
-    logs: list[dict[str, Any]] = []
-    for item in items:
-        ranking = ranker.rank(contexts[id(item.book)], item.target)
-        gold = list(item.target.gold or ())
+@task("recap")
+class RecapTask(Task):
+    """RECIDENT recap snippets: rank each target's candidates, score against the gold."""
+
+    description = "Recap snippets (RECIDENT): Recall/Precision/F1@5 and free selection on a JSONL file of annotated targets."
+    metrics: ClassVar[list[str]] = METRICS
+    counts: ClassVar[list[str]] = ["seconds"]
+    group_by: ClassVar[list[str]] = ["novel"]
+    llm = "optional"
+    options: ClassVar[list[TaskOption]] = [
+        TaskOption(
+            "data",
+            Path,
+            required=True,
+            metavar="FILE",
+            help="JSONL targets with gold (fabula recap build, then annotate).",
+        ),
+        TaskOption(
+            "method",
+            str,
+            default="combined",
+            metavar="NAME",
+            help="Ranker: closest, bm25, tfidf, dense, character-filter, combined, llm-listwise, llm-pairwise, pipeline.",
+        ),
+    ]
+
+    def __init__(self, **settings: Any) -> None:
+        super().__init__(**settings)
+        if self.options_given["method"] not in ranker_names():
+            create_ranker(self.options_given["method"])  # the registry's one-line error
+        self._lock = threading.Lock()
+        self._books: dict[str, tuple[Book, SentenceIndex, RecapContext]] = {}
+        self._rankers: dict[int, Ranker] = {}
+
+    def items(self) -> list[EvalItem]:
+        path = Path(self.options_given["data"])
+        records = [r for r in read_records(path) if r.get("gold") is not None]
+        if not records:
+            raise InputError("no annotated targets (with 'gold') in the file", path)
+        return [EvalItem(str(r["id"]), {"novel": _novel_name(r["book"])}, r) for r in records]
+
+    def _book(self, book_path: str) -> tuple[Book, SentenceIndex, RecapContext]:
+        with self._lock:
+            if book_path not in self._books:
+                if not Path(book_path).is_file():
+                    raise InputError("book not found", book_path)
+                book = load_book(book_path)
+                self._books[book_path] = (book, SentenceIndex(book), RecapContext(book))
+            return self._books[book_path]
+
+    def _ranker(self, llm: LLM | None) -> Ranker:
+        with self._lock:
+            key = id(llm)
+            if key not in self._rankers:
+                self._rankers[key] = create_ranker(self.options_given["method"], llm=llm)
+            return self._rankers[key]
+
+    def target(self, record: dict[str, Any]) -> tuple[RecapContext, RecapTarget]:
+        """The record's target and candidates as sentence ranges of its book."""
+        _, sentences, context = self._book(record["book"])
+
+        def snippet(span: Sequence[int]) -> Snippet:
+            try:
+                first, stop = sentences.covering(int(span[0]), int(span[1]))
+            except InputError:
+                raise
+            except Exception as exc:
+                raise InputError(f"target {record['id']}: span {list(span)} is not in the book") from exc
+            return Snippet(first, stop, int(span[0]), int(span[1]))
+
+        candidates = tuple(snippet(c) for c in record["candidates"])
+        target = RecapTarget(
+            str(record["id"]),
+            snippet(record["target"]),
+            candidates,
+            int(record.get("gap", 0)),
+            tuple(record["gold"]),
+        )
+        return context, target
+
+    def run_item(self, item: EvalItem, llm: LLM | None) -> ItemOutcome:
+        context, target = self.target(item.payload)
+        ranking = self._ranker(llm).rank(context, target)
         ranked = ranking.top(len(ranking.scores))
         selected = ranking.free(5)
-        row = score_target(ranked, selected, gold, len(item.target.candidates))
-        by_novel[item.novel].append(row)
-        logs.append(
-            {
-                "id": item.target.id,
-                "novel": item.novel,
-                "top5": ranked[:5],
-                "selected": selected,
-                "gold": gold,
-                "scores": row,
-                "log": ranking.log,
-            }
-        )
-    report = EvalReport("recap", METRICS, settings={"data": str(data), "method": method, **_plain(options)})
-    for novel, rows in sorted(by_novel.items()):
-        report.add_novel(novel, aggregate(rows))
-    report.micro = aggregate([row for rows in by_novel.values() for row in rows])
-    return report, logs
+        gold = list(target.gold or ())
+        scores = score_target(ranked, selected, gold, len(target.candidates))
+        details = {k: v for k, v in ranking.log.items() if k in ("kept", "reasons", "errors", "error")}
+        return ItemOutcome(scores, {"top5": ranked[:5], "selected": selected, "gold": gold}, details)
 
-
-def _plain(options: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in options.items() if isinstance(v, str | int | float | bool)}
+    def finish(self, report: EvalReport) -> None:
+        """Each row's F1 from its own averaged precision and recall (the paper's F1@5)."""
+        rows: list[dict[str, Any]] = list(report.novels.values())
+        for groups in report.groups.values():
+            rows.extend(groups.values())
+        if report.item_mean is not None:
+            rows.append(report.item_mean)
+        for row in rows:
+            for key, (p, r) in F1_OF.items():
+                row[key] = harmonic_mean(row.get(p), row.get(r))

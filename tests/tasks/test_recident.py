@@ -1,0 +1,84 @@
+"""``fabula eval recap``: the RECIDENT task on the harness, scored by hand on a small real data file."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from fabula.book import load_book
+from fabula.errors import InputError
+from fabula.recap import RecapSpec, sample_targets, target_record
+from fabula.tasks import get_task, run_eval
+from tests.conftest import pdnc_novel_dir, run_cli
+
+
+@pytest.fixture()
+def data_file(tmp_path):
+    """Two Sign of the Four targets: gold = the nearest two candidates, and one far candidate."""
+    path = pdnc_novel_dir("TheSignOfTheFour") / "novel_text.txt"
+    book = load_book(path)
+    lines = []
+    for target, gold in zip(sample_targets(book, 2, RecapSpec(seed=4)), [[59, 58], [0]], strict=True):
+        record = target_record(target, str(path))
+        record["gold"] = gold
+        lines.append(json.dumps(record))
+    out = tmp_path / "recap.jsonl"
+    out.write_text("\n".join(lines) + "\n")
+    return out
+
+
+def test_closest_scores_match_hand_computation(data_file, tmp_path):
+    report = run_eval(get_task("recap")(data=data_file, method="closest"), progress=False)
+    # target 1: top 5 = 59..55, gold {59, 58}: R 1, P 2/5; target 2: gold {0} (distance 60): R 0, P 0
+    assert report.items == 2
+    assert report.mean["recall_at_5"] == pytest.approx(0.5)
+    assert report.mean["precision_at_5"] == pytest.approx(0.2)
+    assert report.mean["f1_at_5"] == pytest.approx(2 * 0.5 * 0.2 / 0.7)  # F1 of the means
+    assert report.mean["recall_at_5_d1_20"] == pytest.approx(1.0)
+    assert report.mean["recall_at_5_d41_60"] == pytest.approx(0.0)
+    assert report.mean["recall_at_5_d21_40"] is None
+    assert report.novels["TheSignOfTheFour"]["f1_at_5"] == pytest.approx(2 * 0.5 * 0.2 / 0.7)
+
+
+def test_cli_eval_recap_writes_report_and_item_log(data_file, tmp_path):
+    out = tmp_path / "report.json"
+    assert run_cli("eval", "recap", "--data", data_file, "--method", "bm25", "--json", out) == 0
+    report = json.loads(out.read_text())
+    assert report["task"] == "recap" and report["items"] == 2
+    items = [json.loads(line) for line in out.with_name("report.items.jsonl").read_text().splitlines()]
+    assert items[1]["prediction"]["gold"] == [59, 58]
+    assert len(items[1]["prediction"]["top5"]) == 5
+
+
+def test_pipeline_eval_asks_fifteen_questions_per_target(data_file, tmp_path):
+    pytest.importorskip("openai")
+    from fabula.llm import get_llm
+    from fabula.llm.testing import ScriptedOpenAIServer
+
+    out = tmp_path / "pipeline.json"
+    with ScriptedOpenAIServer('{"related": true}') as server:
+        llm = get_llm(f"openai:test@{server.url}", cache=False)
+        report = run_eval(
+            get_task("recap")(data=data_file, method="pipeline"), llm=llm, json_path=out, progress=False
+        )
+        requests = server.requests
+    items = [json.loads(line) for line in out.with_name("pipeline.items.jsonl").read_text().splitlines()]
+    kept = [item["details"]["kept"] for item in items if "details" in item]
+    assert len(kept) == 2 and all(0 < len(k) <= 15 for k in kept)
+    assert requests == sum(len(k) for k in kept)  # only the filtered candidates reach the model
+    # every kept candidate was judged related, so the free selection is exactly the kept ones
+    assert [sorted(item["prediction"]["selected"]) for item in items[1:3]] == [sorted(k) for k in kept]
+    assert report.items == 2
+
+
+def test_bad_inputs_are_one_line_errors(tmp_path, data_file):
+    with pytest.raises(InputError, match="no annotated targets"):
+        record = json.loads(data_file.read_text().splitlines()[0])
+        del record["gold"]
+        unannotated = tmp_path / "raw.jsonl"
+        unannotated.write_text(json.dumps(record) + "\n")
+        list(get_task("recap")(data=unannotated).items())
+    assert run_cli("eval", "recap", "--data", tmp_path / "missing.jsonl") != 0
+    assert run_cli("eval", "recap", "--data", data_file, "--method", "nope") != 0
+    assert run_cli("eval", "recap", "--data", data_file, "--method", "pipeline") != 0  # needs --llm
