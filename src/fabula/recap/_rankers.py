@@ -82,31 +82,65 @@ class RecapContext:
         ]
         return ids, vocab
 
-    def terms(self, snippet: Snippet) -> IntArray:
-        """Term ids of the snippet's sentences (analyzed once per book)."""
-        ids = self._terms[0][snippet.first : snippet.stop]
-        return np.concatenate(ids) if ids else np.zeros(0, dtype=np.int64)
+    @cached_property
+    def _flat_terms(self) -> tuple[IntArray, IntArray, int]:
+        """All sentences' term ids in one array, ``ptr[i]:ptr[i+1]`` being sentence i's."""
+        ids, vocab = self._terms
+        lengths = np.fromiter((a.size for a in ids), dtype=np.int64, count=len(ids))
+        ptr = np.zeros(len(ids) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=ptr[1:])
+        flat = np.concatenate(ids) if ids else np.zeros(0, dtype=np.int64)
+        return flat, ptr, max(1, len(vocab))
+
+    def terms(self, snippets: list[Snippet]) -> tuple[IntArray, IntArray, int]:
+        """(row, term id) of every term of the snippets (row = index in ``snippets``) and the vocabulary
+        size, gathered from the per-sentence analysis (no text is analyzed twice)."""
+        flat, ptr, size = self._flat_terms
+        firsts = np.fromiter((s.first for s in snippets), dtype=np.int64, count=len(snippets))
+        stops = np.fromiter((s.stop for s in snippets), dtype=np.int64, count=len(snippets))
+        starts, lengths = ptr[firsts], ptr[stops] - ptr[firsts]
+        rows = np.repeat(np.arange(len(snippets), dtype=np.int64), lengths)
+        offsets = np.repeat(starts - (np.cumsum(lengths) - lengths), lengths)
+        return rows, flat[np.arange(rows.size, dtype=np.int64) + offsets], size
 
     @cached_property
-    def _sentence_characters(self) -> list[frozenset[str]]:
+    def _characters(self) -> tuple[npt.NDArray[np.int32], dict[str, int]]:
+        """Running counts of each character's naming mentions over sentences (row i: the sentences
+        before i), so whether a sentence range names someone is one subtraction."""
         from fabula.retrieval._mentions import ensure_mentions
 
         ensure_mentions(self.book)
-        found: list[set[str]] = [set() for _ in range(len(self.sentences))]
+        columns: dict[str, int] = {}
+        hits: list[tuple[int, int]] = []
+        n = len(self.sentences)
         for mention in self.book.mentions:
             if mention.character_id is None or mention.kind not in NAMING_KINDS:
                 continue
             i = self.sentences.last_before(mention.start)
-            if i < len(found) and self.sentences.starts[i] <= mention.start:
-                found[i].add(mention.character_id)
-        return [frozenset(s) for s in found]
+            if i < n and self.sentences.starts[i] <= mention.start:
+                hits.append((i, columns.setdefault(mention.character_id, len(columns))))
+        counts = np.zeros((n + 1, max(1, len(columns))), dtype=np.int32)
+        if hits:
+            where = np.asarray(hits, dtype=np.int64)
+            np.add.at(counts, (where[:, 0] + 1, where[:, 1]), 1)
+        return np.cumsum(counts, axis=0, dtype=np.int32), columns
 
     def characters(self, snippet: Snippet) -> frozenset[str]:
         """Characters named (by name, alias, title) in the snippet (`fabula.characters`)."""
-        out: set[str] = set()
-        for chars in self._sentence_characters[snippet.first : snippet.stop]:
-            out |= chars
-        return frozenset(out)
+        cumulative, columns = self._characters
+        present = cumulative[snippet.stop] - cumulative[snippet.first] > 0
+        return frozenset(cid for cid, column in columns.items() if present[column])
+
+    def shared_characters(self, target: Snippet, candidates: list[Snippet]) -> tuple[FloatArray, int]:
+        """How many of the target's characters each candidate names, and how many the target names."""
+        cumulative, _ = self._characters
+        wanted = np.flatnonzero(cumulative[target.stop] - cumulative[target.first] > 0)
+        if wanted.size == 0 or not candidates:
+            return np.zeros(len(candidates)), int(wanted.size)
+        firsts = np.fromiter((c.first for c in candidates), dtype=np.int64, count=len(candidates))
+        stops = np.fromiter((c.stop for c in candidates), dtype=np.int64, count=len(candidates))
+        present = cumulative[np.ix_(stops, wanted)] - cumulative[np.ix_(firsts, wanted)] > 0
+        return present.sum(axis=1).astype(np.float64), int(wanted.size)
 
     def embed(self, model: str, snippets: list[Snippet]) -> npt.NDArray[np.float32]:
         """L2-normalized embeddings of the snippets' texts (each computed once per model)."""
@@ -196,20 +230,12 @@ class ClosestRanker(Ranker):
 
 def _counts(context: RecapContext, target: RecapTarget) -> tuple[IntArray, IntArray, IntArray, IntArray]:
     """Sparse term counts of the candidates (rows 0..n-1) and the target (row n): (rows, terms, counts,
-    lengths)."""
-    rows, terms = [], []
-    for row, snippet in enumerate([*target.candidates, target.target]):
-        ids = context.terms(snippet)
-        rows.append(np.full(ids.size, row, dtype=np.int64))
-        terms.append(ids)
-    all_rows, all_terms = np.concatenate(rows), np.concatenate(terms)
-    lengths = np.bincount(all_rows, minlength=len(target.candidates) + 1).astype(np.int64)
-    if all_terms.size == 0:
-        empty = np.zeros(0, dtype=np.int64)
-        return empty, empty, empty, lengths
-    width = int(all_terms.max()) + 1
-    keys, counts = np.unique(all_rows * width + all_terms, return_counts=True)
-    return keys // width, keys % width, counts.astype(np.int64), lengths
+    lengths in terms)."""
+    n = len(target.candidates)
+    rows, terms, size = context.terms([*target.candidates, target.target])
+    lengths = np.bincount(rows, minlength=n + 1).astype(np.int64)
+    keys, counts = np.unique(rows * size + terms, return_counts=True)
+    return keys // size, keys % size, counts.astype(np.int64), lengths
 
 
 @register_ranker("bm25")
@@ -220,25 +246,26 @@ class BM25Ranker(Ranker):
         self.k1, self.b = k1, b
 
     def similarities(self, context: RecapContext, target: RecapTarget) -> FloatArray:
+        """BM25 of each candidate; only the query's terms are counted (no sort over all terms)."""
         n = len(target.candidates)
-        rows, terms, counts, lengths = _counts(context, target)
-        query_mask = rows == n
-        query_terms, query_counts = terms[query_mask], counts[query_mask]
-        docs = ~query_mask
-        d_rows, d_terms, d_counts = rows[docs], terms[docs], counts[docs]
-        scores = np.zeros(n)
+        rows, terms, size = context.terms([*target.candidates, target.target])
+        is_query = rows == n
+        query_terms, query_counts = np.unique(terms[is_query], return_counts=True)
         if n == 0 or query_terms.size == 0:
-            return scores
-        df = np.bincount(d_terms, minlength=int(terms.max()) + 1)
+            return np.zeros(n)
+        lengths = np.bincount(rows, minlength=n + 1)[:n].astype(np.float64)
+        column = np.full(size, -1, dtype=np.int64)
+        column[query_terms] = np.arange(query_terms.size)
+        doc_rows, doc_columns = rows[~is_query], column[terms[~is_query]]
+        hit = doc_columns >= 0
+        width = query_terms.size
+        tf = np.bincount(doc_rows[hit] * width + doc_columns[hit], minlength=n * width)
+        tf = tf.reshape(n, width).astype(np.float64)
+        df = (tf > 0).sum(axis=0)
         idf = np.log(1.0 + (n - df + 0.5) / (df + 0.5))
-        avgdl = max(float(lengths[:n].mean()), 1e-9)
-        in_query = np.isin(d_terms, query_terms)
-        weight = np.zeros(int(terms.max()) + 1)
-        weight[query_terms] = query_counts  # a term repeated in the query counts that many times
-        r, t, tf = d_rows[in_query], d_terms[in_query], d_counts[in_query].astype(np.float64)
-        norm = self.k1 * (1.0 - self.b + self.b * lengths[r] / avgdl)
-        np.add.at(scores, r, weight[t] * idf[t] * tf / (tf + norm))
-        return scores
+        norm = self.k1 * (1.0 - self.b + self.b * lengths / max(float(lengths.mean()), 1e-9))
+        # a term repeated in the query counts that many times (as bm25s sums the query's ids)
+        return np.asarray((tf / (tf + norm[:, None])) @ (idf * query_counts), dtype=np.float64)
 
     def rank(self, context: RecapContext, target: RecapTarget) -> Ranking:
         return Ranking(self.similarities(context, target).tolist())
@@ -298,10 +325,10 @@ class CharacterFilterRanker(Ranker):
         self.inner = create_ranker(inner, **inner_options)
 
     def kept(self, context: RecapContext, target: RecapTarget) -> list[bool]:
-        wanted = context.characters(target.target)
+        shared, wanted = context.shared_characters(target.target, list(target.candidates))
         if not wanted:
             return [True] * len(target.candidates)
-        return [bool(context.characters(c) & wanted) for c in target.candidates]
+        return (shared > 0).tolist()
 
     def rank(self, context: RecapContext, target: RecapTarget) -> Ranking:
         inner = self.inner.rank(context, target)
@@ -349,10 +376,9 @@ class CombinedRanker(Ranker):
         """Each feature for every candidate (book order), before weighting."""
         n = len(target.candidates)
         distance = np.asarray([target.distance(i) for i in range(n)], dtype=np.float64)
-        wanted = context.characters(target.target)
-        shared = np.asarray(
-            [len(context.characters(c) & wanted) / len(wanted) if wanted else 0.0 for c in target.candidates]
-        )
+        shared, wanted = context.shared_characters(target.target, list(target.candidates))
+        if wanted:
+            shared = shared / wanted
         lexical = self.bm25.similarities(context, target)
         best = lexical.max() if n else 0.0
         top = np.zeros(n)
