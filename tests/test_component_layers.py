@@ -20,6 +20,7 @@ COMPONENTS = (
     "describe",
     "recognition",
     "anonymize",
+    "recap",
 )
 ABOVE = ("fabula.tasks", "fabula.pipeline", "fabula.corpus", "fabula.cli", "fabula.report")
 

@@ -38,7 +38,7 @@ def test_cli_recap_json_on_a_real_novel(at, capsys):
     assert len(out["snippets"]) == 3
     for snippet in [out["target"], *out["snippets"]]:
         assert snippet["end"] <= position
-        assert " ".join(book.text[snippet["start"] : snippet["end"]].split()) == snippet["text"]
+        assert book.span_text((snippet["start"], snippet["end"]), normalize=True) == snippet["text"]
     assert out["snippets"][0]["chapter"] is not None
 
 
@@ -51,6 +51,10 @@ def test_cli_recap_text_and_errors(tmp_path, capsys):
     assert run_cli("recap", path, "--at", "chapter:2", "--method", "pipeline") != 0
     assert "needs an LLM" in capsys.readouterr().err
     assert run_cli("recap", tmp_path / "missing.txt", "--at", "5%") != 0
+    assert run_cli("recap", path) != 0  # no reading position
+    assert "say where the reader is" in capsys.readouterr().err
+    assert run_cli("recap", path, "--until-chapter", "2", "--method", "closest", "-k", "1") == 0
+    assert "1. chapter 2" in capsys.readouterr().out
 
 
 def test_cli_recap_build_writes_annotatable_targets(tmp_path):

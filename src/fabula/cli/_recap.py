@@ -11,9 +11,18 @@ import typer
 from typer.core import TyperGroup
 
 from fabula._files import write_bytes_atomic
-from fabula.book import load_book, resolve_position
+from fabula.book import DEFAULT_MAX_BYTES, resolve_position
 from fabula.cli._app import app, stderr, stdout
-from fabula.cli._options import BookArgument, JsonOutOption, LlmOption, NoCacheOption
+from fabula.cli._options import (
+    BookArgument,
+    JsonOutOption,
+    LlmOption,
+    MaxBytesOption,
+    NoCacheOption,
+    UntilChapterOption,
+    UntilOption,
+    load_reading,
+)
 from fabula.errors import ConfigError
 
 
@@ -49,13 +58,15 @@ def _method_help() -> str:
 def show_command(
     book_path: BookArgument,
     at: Annotated[
-        str,
+        str | None,
         typer.Option(
             "--at",
+            "--until",
             metavar="POS",
             help="Reading position: a percentage (45%), chapter:N (its end) or a character offset.",
         ),
-    ],
+    ] = None,
+    until_chapter: UntilChapterOption = None,
     k: Annotated[int, typer.Option("-k", "--top", min=1, help="How many snippets.")] = 5,
     method: Annotated[str, typer.Option("--method", metavar="NAME", help=_method_help())] = "combined",
     llm: LlmOption = None,
@@ -63,13 +74,18 @@ def show_command(
     w: W_OPTION = 7,
     candidates: CANDIDATES_OPTION = 60,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")] = False,
+    max_bytes: MaxBytesOption = DEFAULT_MAX_BYTES,
 ) -> None:
-    """Print the recap snippets for a reader at POS: chapter, offsets and text, best first. Nothing at or
-    after POS is ever used or shown."""
+    """Print the recap snippets for a reader at POS (--at or --until; --until-chapter N: the end of
+    chapter N): chapter, offsets and text, best first. Nothing at or after POS is ever used or shown."""
     from fabula.recap import RecapSpec, create_ranker, recap
 
-    book = load_book(book_path)
-    position = resolve_position(book, at)
+    if at is None and until_chapter is None:
+        raise ConfigError(
+            "say where the reader is: --at POS (45%, chapter:12, an offset) or --until-chapter N"
+        )
+    book = load_reading(book_path, max_bytes=max_bytes)
+    position = resolve_position(book, at, until_chapter=until_chapter)
     assert position is not None
     model = None
     if llm is not None:
@@ -114,12 +130,16 @@ def build_command(
     w: W_OPTION = 7,
     candidates: CANDIDATES_OPTION = 60,
     seed: Annotated[int, typer.Option("--seed", help="Seed for sampling targets and gaps.")] = 0,
+    until: UntilOption = None,
+    until_chapter: UntilChapterOption = None,
+    max_bytes: MaxBytesOption = DEFAULT_MAX_BYTES,
 ) -> None:
     """Write a recap data file for BOOK: targets sampled around the main characters' sentences, not
-    overlapping, each with its candidates (no gold: annotate it, then `fabula eval recap --data FILE`)."""
+    overlapping, each with its candidates (no gold: annotate it, then `fabula eval recap --data FILE`).
+    With --until, only the text before POS is used."""
     from fabula.recap import RecapSpec, sample_targets, write_targets
 
-    book = load_book(book_path)
+    book = load_reading(book_path, max_bytes=max_bytes, until=until, until_chapter=until_chapter)
     found = sample_targets(book, targets, RecapSpec(w=w, n_candidates=candidates, seed=seed))
     if not found:
         raise ConfigError("the book is too short for a full set of candidates before any target", book_path)

@@ -165,11 +165,17 @@ def targets_from_spans(
     return out
 
 
+def ensure_characters(book: Book) -> None:
+    """Find the book's characters and mentions (`fabula.characters`) unless it already has them."""
+    if not book.mentions:
+        from fabula.characters import find_characters
+
+        find_characters(book)
+
+
 def main_characters(book: Book, top: int = 5) -> list[str]:
     """Ids of the ``top`` characters with the most name mentions (runs `find_characters` if needed)."""
-    from fabula.retrieval._mentions import ensure_mentions
-
-    ensure_mentions(book)
+    ensure_characters(book)
     counts = Counter(m.character_id for m in book.mentions if m.character_id and m.kind != "pronoun")
     return [cid for cid, _ in counts.most_common(top)]
 

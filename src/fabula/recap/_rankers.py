@@ -27,7 +27,7 @@ import numpy.typing as npt
 
 from fabula.book import Book
 from fabula.errors import ConfigError
-from fabula.recap._construct import RecapTarget, SentenceIndex, Snippet
+from fabula.recap._construct import RecapTarget, SentenceIndex, Snippet, ensure_characters
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -107,9 +107,7 @@ class RecapContext:
     def _characters(self) -> tuple[npt.NDArray[np.int32], dict[str, int]]:
         """Running counts of each character's naming mentions over sentences (row i: the sentences
         before i), so whether a sentence range names someone is one subtraction."""
-        from fabula.retrieval._mentions import ensure_mentions
-
-        ensure_mentions(self.book)
+        ensure_characters(self.book)
         columns: dict[str, int] = {}
         hits: list[tuple[int, int]] = []
         n = len(self.sentences)

@@ -25,9 +25,16 @@ from fabula.metrics import (
     recall_at_5,
     recall_by_distance,
 )
-from fabula.recap import RecapContext, RecapTarget, Snippet, create_ranker, ranker_names, read_records
-from fabula.recap._construct import SentenceIndex
-from fabula.recap._rankers import Ranker
+from fabula.recap import (
+    Ranker,
+    RecapContext,
+    RecapTarget,
+    SentenceIndex,
+    Snippet,
+    create_ranker,
+    ranker_names,
+    read_records,
+)
 from fabula.tasks._evaluation import EvalReport
 from fabula.tasks._harness import EvalItem, ItemOutcome, Task, TaskOption, task
 
