@@ -14,6 +14,7 @@ the fair number on a loaded machine.
 from __future__ import annotations
 
 import argparse
+import random
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -41,9 +42,8 @@ def main() -> None:
     )
     args = parser.parse_args()
     questions = load_questions(args.data)
-    if args.limit is not None:  # every k-th question, so all books and both directions stay in
-        step = max(1, len(questions) // args.limit)
-        questions = questions[::step][: args.limit]
+    if args.limit is not None and args.limit < len(questions):  # a fixed sample over books and directions
+        questions = sorted(random.Random(0).sample(questions, args.limit), key=questions.index)
     shelf = BookShelf(gold=args.gold, anonymize=args.anonymize, cache=not args.no_cache)
     wall, cpu = time.perf_counter(), time.process_time()
     for book in sorted({q.book for q in questions}):
