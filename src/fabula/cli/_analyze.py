@@ -9,16 +9,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    SpinnerColumn,
-    TaskID,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
+from rich.progress import Progress, SpinnerColumn, TaskID
 
 from fabula.book import DEFAULT_MAX_BYTES
 from fabula.cli._app import app, stderr, stdout
@@ -30,6 +21,7 @@ from fabula.cli._options import (
     UntilChapterOption,
     UntilOption,
 )
+from fabula.cli._progress import bar_columns
 from fabula.corpus import (
     ENGINES,
     AnalyzeSettings,
@@ -126,12 +118,7 @@ def analyze_command(
     started = time.perf_counter()
     with Progress(
         SpinnerColumn(),
-        TextColumn("{task.description}"),
-        BarColumn(bar_width=24),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TextColumn("eta"),
-        TimeRemainingColumn(),
+        *bar_columns(),
         console=stderr,
         transient=True,
     ) as progress:

@@ -13,7 +13,7 @@ from rich.text import Text
 from fabula._files import check_output_path, write_bytes_atomic
 from fabula.book import DEFAULT_MAX_BYTES, Book, load_book, resolve_position
 from fabula.characters import find_characters, load_character_list
-from fabula.cli._app import app, stderr, stdout
+from fabula.cli._app import app, stdout
 from fabula.cli._options import (
     BookArgument,
     GoldCharactersOption,
@@ -22,6 +22,7 @@ from fabula.cli._options import (
     UntilChapterOption,
     UntilOption,
 )
+from fabula.cli._progress import StepProgress
 from fabula.errors import ConfigError
 from fabula.retrieval import (
     DEFAULT_DENSE_MODEL,
@@ -118,7 +119,8 @@ def search_command(
         book.characters, book.mentions = seen.characters, seen.mentions
         if retriever == "mentions" and find_character(book, query) is None:
             raise ConfigError(f"no character called {query!r} in this book", book_path)
-    dense_options = {"model": dense_model, "progress": _progress}
+    embedding = StepProgress("embedding passages")
+    dense_options = {"model": dense_model, "progress": embedding}
     options: dict[str, Any] = {}
     if retriever == "dense":
         options = dense_options
@@ -128,14 +130,15 @@ def search_command(
         if not members or unknown:
             raise ConfigError(f"--fuse needs retriever names from {', '.join(retriever_names())}")
         options = {"members": members, "member_options": {"dense": dense_options}}
-    index = index_book(
-        book,
-        retriever,
-        units=UnitSpec(unit, max_tokens=max_tokens),
-        cache=not no_index_cache,
-        character_filter=character_filter,
-        **options,
-    )
+    with embedding:
+        index = index_book(
+            book,
+            retriever,
+            units=UnitSpec(unit, max_tokens=max_tokens),
+            cache=not no_index_cache,
+            character_filter=character_filter,
+            **options,
+        )
     hits = index.search(query, k=k, until=position)
     if json_out is not None:
         payload = {
@@ -174,8 +177,3 @@ def search_command(
             Text(_shorten(hit.unit.text, width)),
         )
     stdout.print(table)
-
-
-def _progress(done: int, total: int) -> None:
-    if done == total or done % 256 < 32:
-        stderr.print(f"embedding passages: {done}/{total}", highlight=False)

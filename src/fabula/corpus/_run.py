@@ -157,7 +157,9 @@ def plan_jobs(paths: Sequence[str | Path], outdir: str | Path, suffix: str = "")
 
 
 def up_to_date(job: BookJob, settings: AnalyzeSettings) -> BookOutcome | None:
-    """The ``skipped`` outcome when the folder holds a finished run with the same input and settings."""
+    """The ``skipped`` outcome when the folder holds a finished run with the same input and settings
+    (temporary files a killed run left in the folder are removed either way)."""
+    remove_stale_temporaries(job.folder)
     try:
         input_hash = _file_sha256(job.source)
     except InputError:
@@ -254,6 +256,7 @@ def analyze_corpus(
         raise ConfigError(f"unknown engine {engine!r}; use one of {', '.join(ENGINES)}", "--engine")
     planned = plan_jobs(expand_inputs(paths), outdir, settings.folder_suffix())
     check_writable(Path(outdir))
+    remove_stale_temporaries(Path(outdir))  # a killed run's half-written index.html
     outcomes: dict[int, BookOutcome] = {}
 
     def finished(index: int, outcome: BookOutcome) -> None:
