@@ -20,8 +20,8 @@ from fabula.cli import _quotes  # noqa: F401  isort: skip
 from fabula.cli import _describe  # noqa: F401  isort: skip
 from fabula.cli import _recognize  # noqa: F401  isort: skip
 from fabula.cli import _anonymize  # noqa: F401  isort: skip
-from fabula.cli import _eval
 from fabula.cli import _corpus  # noqa: F401  isort: skip
+from fabula.cli import _eval
 
 from fabula.cli import _recap  # noqa: F401  isort: skip
 

@@ -89,7 +89,9 @@ def _settings(analysis: Analysis) -> list[tuple[str, str]]:
     else:
         characters = "discovered by fabula"
     attribution = (
-        f"LLM ({s['llm']})" if s.get("attribution") == "llm" else f"{s.get('attribution') or 'ranker'} (no LLM)"
+        f"LLM ({s['llm']})"
+        if s.get("attribution") == "llm"
+        else f"{s.get('attribution') or 'ranker'} (no LLM)"
     )
     if book.until is None:
         position = "whole book"
