@@ -34,7 +34,14 @@ def novels() -> list[Path]:
 
 @pytest.fixture(scope="module")
 def local_ray() -> object:
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    for attempt in (1, 2):  # Ray gives its raylet 30 s to start: on a busy machine, give it a second go
+        try:
+            ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+            break
+        except Exception:
+            ray.shutdown()
+            if attempt == 2:
+                raise
     yield ray
     ray.shutdown()
 
