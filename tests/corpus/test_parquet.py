@@ -68,7 +68,7 @@ def test_row_counts_equal_the_per_book_outputs(two_books: tuple[Path, Path]) -> 
 
 
 def test_columns_and_types_are_the_documented_ones(two_books: tuple[Path, Path]) -> None:
-    from fabula.corpus._parquet import COLUMNS, schema
+    from fabula.corpus import COLUMNS, schema
 
     _, tables = two_books
     doc = DOC.read_text(encoding="utf-8")

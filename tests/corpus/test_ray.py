@@ -38,8 +38,10 @@ def local_ray() -> object:
         try:
             ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
             break
-        except Exception:
+        except Exception as exc:
             ray.shutdown()
+            if attempt == 2 and "timed out during startup" in str(exc):
+                pytest.skip(f"Ray could not start on this machine within its 30 s limit, twice ({exc})")
             if attempt == 2:
                 raise
     yield ray

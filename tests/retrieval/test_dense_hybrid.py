@@ -88,3 +88,33 @@ def test_character_filter_keeps_units_mentioning_the_named_character(alice: Book
         h.unit.id for h in plain.search("tea party", k=5)
     ]
     assert alice_character.mention_count > 0
+
+
+def test_a_local_static_model_through_model2vec(tmp_path: Path) -> None:
+    """``model2vec:PATH`` loads a static model from disk (here a tiny one made in the test: one vector per
+    word, words of a topic sharing a direction) and ranks passages with it; the index is cached by path."""
+    model2vec = pytest.importorskip("model2vec")
+    import numpy as np
+    from tokenizers import Tokenizer, models, pre_tokenizers
+
+    topics = {
+        "sea": ["ship", "sailed", "stormy", "ocean", "sailors", "ropes", "vessel"],
+        "food": ["kitchen", "baked", "bread", "cherry", "pie", "meal", "cooking"],
+        "medicine": ["doctor", "examined", "sick", "medicine", "physician", "illness"],
+    }
+    vocab = {"[UNK]": 0}
+    vectors = [np.zeros(3, dtype=np.float32)]
+    for axis, words in enumerate(topics.values()):
+        for word in words:
+            vocab[word] = len(vocab)
+            vectors.append(np.eye(3, dtype=np.float32)[axis])
+    tokenizer = Tokenizer(models.WordLevel(vocab, unk_token="[UNK]"))
+    tokenizer.pre_tokenizer = pre_tokenizers.Whitespace()
+    folder = tmp_path / "static"
+    model2vec.StaticModel(np.stack(vectors), tokenizer, normalize=True).save_pretrained(str(folder))
+    retriever = index_book(STORY, "dense", model=f"model2vec:{folder}", cache_dir=tmp_path / "cache")
+    assert retriever.search("a vessel on the ocean", k=1)[0].unit.text.startswith("The ship sailed")
+    assert retriever.search("cooking a meal", k=1)[0].unit.text.startswith("In the kitchen")
+    assert retriever.search("physician treats an illness", k=1)[0].unit.text.startswith("The doctor")
+    with pytest.raises(ConfigError, match="model2vec model folder not found"):
+        load_embedder(f"model2vec:{tmp_path / 'missing'}")

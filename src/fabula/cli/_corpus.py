@@ -10,6 +10,7 @@ import typer
 
 from fabula.cli._app import app, stdout
 from fabula.cli._progress import StepProgress
+from fabula.corpus import write_parquet_tables
 from fabula.errors import ConfigError
 
 FORMATS = ("parquet",)
@@ -32,8 +33,6 @@ def corpus_command(
     book_id; columns and types in docs/corpus.md."""
     if to not in FORMATS:
         raise ConfigError(f"unknown table format {to!r}; use one of {', '.join(FORMATS)}", "--to")
-    from fabula.corpus._parquet import write_parquet_tables
-
     if destination.exists() and not destination.is_dir():
         raise ConfigError("exists and is not a folder", destination)
     with StepProgress("reading books") as progress:

@@ -2,6 +2,7 @@
 on worker processes or Ray) and writes each book's files; `fabula.corpus` sits above both
 `fabula.pipeline` and `fabula.report`."""
 
+from fabula.corpus._parquet import COLUMNS, TABLES, TableCounts, schema, write_parquet_tables
 from fabula.corpus._run import (
     ENGINES,
     MANIFEST_VERSION,
@@ -18,20 +19,25 @@ from fabula.corpus._run import (
 from fabula.corpus._write import MANIFEST, OUTPUT_FILES, remove_stale_temporaries, write_index, write_outputs
 
 __all__ = [
+    "COLUMNS",
     "ENGINES",
     "MANIFEST",
     "MANIFEST_VERSION",
     "OUTPUT_FILES",
+    "TABLES",
     "AnalyzeSettings",
     "BookJob",
     "BookOutcome",
     "CorpusInterrupted",
+    "TableCounts",
     "analyze_corpus",
     "analyze_to_folder",
     "expand_inputs",
     "plan_jobs",
     "remove_stale_temporaries",
+    "schema",
     "up_to_date",
     "write_index",
     "write_outputs",
+    "write_parquet_tables",
 ]

