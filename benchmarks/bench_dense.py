@@ -171,16 +171,22 @@ def neighbour_recall(vectors: np.ndarray, texts: list[str], k: int = 10) -> floa
     return hits / max(1, len(queries))
 
 
-def one(option: str, novel: Path, quality: list[Path], work: Path) -> dict[str, Any]:
+def one(option: str, novel: Path, quality: list[Path], work: Path, sample: int = 0) -> dict[str, Any]:
     os.environ.setdefault("OMP_NUM_THREADS", str(THREADS))
     texts, words = units_of(novel)
+    if sample and sample < len(texts):  # time a random sample and scale by its share of the words
+        import random
+
+        chosen = random.Random(0).sample(texts, sample)
+        words = round(words * sum(len(t.split()) for t in chosen) / sum(len(t.split()) for t in texts))
+        texts = chosen
     load_started = time.perf_counter()
     encode, batch = embedder(option, work)
     load = time.perf_counter() - load_started
     started, cpu_started = time.perf_counter(), _cpu_seconds()
     vectors = embed_all(encode, batch, texts)
     seconds, cpu = time.perf_counter() - started, _cpu_seconds() - cpu_started
-    recalls = [neighbour_recall(vectors, texts)]
+    recalls = [neighbour_recall(vectors, texts)] if not sample else [float("nan")]
     for path in quality:
         other, _ = units_of(path)
         recalls.append(neighbour_recall(embed_all(encode, batch, other), other))
@@ -204,11 +210,12 @@ def main() -> None:
     parser.add_argument("--quality", type=Path, nargs="*", default=[])
     parser.add_argument("--options", nargs="*", default=list(OPTIONS))
     parser.add_argument("--work", type=Path, default=Path("/tmp/fabula-bench-dense"))
+    parser.add_argument("--sample", type=int, default=0, help="Time N random units only (no quality).")
     parser.add_argument("--one", help=argparse.SUPPRESS)
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     if args.one:
-        print(json.dumps(one(args.one, args.novel, args.quality, args.work)))
+        print(json.dumps(one(args.one, args.novel, args.quality, args.work, args.sample)))
         return
     print(
         f"{'option':<12}{'units':>7}{'words':>9}{'load s':>8}{'embed s':>9}{'s/150K words':>14}{'recall@10':>11}{'peak MB':>9}"
@@ -225,6 +232,7 @@ def main() -> None:
             str(args.work),
         ]
         command += ["--quality", *map(str, args.quality)] if args.quality else []
+        command += ["--sample", str(args.sample)] if args.sample else []
         done = subprocess.run(command, capture_output=True, text=True)
         if done.returncode:
             print(
