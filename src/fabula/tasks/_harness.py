@@ -173,6 +173,7 @@ TASKS: Registry[type[Task]] = Registry(
         "characters": "fabula.tasks.pdnc_characters",
         "mcq": "fabula.tasks.lfed",
         "probe": "fabula.tasks.probes",
+        "describe": "fabula.tasks.bookworm",
     },
     packages=["fabula.tasks"],  # a new module here registers its task with no edit to this table
 )
