@@ -19,6 +19,7 @@ from fabula.cli._options import (
     TimeoutOption,
     UntilChapterOption,
     UntilOption,
+    load_reading,
 )
 from fabula.describe import CONTEXTS, DEFAULT_BUDGET, KINDS, extractive_methods
 from fabula.errors import ConfigError
@@ -119,13 +120,8 @@ def describe_command(
         )
     if not names and not all_characters:
         raise ConfigError("name at least one CHARACTER, or use --all", "describe")
-    analysis = analyze_book(
-        book_path,
-        gold_characters=gold_characters,
-        until=until,
-        until_chapter=until_chapter,
-        max_bytes=max_bytes,
-    )
+    book = load_reading(book_path, max_bytes=max_bytes, until=until, until_chapter=until_chapter)
+    analysis = analyze_book(book, gold_characters=gold_characters)
     profiles = main_characters(analysis.characters) if all_characters else []
     for name in names or []:
         profile = find_profile(analysis, name)

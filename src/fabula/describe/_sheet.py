@@ -25,7 +25,7 @@ class SheetSentence:
 
     start: int
     end: int
-    chapter: int | None
+    chapter: int | None  # numbered from 1, as everywhere users see chapters
     text: str
 
 
@@ -116,7 +116,7 @@ def character_sheet(
     for sentence in chosen:
         chapter = book.chapter_at(sentence.start)
         description.append(
-            SheetSentence(sentence.start, sentence.end, chapter.id if chapter else None, sentence.text)
+            SheetSentence(sentence.start, sentence.end, chapter.id + 1 if chapter else None, sentence.text)
         )
     aliases = sorted((a for a in profile.aliases if a != profile.name), key=lambda a: -profile.aliases[a])
     return CharacterSheet(
