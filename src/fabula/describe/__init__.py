@@ -26,6 +26,7 @@ from fabula.describe._generate import (
     Passage,
     describe_characters,
     strip_citations,
+    text_sentences,
 )
 from fabula.describe._lines import characteristic_lines
 from fabula.describe._sheet import (
@@ -59,5 +60,6 @@ __all__ = [
     "select_sentences",
     "sentences_at",
     "strip_citations",
+    "text_sentences",
     "whole_sentence",
 ]

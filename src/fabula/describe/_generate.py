@@ -325,15 +325,20 @@ def _result(
     )
 
 
-def _cited_sentences(text: str, known: set[int]) -> list[CitedSentence]:
-    """Sentences (fabula's English splitter) with the passage ids they cite; citations that open a
-    sentence belong to the one before it; ids not among the passages are dropped."""
+def text_sentences(text: str, language: str = "en") -> list[str]:
+    """The sentences of a generated text, by the splitter books use (`fabula.book.split_sentences`)."""
     from fabula.book import SpanLayer, split_sentences
 
     text = text.strip()
     if not text:
         return []
-    parts = [text[s:e] for s, e in split_sentences(text, SpanLayer([0], [len(text)])).pairs()]
+    return [text[s:e] for s, e in split_sentences(text, SpanLayer([0], [len(text)]), language).pairs()]
+
+
+def _cited_sentences(text: str, known: set[int]) -> list[CitedSentence]:
+    """Sentences with the passage ids they cite; citations that open a sentence belong to the one
+    before it; ids not among the passages are dropped."""
+    parts = text_sentences(text)
     sentences: list[tuple[str, list[int]]] = []
     for part in parts:
         leading = _LEADING_CITATIONS.match(part)

@@ -218,6 +218,7 @@ class BookWormTask(Task):
     def _judged(
         self, book: Book, output: str, reference: str, llm: LLM, sentences: list[str], details: dict[str, Any]
     ) -> dict[str, float | None]:
+        from fabula.describe import text_sentences
         from fabula.metrics import fact_scores, nli_entailment, qa_scores
 
         scores: dict[str, float | None] = {}
@@ -228,7 +229,7 @@ class BookWormTask(Task):
             details |= {"qa_asked": qa.asked, "qa_kept": qa.kept}
             failures += qa.failures
         if "nli" in self.metrics:
-            claims = sentences or _split_sentences(output)
+            claims = sentences or text_sentences(output, book.meta.language)
             premises = [self._best_passage(book, claim) for claim in claims]
             result = nli_entailment(claims, premises, llm=llm, classifier=self._classifier())
             scores["nli"] = result.score
@@ -328,13 +329,3 @@ def _find(book: Book, names: list[str]) -> Character | None:
         if character is not None:
             return character
     return None
-
-
-def _split_sentences(text: str) -> list[str]:
-    from fabula.book import SpanLayer
-    from fabula.book._segment import split_sentences
-
-    text = text.strip()
-    if not text:
-        return []
-    return [text[s:e] for s, e in split_sentences(text, SpanLayer([0], [len(text)])).pairs()]
