@@ -53,7 +53,7 @@ class BookWormTask(Task):
     metrics: ClassVar[list[str]] = BASE_METRICS
     counts: ClassVar[list[str]] = ["unresolved", "output_words", "prompt_tokens", "completion_tokens"]
     group_by: ClassVar[list[str]] = ["novel", "kind"]
-    llm: ClassVar[LlmUse] = "optional"
+    llm: ClassVar[LlmUse] = "optional"  # --method llm and judged metrics need one (see `check`)
     options: ClassVar[list[TaskOption]] = [
         TaskOption(
             "data", Path, required=True, metavar="FILE", help="JSONL of references (see docs/describe.md)."
@@ -99,12 +99,17 @@ class BookWormTask(Task):
         if "bertscore_f1" in wanted and not self.options_given["bertscore_model"]:
             raise ConfigError("bertscore_f1 needs --bertscore-model DIR (a local model folder)", "--metrics")
         self.metrics = [m for m in ALL_METRICS if m in wanted]  # type: ignore[misc]
-        if self.options_given["method"] == "llm" or set(self.metrics) & set(JUDGED_METRICS):
-            self.llm = "required"  # type: ignore[misc]  # the harness refuses to start without --llm
         self._books: dict[Path, Book] = {}
         self._lock = threading.Lock()
         self._nli: Any = None
         self._retrievers: dict[int, Any] = {}
+
+    def check(self, llm: LLM | None) -> None:
+        """--method llm and the judged metrics need a model: refuse before any item runs."""
+        judged = [m for m in self.metrics if m in JUDGED_METRICS]
+        if llm is None and (self.options_given["method"] == "llm" or judged):
+            what = "--method llm" if self.options_given["method"] == "llm" else ", ".join(judged)
+            raise ConfigError(f"{what} needs a model: give --llm SPEC", "--llm")
 
     @property
     def settings(self) -> dict[str, Any]:
