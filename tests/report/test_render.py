@@ -60,6 +60,10 @@ def test_sections_show_the_analysis() -> None:
     assert "description task" not in page and "No description yet" not in page  # no internal jargon
     assert "Alice (female) first appears in chapter 1 (CHAPTER I. The Garden), is named 7 times" in page
     assert "White Rabbit (male), also called Rabbit," in page and "Talks most with Alice." in page
+    analysis = handmade_analysis()
+    speaker = next(p for p in analysis.characters if p.lines)  # the sheet's characteristic lines are shown
+    page = render_report(analysis)
+    assert "Characteristic lines" in page and html.escape(speaker.lines[0], quote=False) in page
 
 
 def test_index_links_books_and_lists_failures() -> None:

@@ -260,6 +260,7 @@ def _panel(index: int, p: CharacterProfile, index_of: dict[str, int], chapters: 
         ],
         "partners": partners,
         "profile": p.profile,
+        "characteristic": p.lines,  # the sheet's characteristic lines (fabula.describe.characteristic_lines)
         "description": p.description,
         "in_brief": character_in_brief(p, first, [x.name for x in p.partners if x.id in index_of]),
         "quotes": p.quote_count,
