@@ -65,6 +65,8 @@ def test_malformed_rows_are_reported_with_their_line_and_skipped(tmp_path: Path)
     assert loaded.problems[1].startswith("3: answer 'E'")
     assert loaded.problems[2].startswith("4: answer 7 is outside the 4 options")
     assert loaded.problems[3].startswith("5: not JSON")
+    summary = LiteraryMcq(data=path).summary(None)  # type: ignore[arg-type]
+    assert summary[0] == "skipped 4 malformed row(s):" and summary[1].startswith("  line 2: option B")
 
 
 def test_a_file_with_no_readable_question_is_an_error(tmp_path: Path) -> None:

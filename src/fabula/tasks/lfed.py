@@ -135,8 +135,11 @@ class LiteraryMcq(Task):
             report.settings["skipped"] = self.data.problems[:50]
 
     def summary(self, report: EvalReport) -> list[str]:
-        lines = [f"skipped {len(self.data.problems)} malformed row(s): {p}" for p in self.data.problems[:5]]
-        return lines
+        problems = self.data.problems
+        if not problems:
+            return []
+        more = f" (and {len(problems) - 5} more)" if len(problems) > 5 else ""
+        return [f"skipped {len(problems)} malformed row(s){more}:", *(f"  line {p}" for p in problems[:5])]
 
     def title(self) -> str:
         given = self.options_given
