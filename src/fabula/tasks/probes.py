@@ -19,6 +19,7 @@ books, scipy), as the paper does.
 
 from __future__ import annotations
 
+import functools
 import random
 import re
 from dataclasses import dataclass
@@ -123,12 +124,17 @@ def name_tokens(character: Character) -> tuple[set[str], set[str]]:
 
 def replacement_names(book: Book, gender: str, rng: random.Random) -> tuple[str, str]:
     """A given name of ``gender`` and a surname, neither written anywhere in the book."""
-    text = book.text
-    pool = [n for n in clear_given_names("female" if gender == "female" else "male") if n not in text]
-    surnames = [n for n in clear_given_names("male") if n not in text]
+    pool = _absent_names(book.text, "female" if gender == "female" else "male")
+    surnames = _absent_names(book.text, "male")
     if not pool or not surnames:
         raise InputError("no replacement name is absent from this book", book.meta.title or "book")
     return rng.choice(pool), rng.choice(surnames)
+
+
+@functools.lru_cache(maxsize=8)
+def _absent_names(text: str, gender: str) -> tuple[str, ...]:
+    """Clear given names of ``gender`` that occur nowhere in ``text`` (computed once per book)."""
+    return tuple(n for n in clear_given_names(gender) if n not in text)  # type: ignore[arg-type]
 
 
 def corrupt_speaker(passage: str, character: Character, given: str, surname: str) -> str:
