@@ -261,3 +261,31 @@ def test_the_whole_lfed_set_end_to_end_and_a_rerun_makes_no_model_call(
     assert report["items"] == len(load_mcq(LFED).questions) == first
     assert 0.15 < report["mean"]["accuracy"] < 0.40  # "always B" scores the share of B answers
     assert len(report["groups"]["category"]) == 8
+
+
+def test_loglik_picks_the_option_letter_the_model_finds_most_likely(tmp_path: Path) -> None:
+    rows: list[dict[str, object] | str] = [
+        {"id": "q1", "novel": "N", "question": "Who?", "options": ["a", "b", "c", "d"], "answer": "C"},
+    ]
+    data = _write_jsonl(tmp_path / "q.jsonl", rows)
+    likely = {"A": -3.0, "B": -2.0, "C": -0.5, "D": -4.0}
+
+    def logprobs(words: list[str]) -> list[float]:
+        # every prompt word -1; a final option letter gets its scripted log-probability
+        values = [-1.0] * (len(words) - 1)
+        if words[-1] in likely and words[-2].endswith(("Answer:", "答案：")):
+            values[-1] = likely[words[-1]]
+        return values
+
+    with ScriptedOpenAIServer("unused", logprobs=logprobs) as server:
+        llm = get_llm(f"openai:m@{server.url}", cache=False)
+        report = run_eval(
+            LiteraryMcq(data=data, method="loglik"), llm=llm, json_path=tmp_path / "r.json", progress=False
+        )
+        assert server.requests == 5  # the prompt, then the prompt followed by each of the 4 letters
+    record = next(
+        json.loads(line) for line in (tmp_path / "r.items.jsonl").read_text().splitlines() if '"q1"' in line
+    )
+    assert record["prediction"] == "C"
+    assert record["details"]["option_logprobs"]["C"] == pytest.approx(-0.5)
+    assert report.mean["accuracy"] == 1.0
