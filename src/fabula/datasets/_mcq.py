@@ -103,11 +103,7 @@ def _load_lfed(path: Path) -> McqSet:
             )
         except ValueError as exc:
             result.problems.append(f"{number}: {exc}")
-    if not result.questions:
-        raise InputError(
-            "no readable question" + (f" ({result.problems[0]})" if result.problems else ""), path
-        )
-    return result
+    return _checked(result)
 
 
 def _load_jsonl(path: Path) -> McqSet:
@@ -141,10 +137,14 @@ def _load_jsonl(path: Path) -> McqSet:
             result.problems.append(f"{number}: not JSON ({exc.args[0].split(':')[0]})")
         except ValueError as exc:
             result.problems.append(f"{number}: {exc}")
+    return _checked(result)
+
+
+def _checked(result: McqSet) -> McqSet:
+    """``result``, unless no row could be read (then the first problem says why)."""
     if not result.questions:
-        raise InputError(
-            "no readable question" + (f" ({result.problems[0]})" if result.problems else ""), path
-        )
+        first = f" ({result.problems[0]})" if result.problems else ""
+        raise InputError(f"no readable question{first}", result.path)
     return result
 
 
