@@ -117,3 +117,9 @@ def test_probe_compare_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     )
     assert "Spearman rho 1.000" in capsys.readouterr().out
     assert json.loads((tmp_path / "c.json").read_text())["books"] == 10
+
+
+def test_a_metric_that_is_not_a_fraction_is_printed_as_is() -> None:
+    from fabula.tasks._evaluation import _pct
+
+    assert _pct(0.285) == "28.5" and _pct(1) == "100.0" and _pct(-8.4319) == "-8.43" and _pct(None) == "–"

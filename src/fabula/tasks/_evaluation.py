@@ -103,5 +103,7 @@ def _pct(value: Any) -> str:
     if value is None:
         return "–"
     if isinstance(value, float | int):
+        if not 0.0 <= float(value) <= 1.0:  # not a fraction (e.g. Min-K%'s mean log-probability): as is
+            return f"{float(value):.2f}"
         return f"{100 * float(value):.1f}"
     return str(value)
