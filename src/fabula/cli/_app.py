@@ -73,6 +73,19 @@ def table_markdown(table: Table) -> str:
     return "\n".join(lines) + "\n"
 
 
+def default_command_group(default: str) -> type[typer.core.TyperGroup]:
+    """A command group where ``fabula GROUP ARGS…`` means ``fabula GROUP DEFAULT ARGS…`` unless the first
+    argument names one of its commands (``fabula recap BOOK`` / ``fabula recap build``)."""
+
+    class DefaultCommandGroup(typer.core.TyperGroup):
+        def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+            if args and args[0] not in self.commands and args[0] not in ("-h", "--help"):
+                args = [default, *args]
+            return super().parse_args(ctx, args)
+
+    return DefaultCommandGroup
+
+
 stdout = PipeAwareConsole(highlight=False)
 stderr = Console(stderr=True, highlight=False)
 

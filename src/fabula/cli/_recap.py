@@ -8,11 +8,10 @@ from typing import Annotated, Any
 
 import orjson
 import typer
-from typer.core import TyperGroup
 
 from fabula._files import write_bytes_atomic
 from fabula.book import DEFAULT_MAX_BYTES, resolve_position
-from fabula.cli._app import app, stderr, stdout
+from fabula.cli._app import app, default_command_group, stderr, stdout
 from fabula.cli._options import (
     BookArgument,
     JsonOutOption,
@@ -25,18 +24,8 @@ from fabula.cli._options import (
 )
 from fabula.errors import ConfigError
 
-
-class _DefaultShow(TyperGroup):
-    """``fabula recap BOOK ...`` means ``fabula recap show BOOK ...``; ``build`` is the other command."""
-
-    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
-        if args and args[0] not in self.commands and args[0] not in ("-h", "--help"):
-            args = ["show", *args]
-        return super().parse_args(ctx, args)
-
-
 recap_app = typer.Typer(
-    cls=_DefaultShow,
+    cls=default_command_group("show"),
     help="Recap snippets: which earlier passages the passage at a reading position follows from (RECIDENT). `fabula recap BOOK --at POS` shows them; `fabula recap build BOOK -o FILE` writes targets to annotate.",
     no_args_is_help=True,
 )

@@ -8,11 +8,10 @@ from typing import Annotated, Any
 
 import orjson
 import typer
-from typer.core import TyperGroup
 
 from fabula._files import write_bytes_atomic
 from fabula.book import DEFAULT_MAX_BYTES
-from fabula.cli._app import app, stderr, stdout
+from fabula.cli._app import app, default_command_group, stderr, stdout
 from fabula.cli._options import (
     BookArgument,
     GoldCharactersOption,
@@ -26,18 +25,8 @@ from fabula.cli._options import (
 )
 from fabula.errors import ConfigError, InputError
 
-
-class _DefaultAsk(TyperGroup):
-    """``fabula recognize BOOK ...`` runs the hidden ``ask`` command; ``make`` is a subcommand."""
-
-    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
-        if args and args[0] not in self.commands and args[0] not in ("-h", "--help"):
-            args = ["ask", *args]
-        return super().parse_args(ctx, args)
-
-
 recognize_app = typer.Typer(
-    cls=_DefaultAsk,
+    cls=default_command_group("ask"),
     help='Character description recognition (GANDALF): `fabula recognize BOOK "description"` ranks the '
     "characters a description fits; `fabula recognize make` builds question files.",
     no_args_is_help=True,
