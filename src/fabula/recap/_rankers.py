@@ -25,6 +25,7 @@ from typing import Any, ClassVar, TypeVar
 import numpy as np
 import numpy.typing as npt
 
+from fabula._registry import Registry
 from fabula.book import Book
 from fabula.errors import ConfigError
 from fabula.recap._construct import RecapTarget, SentenceIndex, Snippet, ensure_characters
@@ -178,34 +179,34 @@ class Ranker(ABC):
 
 
 R = TypeVar("R", bound=type[Ranker])
-_RANKERS: dict[str, type[Ranker]] = {}
+RANKERS: Registry[type[Ranker]] = Registry(
+    "recap method",
+    lazy={name: "fabula.recap._llm" for name in ("llm-listwise", "llm-pairwise", "pipeline")},
+    option="--method",
+)
 
 
 def register_ranker(name: str) -> Callable[[R], R]:
     """Class decorator: make a ranker available by ``name`` (`create_ranker`, ``--method``)."""
 
     def decorate(cls: R) -> R:
-        if name in _RANKERS and _RANKERS[name] is not cls:
-            raise ConfigError(f"recap ranker {name!r} is already registered")
         cls.name = name
-        _RANKERS[name] = cls
+        RANKERS.add(name, cls)
         return cls
 
     return decorate
 
 
 def ranker_names() -> list[str]:
-    from fabula.recap import _llm  # noqa: F401  (registers the LLM rankers)
-
-    return sorted(_RANKERS)
+    return RANKERS.names()
 
 
 def create_ranker(name: str, **options: Any) -> Ranker:
     """A ranker by name; ``ConfigError`` for an unknown name or option, or a missing ``llm``."""
     names = ranker_names()
-    if name not in _RANKERS:
+    if name not in names:
         raise ConfigError(f"unknown recap method {name!r} (choose from {', '.join(names)})")
-    cls = _RANKERS[name]
+    cls = RANKERS.get(name)
     if not cls.needs_llm:
         options.pop("llm", None)
     elif options.get("llm") is None:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import numpy as np
 
+from fabula._registry import Registry
 from fabula.characters import HONORIFICS
 from fabula.errors import ConfigError
 from fabula.recognition._gender import agreement, description_gender, name_gender
@@ -69,35 +70,35 @@ def best_option(scores: list[float]) -> int:
 
 
 R = TypeVar("R", bound=type[Recognizer])
-_METHODS: dict[str, type[Recognizer]] = {}
+METHODS: Registry[type[Recognizer]] = Registry(
+    "recognition method",
+    lazy={name: "fabula.recognition._llm_methods" for name in ("llm", "llm-loglik")},
+    option="--method",
+)
 
 
 def register_method(name: str) -> Callable[[R], R]:
     """Class decorator: make a recognition method available by ``name`` (the CLI's ``--method``)."""
 
     def decorate(cls: R) -> R:
-        if name in _METHODS and _METHODS[name] is not cls:
-            raise ConfigError(f"recognition method {name!r} is already registered")
         cls.name = name
-        _METHODS[name] = cls
+        METHODS.add(name, cls)
         return cls
 
     return decorate
 
 
 def method_names() -> list[str]:
-    import fabula.recognition._llm_methods  # noqa: F401  (registers the LLM methods)
-
-    return sorted(_METHODS)
+    return METHODS.names()
 
 
 def get_method(name: str, llm: LLM | None = None, **options: Any) -> Recognizer:
     """A new recognizer of the named kind (``ConfigError`` for an unknown name or option)."""
     names = method_names()
-    if name not in _METHODS:
+    if name not in names:
         raise ConfigError(f"unknown recognition method {name!r} (choose from {', '.join(names)})")
     try:
-        return _METHODS[name](llm=llm, **options)
+        return METHODS.get(name)(llm=llm, **options)
     except TypeError as exc:
         raise ConfigError(f"method {name!r}: {exc}") from exc
 
