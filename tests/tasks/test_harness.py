@@ -40,11 +40,9 @@ def test_toy_task_runs_through_the_cli_with_its_declared_options(tmp_path: Path)
     assert report["task"] == "toy-sums" and report["settings"] == {"limit": None, "label": "y"}
     assert report["items"] == 6 and report["novels"] == {}
     assert report["mean"] == {"accuracy": pytest.approx(4 / 6)}  # items 2 and 5 are wrong
-    assert report["groups"]["category"]["add"] == {
-        "accuracy": pytest.approx(2 / 3),
-        "items": 3,
-        "seconds": 0.0,
-    }
+    add = report["groups"]["category"]["add"]
+    assert add == {"accuracy": pytest.approx(2 / 3), "items": 3, "seconds": add["seconds"]}
+    assert 0.0 <= add["seconds"] < 5.0  # wall time of three additions: near zero, but a loaded machine varies
     assert report["groups"]["level"]["2"]["accuracy"] == 0.5  # level 2 (first term >= 3): q2 right, q4 wrong
     log = lines(log_path_for(out))
     assert log[0]["task"] == "toy-sums" and log[-1] == {"complete": True}
