@@ -7,6 +7,7 @@ from pathlib import Path
 import orjson
 import pytest
 
+from fabula.anonymize import Anonymizer
 from fabula.errors import ConfigError
 from fabula.recognition import Question, write_questions
 from fabula.tasks import get_task, run_eval
@@ -40,9 +41,9 @@ def test_report_has_accuracy_per_direction_and_level(data: Path, tmp_path: Path)
 
 
 def test_anonymized_run_renames_books_and_questions(data: Path) -> None:
-    task = get_task("recognize")(data=data, method="bm25", anonymize=True, seed=1)
-    report = run_eval(task, progress=False)
-    assert report.mean["accuracy"] == 1.0
+    task = get_task("recognize")(data=data, method="bm25")
+    report = run_eval(task, progress=False, anonymize=Anonymizer(seed=1))
+    assert report.mean["accuracy"] == 1.0 and report.settings["anonymized"] == {"seed": 1}
     item = task.items()[0]
     asked = task.shelf.question(item.payload)
     assert (
@@ -58,9 +59,8 @@ def test_llm_methods_need_a_model_and_unknown_methods_are_refused(data: Path) ->
         get_task("recognize")(data=data, method="magic")
 
 
-def test_tasks_that_cannot_anonymize_refuse_the_flag(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    assert run_cli("eval", "characters", "--pdnc", tmp_path, "--anonymize") != 0
-    err = capsys.readouterr().err
-    assert "cannot run on anonymised books yet" in err and "tasks that can: recognize" in err
+def test_anonymized_run_from_the_command_line(data: Path, tmp_path: Path) -> None:
+    out = tmp_path / "r.json"
+    args = ("eval", "recognize", "--data", data, "--method", "bm25", "--json", out)
+    assert run_cli(*args, "--anonymize", "--anonymize-seed", "4") == 0
+    assert orjson.loads(out.read_bytes())["settings"]["anonymized"] == {"seed": 4}

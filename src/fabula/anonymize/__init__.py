@@ -4,6 +4,24 @@
 >>> new_text = mapping.apply_to_book(book)                    # doctest: +SKIP
 """
 
-from fabula.anonymize._anonymize import NameMapping, anonymize_book, plan_mapping
+from fabula.anonymize._anonymize import (
+    AnonymizedBook,
+    Anonymizer,
+    NameMapping,
+    OffsetMap,
+    Rewrite,
+    anonymize_book,
+    anonymized_copy,
+    plan_mapping,
+)
 
-__all__ = ["NameMapping", "anonymize_book", "plan_mapping"]
+__all__ = [
+    "AnonymizedBook",
+    "Anonymizer",
+    "NameMapping",
+    "OffsetMap",
+    "Rewrite",
+    "anonymize_book",
+    "anonymized_copy",
+    "plan_mapping",
+]

@@ -15,6 +15,8 @@ gender-matched names that never collide with the book's words, and an exact inve
 
 from __future__ import annotations
 
+import bisect
+import dataclasses
 import functools
 import random
 import re
@@ -47,6 +49,48 @@ _WORDS = re.compile(r"[A-Za-z]+")
 _GIVEN_NAME_TITLES = frozenset({"lady", "lord", "dame", "aunt", "uncle", "sister", "brother", "cousin"})
 
 
+@dataclass(slots=True)
+class OffsetMap:
+    """Where each replaced name stands in the original text and in the new one (sorted, disjoint), so
+    any original offset or span (a gold quote, a mention, a snippet) maps exactly onto the new text."""
+
+    original_starts: list[int] = field(default_factory=list)
+    original_ends: list[int] = field(default_factory=list)
+    new_starts: list[int] = field(default_factory=list)
+    new_ends: list[int] = field(default_factory=list)
+
+    def add(self, start: int, end: int, new_start: int, new_end: int) -> None:
+        self.original_starts.append(start)
+        self.original_ends.append(end)
+        self.new_starts.append(new_start)
+        self.new_ends.append(new_end)
+
+    def __len__(self) -> int:
+        return len(self.original_starts)
+
+    def offset(self, position: int, *, end: bool = False) -> int:
+        """The new offset of original ``position``; one inside a replaced name goes to the new name's
+        start (or its end, with ``end=True``: the end of a span that cuts a name keeps the whole name)."""
+        before = bisect.bisect_right(self.original_ends, position)  # replacements ending at or before it
+        if before < len(self) and self.original_starts[before] < position:  # inside replacement ``before``
+            return self.new_ends[before] if end else self.new_starts[before]
+        if before == 0:
+            return position
+        return position + self.new_ends[before - 1] - self.original_ends[before - 1]
+
+    def span(self, start: int, end: int) -> tuple[int, int]:
+        """The new ``[start, end)`` of an original span."""
+        return self.offset(start), max(self.offset(start), self.offset(end, end=True))
+
+
+@dataclass(frozen=True, slots=True)
+class Rewrite:
+    """A text with names replaced, and the offset map from the original to it."""
+
+    text: str
+    offsets: OffsetMap
+
+
 @dataclass
 class NameMapping:
     """Original name word -> replacement (both as capitalised in the book); ``seed`` made the draw."""
@@ -70,15 +114,41 @@ class NameMapping:
 
     def apply(self, text: str) -> str:
         """``text`` with every mapped name word replaced (exact or ALL-CAPS; ``'s`` and plural ``s`` kept)."""
-        pattern = self._pattern()
-        if pattern is None:
-            return text
-        return pattern.sub(lambda m: self._lookup(m.group(1)), text)
+        return self.rewrite(text).text
 
     def apply_to_book(self, book: Book) -> str:
         """The book's text with names replaced in its body (front and back matter are left as they are)."""
-        start, end = book.body.start, book.body.end
-        return book.text[:start] + self.apply(book.text[start:end]) + book.text[end:]
+        return self.rewrite(book.text, book.body.start, book.body.end).text
+
+    def rewrite(self, text: str, start: int = 0, end: int | None = None) -> Rewrite:
+        """``text`` with the names in ``[start, end)`` replaced, and where every replacement stands
+        (an `OffsetMap` from the original offsets to the new ones)."""
+        end = len(text) if end is None else end
+        pattern = self._pattern()
+        if pattern is None:
+            return Rewrite(text, OffsetMap())
+        pieces: list[str] = []
+        offsets = OffsetMap()
+        done = 0
+        shift = 0
+        for match in pattern.finditer(text, start, end):
+            a, b = match.span(1)
+            new = self._lookup(match.group(1))
+            pieces.append(text[done:a])
+            pieces.append(new)
+            offsets.add(a, b, a + shift, a + shift + len(new))
+            shift += len(new) - (b - a)
+            done = b
+        pieces.append(text[done:])
+        return Rewrite("".join(pieces), offsets)
+
+    def character(self, character: Character) -> Character:
+        """The character with its name and aliases renamed (the rest kept)."""
+        return dataclasses.replace(
+            character,
+            name=self.apply(character.name),
+            aliases={self.apply(a): n for a, n in character.aliases.items()},
+        )
 
     def inverse(self) -> NameMapping:
         return NameMapping(
@@ -219,3 +289,59 @@ def anonymize_book(
         characters = book.characters
     mapping = plan_mapping(book, characters, seed=seed)
     return mapping.apply_to_book(book), mapping
+
+
+@dataclass(slots=True)
+class AnonymizedBook:
+    """A renamed copy of a book: the new `Book` (its layers built afresh from the new text), the
+    mapping, and the offset map that carries any span of the original onto the copy."""
+
+    book: Book
+    original: Book
+    mapping: NameMapping
+    offsets: OffsetMap
+
+    def span(self, start: int, end: int) -> tuple[int, int]:
+        """Where the original ``[start, end)`` stands in the copy."""
+        return self.offsets.span(start, end)
+
+    def offset(self, position: int) -> int:
+        return self.offsets.offset(position)
+
+    def names(self, text: str) -> str:
+        """A text about the book (a question, a reference, a name) with the same names replaced."""
+        return self.mapping.apply(text)
+
+    def character(self, character: Character) -> Character:
+        return self.mapping.character(character)
+
+
+def anonymized_copy(
+    book: Book, characters: list[Character] | None = None, *, seed: int = 0
+) -> AnonymizedBook:
+    """The book renamed (`anonymize_book`) as a new `Book` with the offset map (characters: a gold list,
+    else ``book.characters``, found when the book has none)."""
+    if characters is None:
+        if not book.characters:
+            from fabula.characters import find_characters
+
+            find_characters(book)
+        characters = book.characters
+    mapping = plan_mapping(book, characters, seed=seed)
+    rewrite = mapping.rewrite(book.text, book.body.start, book.body.end)
+    from fabula.book import book_from_text
+
+    copy = book_from_text(rewrite.text, language=book.meta.language, source=book.meta.source)
+    copy.meta.title = book.meta.title
+    return AnonymizedBook(copy, book, mapping, rewrite.offsets)
+
+
+@dataclass(frozen=True, slots=True)
+class Anonymizer:
+    """What ``fabula eval --anonymize`` hands to a task: how to make the anonymised copies (the seed of
+    the new names); each task maps its own gold data with the copies' mappings and offset maps."""
+
+    seed: int = 0
+
+    def copy(self, book: Book, characters: list[Character] | None = None) -> AnonymizedBook:
+        return anonymized_copy(book, characters, seed=self.seed)

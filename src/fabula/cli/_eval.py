@@ -13,7 +13,7 @@ import typer
 
 from fabula.cli._app import eval_app, stderr, stdout
 from fabula.cli._options import JsonOutOption, LlmOption, NoCacheOption, TimeoutOption
-from fabula.errors import ConfigError, InputError
+from fabula.errors import InputError
 from fabula.llm import DEFAULT_TIMEOUT
 from fabula.tasks import TASKS, Task, TaskOption, run_eval
 
@@ -74,14 +74,18 @@ AnonymizeOption = Annotated[
     bool,
     typer.Option(
         "--anonymize",
-        help="Run on copies of the books with every character renamed (fabula.anonymize); tasks whose gold "
-        "annotations are character offsets refuse it.",
+        help="Run on copies of the books with every character renamed (fabula.anonymize), gold spans and "
+        "names mapped the same way; a task that cannot says why.",
     ),
+]
+AnonymizeSeedOption = Annotated[
+    int, typer.Option("--anonymize-seed", metavar="N", help="Seed of the new names with --anonymize.")
 ]
 _COMMON = {
     "json_out": (JsonOutOption, None),
     "no_resume": (NoResumeOption, False),
     "anonymize": (AnonymizeOption, False),
+    "anonymize_seed": (AnonymizeSeedOption, 0),
 }
 
 
@@ -115,19 +119,19 @@ def run_task_command(task_class: type[Task], values: dict[str, Any]) -> None:
     no_cache = bool(values.pop("no_cache", False))
     timeout = float(values.pop("timeout", DEFAULT_TIMEOUT))
     concurrency: int | None = values.pop("concurrency", None)
-    takes_anonymize = any(o.name == "anonymize" for o in task_class.options)
-    if not takes_anonymize and values.pop("anonymize", False):
-        able = [n for n, c in TASKS.items() if any(o.name == "anonymize" for o in c.options)]
-        raise ConfigError(
-            f"task {task_class.name!r} cannot run on anonymised books yet (its gold annotations point into "
-            f"the original text); tasks that can: {', '.join(able)}",
-            "--anonymize",
-        )
+    anonymize = bool(values.pop("anonymize", False))
+    anonymize_seed = int(values.pop("anonymize_seed", 0))
     options = {o.name: values[o.name] for o in task_class.options if o.name in values}
     for option in task_class.options:
         if option.multiple and options.get(option.name) == []:
             options[option.name] = None
     evaluation = task_class(**options)
+    anonymizer = None
+    if anonymize:
+        from fabula.anonymize import Anonymizer
+
+        anonymizer = Anonymizer(seed=anonymize_seed)
+        evaluation.anonymize_with(anonymizer)  # refuses before a model is opened
     model = None
     if llm_spec is not None:
         from fabula.llm import get_llm
@@ -140,6 +144,7 @@ def run_task_command(task_class: type[Task], values: dict[str, Any]) -> None:
             json_path=json_out,
             concurrency=concurrency,
             resume=not no_resume,
+            anonymize=anonymizer,
             on_item_error=lambda item, error: stderr.print(
                 f"fabula: error: {item}: {error}", markup=False, highlight=False, soft_wrap=True
             ),
@@ -151,6 +156,12 @@ def run_task_command(task_class: type[Task], values: dict[str, Any]) -> None:
     report.print_table(stdout, counts=list(task_class.counts), title=evaluation.title())
     for line in evaluation.summary(report):
         stdout.print(line, markup=False, highlight=False)
+    if anonymizer is not None:
+        stdout.print(
+            f"ran on anonymised copies of the books (every character renamed, --anonymize-seed {anonymizer.seed})",
+            markup=False,
+            highlight=False,
+        )
     if report.failed:
         raise InputError(
             f"{len(report.failed)} of {len(report.failed) + (report.items or 0)} items could not be scored "

@@ -7,8 +7,8 @@ import dataclasses
 import threading
 from pathlib import Path
 
-from fabula.anonymize import NameMapping, plan_mapping
-from fabula.book import Character, book_from_text, load_book
+from fabula.anonymize import NameMapping, anonymized_copy
+from fabula.book import Character, load_book
 from fabula.characters import find_characters, load_character_list
 from fabula.recognition._index import BookIndex
 from fabula.recognition._make import sibling_character_list
@@ -42,13 +42,11 @@ class BookShelf:
                 book = load_book(path)
                 if self.anonymize:
                     find_characters(book, gold=gold)
-                    mapping = plan_mapping(book, gold or book.characters, seed=self.seed)
-                    self._mappings[path] = mapping
-                    book = book_from_text(
-                        mapping.apply_to_book(book), language=book.meta.language, source=str(path)
-                    )
+                    copy = anonymized_copy(book, gold or book.characters, seed=self.seed)
+                    self._mappings[path] = copy.mapping
+                    book = copy.book
                     if gold is not None:
-                        gold = [_renamed(c, mapping) for c in gold]
+                        gold = [copy.character(c) for c in gold]
                 self._indexes[path] = BookIndex(book, gold=gold, cache=self.cache)
             return self._indexes[path]
 
@@ -71,12 +69,4 @@ def map_question(question: Question, mapping: NameMapping, book: Path | None = N
         query=mapping.apply(question.query),
         options=tuple(mapping.apply(o) for o in question.options),
         book=book or question.book,
-    )
-
-
-def _renamed(character: Character, mapping: NameMapping) -> Character:
-    return dataclasses.replace(
-        character,
-        name=mapping.apply(character.name),
-        aliases={mapping.apply(a): n for a, n in character.aliases.items()},
     )

@@ -20,6 +20,9 @@ What the harness does, so no task does it again:
   so no model call is repeated. A finished log is started afresh (a new run re-measures);
 * turns an item that fails on bad input (an `InputError`) into a one-line entry in ``failed`` and scores
   the rest (a `ConfigError` or `BackendError` stops the run: no other item would fare better);
+* runs on anonymised books (``anonymize``, ``--anonymize``): hands the task an `fabula.anonymize.Anonymizer`
+  (`Task.anonymize_with`); the task renames each book with it and carries its gold spans and names
+  over with the copy's offset map and name mapping, or refuses in one line (``anonymize_refusal``);
 * aggregates: per-group means for each ``group_by`` key, ``mean`` (macro over novels when the task says
   ``macro_over = "novel"``, else over items), the task's optional ``micro``, in the one `EvalReport` layout;
 * shows a progress bar (rich, on a terminal).
@@ -49,6 +52,7 @@ from fabula.metrics import mean_of
 from fabula.tasks._evaluation import EvalReport
 
 if TYPE_CHECKING:
+    from fabula.anonymize import Anonymizer
     from fabula.llm import LLM
 
 LOG_VERSION = 1
@@ -113,6 +117,10 @@ class Task(ABC):
     llm: ClassVar[LlmUse] = "none"  # whether `run_item` can use a model
     parallel_items: ClassVar[bool] = True  # False: items run one at a time (the method runs its own calls
     # concurrently, e.g. one novel's many attribution prompts)
+    #: why the task cannot run on anonymised books (``--anonymize`` refused with this reason); None: it
+    #: can — it reads ``self.anonymizer`` and maps its books and gold data through the copies it makes
+    anonymize_refusal: ClassVar[str | None] = "it does not say how to map its gold data onto renamed books"
+    anonymizer: Anonymizer | None = None
 
     def __init__(self, **settings: Any) -> None:
         known = {o.name: o for o in self.options}
@@ -147,6 +155,15 @@ class Task(ABC):
     def check(self, llm: LLM | None) -> None:  # noqa: B027  (optional hook)
         """Refuse a run that cannot work (e.g. a method that needs a model, given none) before any item
         runs: raise `ConfigError`."""
+
+    def anonymize_with(self, anonymizer: Anonymizer) -> None:
+        """Run on anonymised copies of the books (``--anonymize``): the harness calls this before
+        listing the items; a task that cannot (``anonymize_refusal``) raises `ConfigError`."""
+        if self.anonymize_refusal is not None:
+            raise ConfigError(
+                f"task {self.name!r} cannot run on anonymised books: {self.anonymize_refusal}", "--anonymize"
+            )
+        self.anonymizer = anonymizer
 
     def micro(self, outcomes: list[ItemOutcome]) -> dict[str, float | int | None] | None:
         """Scores pooled over the task's own units (e.g. all quotes), from the outcomes' details."""
@@ -225,13 +242,20 @@ def run_eval(
     progress: bool = True,
     resume: bool = True,
     on_item_error: Callable[[str, str], None] | None = None,
+    anonymize: Anonymizer | None = None,
 ) -> EvalReport:
     """Run every item of ``task`` and aggregate the report (written to ``json_path`` when given, with
-    the per-item log beside it). See the module docstring for logging, resuming and failures."""
+    the per-item log beside it). ``anonymize``: on renamed copies of the books (`Task.anonymize_with`;
+    the report's settings say ``anonymized``). See the module docstring for logging, resuming and
+    failures."""
+    if anonymize is not None:
+        task.anonymize_with(anonymize)
     if task.llm == "required" and llm is None:
         raise ConfigError(f"task {task.name!r} needs a model: give --llm SPEC", "--llm")
     task.check(llm)
     settings = task.settings
+    if task.anonymizer is not None:
+        settings = {**settings, "anonymized": {"seed": task.anonymizer.seed}}
     if llm is not None:
         from fabula.llm import redact_credentials
 

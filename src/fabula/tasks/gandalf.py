@@ -2,8 +2,8 @@
 
 ``fabula eval recognize --data FILE --method NAME [--anonymize] [--llm SPEC] [--json OUT]``: one item per
 question of a `fabula.recognition` question file; accuracy overall (``mean``, over questions) and per
-direction, level and novel (``groups``). ``--anonymize`` renames every book's characters first
-(`fabula.anonymize`, ``--seed``) and asks the questions with the same mapping. Books are loaded and
+direction, level and novel (``groups``). ``--anonymize`` (the harness's) renames every book's characters
+first (`fabula.anonymize`, ``--anonymize-seed``) and asks the questions with the same mapping. Books are loaded and
 indexed once per run.
 """
 
@@ -19,6 +19,7 @@ from fabula.recognition import BookShelf, Question, Recognizer, get_method, load
 from fabula.tasks._harness import EvalItem, ItemOutcome, Task, TaskOption, task
 
 if TYPE_CHECKING:
+    from fabula.anonymize import Anonymizer
     from fabula.llm import LLM
 
 
@@ -51,13 +52,6 @@ class RecognizeTask(Task):
             help="Recognition method (docs/recognition.md): evidence, tfidf, bm25, dense, query-only, llm, llm-loglik.",
         ),
         TaskOption(
-            "anonymize",
-            bool,
-            default=False,
-            help="Rename every book's characters first (and map the questions).",
-        ),
-        TaskOption("seed", int, default=0, metavar="N", help="Seed of the new names with --anonymize."),
-        TaskOption(
             "gold_characters",
             bool,
             default=False,
@@ -72,13 +66,16 @@ class RecognizeTask(Task):
                 f"unknown recognition method {self.options_given['method']!r} (choose from {', '.join(method_names())})",
                 "--method",
             )
-        self.shelf = BookShelf(
-            gold=bool(self.options_given["gold_characters"]),
-            anonymize=bool(self.options_given["anonymize"]),
-            seed=int(self.options_given["seed"]),
-        )
+        self.shelf = BookShelf(gold=bool(self.options_given["gold_characters"]))
         self._method: Recognizer | None = None
         self._lock = threading.Lock()
+
+    anonymize_refusal = None
+
+    def anonymize_with(self, anonymizer: Anonymizer) -> None:
+        """Books renamed on the shelf; each question's description and options with the same mapping."""
+        super().anonymize_with(anonymizer)
+        self.shelf = BookShelf(gold=self.shelf.gold, anonymize=True, seed=anonymizer.seed)
 
     def check(self, llm: LLM | None) -> None:
         if llm is None and self.options_given["method"] in ("llm", "llm-loglik"):

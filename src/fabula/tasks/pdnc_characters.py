@@ -16,11 +16,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from fabula.characters import find_characters, name_key
-from fabula.datasets import MIN_SPEAKER_QUOTES, load_pdnc_novel
+from fabula.datasets import MIN_SPEAKER_QUOTES
 from fabula.metrics import SUBSTANTIAL_MIN, SUBSTANTIAL_SHARE, score_characters
 from fabula.tasks._evaluation import EvalReport
 from fabula.tasks._harness import EvalItem, ItemOutcome, Task, TaskOption, run_eval, task
-from fabula.tasks.pdnc_quotes import NOVEL_OPTION, PDNC_OPTION, novel_items
+from fabula.tasks.pdnc_quotes import NOVEL_OPTION, PDNC_OPTION, load_novel, novel_items
 
 if TYPE_CHECKING:
     from fabula.llm import LLM
@@ -52,6 +52,7 @@ class CharactersTask(Task):
     counts: ClassVar[list[str]] = ["gold_characters", "predicted_characters", "seconds"]
     group_by: ClassVar[list[str]] = ["novel"]
     macro_over = "novel"
+    anonymize_refusal = None  # the gold characters are renamed with the book (`anonymized_novel`)
     options: ClassVar[list[TaskOption]] = [
         PDNC_OPTION,
         NOVEL_OPTION,
@@ -78,7 +79,7 @@ class CharactersTask(Task):
         return novel_items(self.options_given["pdnc"], self.options_given["novel"])
 
     def run_item(self, item: EvalItem, llm: LLM | None) -> ItemOutcome:
-        novel = load_pdnc_novel(item.payload)
+        novel = load_novel(item.payload, self.anonymizer)
         started = time.perf_counter()
         predicted = find_characters(novel.book, ner_model=self.options_given["ner_model"])
         seconds = time.perf_counter() - started

@@ -17,10 +17,11 @@ evaluation harness (``fabula eval quotes``), one item per novel; the scores are 
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-from fabula.book import Character, Quote
+from fabula.book import Character, Quote, Span
 from fabula.characters import find_characters
 from fabula.datasets import MIN_SPEAKER_QUOTES, GoldQuote, PdncNovel, find_pdnc_novels, load_pdnc_novel
 from fabula.errors import ConfigError, InputError
@@ -46,6 +47,7 @@ from fabula.tasks._evaluation import EvalReport
 from fabula.tasks._harness import EvalItem, ItemOutcome, Task, TaskOption, run_eval, task
 
 if TYPE_CHECKING:
+    from fabula.anonymize import Anonymizer
     from fabula.llm import LLM
 
 METRICS = [
@@ -75,6 +77,33 @@ def novel_items(pdnc_dir: str | Path, novels: list[str] | None) -> list[EvalItem
     return [EvalItem(f.name, {"novel": f.name}, f) for f in folders]
 
 
+def anonymized_novel(novel: PdncNovel, anonymizer: Anonymizer) -> PdncNovel:
+    """The novel with its gold characters renamed throughout (the mapping drawn from the gold list), and
+    its gold data carried over: quote spans through the copy's offset map, quote texts, speakers,
+    addressees and character names through the same name mapping; ids and counts unchanged."""
+    copy = anonymizer.copy(novel.book, novel.characters)
+    names = copy.names
+    quotes = [
+        dataclasses.replace(
+            quote,
+            spans=[Span(*copy.span(s.start, s.end)) for s in quote.spans],
+            text=names(quote.text),
+            speaker=names(quote.speaker),
+            addressees=[names(a) for a in quote.addressees],
+            referring_expression=names(quote.referring_expression),
+        )
+        for quote in novel.quotes
+    ]
+    characters = [copy.character(c) for c in novel.characters]
+    return dataclasses.replace(novel, book=copy.book, characters=characters, quotes=quotes)
+
+
+def load_novel(folder: Path, anonymizer: Anonymizer | None) -> PdncNovel:
+    """A PDNC novel as a task reads it: anonymised when the run is (``--anonymize``)."""
+    novel = load_pdnc_novel(folder)
+    return novel if anonymizer is None else anonymized_novel(novel, anonymizer)
+
+
 PDNC_OPTION = TaskOption(
     "pdnc", Path, required=True, metavar="DIR", help="A directory laid out like PDNC (one folder per novel)."
 )
@@ -96,6 +125,7 @@ class QuotesTask(Task):
     macro_over = "novel"
     llm = "optional"
     parallel_items = False  # an LLM method sends a novel's prompts concurrently itself
+    anonymize_refusal = None  # `anonymized_novel` carries the gold quotes over
     options: ClassVar[list[TaskOption]] = [
         PDNC_OPTION,
         TaskOption(
@@ -158,7 +188,7 @@ class QuotesTask(Task):
         return novel_items(self.options_given["pdnc"], self.options_given["novel"])
 
     def run_item(self, item: EvalItem, llm: LLM | None) -> ItemOutcome:
-        novel = load_pdnc_novel(item.payload)
+        novel = load_novel(item.payload, self.anonymizer)
         options = dict(self.method_options)
         if llm is not None:
             options.update({"llm": llm, "strategy": self.options_given["strategy"], "progress": None})
@@ -216,10 +246,12 @@ def evaluate_quotes(
     novels: list[str] | None = None,
     json_path: str | Path | None = None,
     progress: bool = False,
+    anonymize: Anonymizer | None = None,
     **method_options: Any,
 ) -> EvalReport:
     """Run detection + characters + attribution on each PDNC novel and score it (the harness's
-    ``quotes`` task as a function; an ``llm`` option is the `LLM` object an LLM method uses)."""
+    ``quotes`` task as a function; an ``llm`` option is the `LLM` object an LLM method uses;
+    ``anonymize``: on renamed copies)."""
     if characters not in ("gold", "predicted"):
         raise InputError(f"characters must be 'gold' or 'predicted', not {characters!r}", "--characters")
     llm = method_options.pop("llm", None)
@@ -232,7 +264,7 @@ def evaluate_quotes(
         strategy=strategy,
         method_options=method_options,
     )
-    return run_eval(evaluation, llm=llm, json_path=json_path, progress=progress)
+    return run_eval(evaluation, llm=llm, json_path=json_path, progress=progress, anonymize=anonymize)
 
 
 def predict_quotes(

@@ -177,6 +177,9 @@ class MemorisationProbes(Task):
     metrics: ClassVar[list[str]] = ["name_cloze", "csg_true", "csg_replaced", "no_context", "min_k"]
     group_by: ClassVar[list[str]] = ["novel", "probe"]
     llm = "required"
+    anonymize_refusal = (
+        "the probes measure what a model remembers of the original book (csg already renames the speaker)"
+    )
     options: ClassVar[list[TaskOption]] = [
         TaskOption("paths", Path, None, "Novel files or PDNC folders.", "BOOK", required=True, multiple=True),
         TaskOption("probes", str, ",".join(PROBES), f"Comma-separated: {', '.join(PROBES)}."),
