@@ -40,6 +40,26 @@ def test_csg_replaces_all_and_only_the_speaker_s_named_mentions() -> None:
     )  # honorifics kept, other characters' given names kept, words that merely contain a name kept
 
 
+def test_csg_renames_like_the_anonymiser_plurals_capitals_and_surname_roles() -> None:
+    """One replacement code for CSG and `fabula.anonymize` changed the probe for the better: the speaker's
+    family plural and ALL-CAPS forms were left for the model to read (a clue to the true speaker), and a
+    bare surname ("Darcy") got the given-name replacement ("Mr. Harriet")."""
+    darcy = Character(id="darcy", name="Mr. Darcy", aliases={"Fitzwilliam Darcy": 1, "Darcy": 4})
+    corrupted = corrupt_speaker(
+        "The Darcys dined. DARCY! Darcy's horse; Fitzwilliam Darcy bowed.", darcy, "Harriet", "Howard"
+    )
+    assert corrupted == "The Howards dined. HOWARD! Howard's horse; Harriet Howard bowed."
+
+
+def test_replacement_surnames_are_surnames_absent_from_the_book() -> None:
+    from importlib import resources
+
+    listed = resources.files("fabula.anonymize").joinpath("surnames.txt").read_text("utf-8").split()
+    book = book_from_text("Mary Abbott and John Acton met in the garden.\n")
+    drawn = {replacement_names(book, "male", random.Random(seed))[1] for seed in range(30)}
+    assert drawn <= set(listed) and not drawn & {"Abbott", "Acton"}
+
+
 def test_replacement_names_match_the_gender_and_never_occur_in_the_book() -> None:
     book = book_from_text("Mary and John met Anna, Harriet and Oscar in the garden.\n")
     for seed in range(20):

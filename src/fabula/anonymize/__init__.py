@@ -12,6 +12,10 @@ from fabula.anonymize._anonymize import (
     Rewrite,
     anonymize_book,
     anonymized_copy,
+    draw_person_name,
+    free_names,
+    name_words,
+    person_mapping,
     plan_mapping,
 )
 
@@ -23,5 +27,9 @@ __all__ = [
     "Rewrite",
     "anonymize_book",
     "anonymized_copy",
+    "draw_person_name",
+    "free_names",
+    "name_words",
+    "person_mapping",
     "plan_mapping",
 ]

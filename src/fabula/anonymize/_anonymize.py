@@ -183,10 +183,38 @@ def _compile(names: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile(r"(?<![A-Za-z])(" + "|".join(re.escape(f) for f in forms) + r")(?=(?:e?s)?(?![a-z]))")
 
 
-def _book_words(text: str) -> tuple[set[str], set[str]]:
-    """(every word in lower case, every word that occurs in lower case)."""
+@functools.lru_cache(maxsize=8)
+def _book_words(text: str) -> tuple[frozenset[str], frozenset[str]]:
+    """(every word in lower case, every word that occurs in lower case), once per text."""
     words = set(_WORDS.findall(text))
-    return {w.lower() for w in words}, {w for w in words if w.islower()}
+    return frozenset(w.lower() for w in words), frozenset(w for w in words if w.islower())
+
+
+@functools.lru_cache(maxsize=32)
+def free_names(text: str, pool: str) -> tuple[str, ...]:
+    """The replacement names of ``pool`` ("female", "male" or "any" given names, "last" for surnames)
+    that occur nowhere in ``text``, in any case (once per text and pool)."""
+    words = _book_words(text)[0]
+    return tuple(n for n in _pools()[pool] if n.lower() not in words)
+
+
+def draw_person_name(text: str, gender: str, rng: random.Random) -> tuple[str, str] | None:
+    """A given name of ``gender`` (else of either) and a surname, neither occurring in ``text``; None
+    when the lists are exhausted. What the memorisation probes' corrupted-speaker passages use."""
+    given = free_names(text, gender if gender in ("female", "male") else "any")
+    surnames = free_names(text, "last")
+    if not given or not surnames:
+        return None
+    return rng.choice(given), rng.choice(surnames)
+
+
+def person_mapping(character: Character, given: str, surname: str) -> NameMapping:
+    """One character renamed: each of its given-name words becomes ``given``, each surname word
+    ``surname`` (`name_words` decides which is which), applied like any mapping (possessives, plurals,
+    ALL-CAPS; honorifics and other characters' names kept)."""
+    words = name_words([character])
+    names = {word: given if role == "first" else surname for word, (role, _) in words.items()}
+    return NameMapping(names, roles={word: role for word, (role, _) in words.items()})
 
 
 def name_words(characters: list[Character]) -> dict[str, tuple[Role, Counter[str]]]:
@@ -230,7 +258,7 @@ def name_words(characters: list[Character]) -> dict[str, tuple[Role, Counter[str
 def plan_mapping(book: Book | str, characters: list[Character], *, seed: int = 0) -> NameMapping:
     """Draw replacements for every unambiguous name word of ``characters`` (see the module docstring)."""
     text = book if isinstance(book, str) else book.text
-    all_words, lower_words = _book_words(text)
+    lower_words = _book_words(text)[1]
     excluded = {w.lower() for w in NON_NAMES} | set(HONORIFICS) | set(STANDALONE_TITLES) | set(NAME_PARTICLES)
     found = name_words(characters)
     planned = {
@@ -242,13 +270,12 @@ def plan_mapping(book: Book | str, characters: list[Character], *, seed: int = 0
         and not (word.endswith("s") and (word[:-1] in found or word[:-2] in found))  # "the Bennets"
     }
     rng = random.Random(seed)
-    taken = set(all_words) | {w.lower() for w in planned}
-    pools = _pools()
+    taken = {w.lower() for w in planned}
     names: dict[str, str] = {}
     roles: dict[str, str] = {}
     for word in sorted(planned):
         role, genders = planned[word]
-        pool = pools["last"] if role == "last" else pools[_first_name_gender(word, genders)]
+        pool = free_names(text, "last" if role == "last" else _first_name_gender(word, genders))
         choices = [c for c in pool if c.lower() not in taken]
         if not choices:
             raise InputError(f"no replacement left for {word!r} (the name lists are exhausted)")

@@ -4,7 +4,8 @@ model answer from reading the passage or from having memorised the book? ``fabul
 * ``name-cloze``: a sentence with exactly one character name, the name masked; the model fills it in (exact
   match). High scores mean the model has seen the book.
 * ``csg`` (corrupted-speaker guessing): a passage of ±10 sentences around a quote whose speaker's names are
-  all replaced by a gender-matched name found nowhere in the book (honorifics kept); who says the quote?
+  all replaced by a gender-matched given name and a surname found nowhere in the book (honorifics kept;
+  the replacement code and name lists are `fabula.anonymize`'s); who says the quote?
   Naming the *true* speaker shows memory (``csg_true``), naming the replacement shows reading
   (``csg_replaced``). Quotes are sampled per type (explicit, anaphoric, implicit), ``--samples`` each.
 * ``no-context``: the same quotes without the passage, only the title: who says it? (``no_context``).
@@ -19,14 +20,13 @@ books, scipy), as the paper does.
 
 from __future__ import annotations
 
-import functools
 import random
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from fabula.characters import HONORIFICS, clear_given_names
+from fabula.anonymize import draw_person_name, name_words, person_mapping
 from fabula.errors import BackendError, ConfigError, InputError
 from fabula.tasks._harness import EvalItem, ItemOutcome, Task, TaskOption, task
 
@@ -105,46 +105,26 @@ def passage_around(book: Book, start: int, end: int, sentences: int = CONTEXT_SE
 
 
 def name_tokens(character: Character) -> tuple[set[str], set[str]]:
-    """The given-name and surname words of a character's names (honorifics left out)."""
-    given: set[str] = set()
-    surnames: set[str] = set()
-    for alias in {character.name, *character.aliases}:
-        words = [w for w in _WORD.findall(alias) if w.lower() not in HONORIFICS]
-        if not words:
-            continue
-        has_title = any(w.rstrip(".").lower() in HONORIFICS for w in alias.split())
-        if len(words) == 1:
-            (surnames if has_title else given).add(words[0])
-        else:
-            given.add(words[0])
-            surnames.update(words[1:])
-    surnames -= given
-    return given, surnames
+    """The given-name and surname words of a character's names (honorifics left out), as
+    `fabula.anonymize` reads them."""
+    words = name_words([character])
+    given = {word for word, (role, _) in words.items() if role == "first"}
+    return given, set(words) - given
 
 
 def replacement_names(book: Book, gender: str, rng: random.Random) -> tuple[str, str]:
-    """A given name of ``gender`` and a surname, neither written anywhere in the book."""
-    pool = _absent_names(book.text, "female" if gender == "female" else "male")
-    surnames = _absent_names(book.text, "male")
-    if not pool or not surnames:
+    """A given name of ``gender`` and a surname (`fabula.anonymize`'s lists), neither written anywhere
+    in the book."""
+    drawn = draw_person_name(book.text, "female" if gender == "female" else "male", rng)
+    if drawn is None:
         raise InputError("no replacement name is absent from this book", book.meta.title or "book")
-    return rng.choice(pool), rng.choice(surnames)
-
-
-@functools.lru_cache(maxsize=8)
-def _absent_names(text: str, gender: str) -> tuple[str, ...]:
-    """Clear given names of ``gender`` that occur nowhere in ``text`` (computed once per book)."""
-    return tuple(n for n in clear_given_names(gender) if n not in text)  # type: ignore[arg-type]
+    return drawn
 
 
 def corrupt_speaker(passage: str, character: Character, given: str, surname: str) -> str:
-    """``passage`` with every one of the character's given names and surnames replaced (honorifics kept)."""
-    first_names, last_names = name_tokens(character)
-    mapping = {w: given for w in first_names} | {w: surname for w in last_names}
-    if not mapping:
-        return passage
-    pattern = re.compile(r"\b(" + "|".join(sorted(map(re.escape, mapping), key=len, reverse=True)) + r")\b")
-    return pattern.sub(lambda m: mapping[m.group(1)], passage)
+    """``passage`` with every one of the character's given names and surnames replaced (honorifics
+    kept): `fabula.anonymize`'s replacement, so possessives, plurals and ALL-CAPS forms go too."""
+    return person_mapping(character, given, surname).apply(passage)
 
 
 def min_k_percent(logprobs: list[float], k_percent: float = 20.0) -> float:
