@@ -289,3 +289,46 @@ def test_loglik_picks_the_option_letter_the_model_finds_most_likely(tmp_path: Pa
     assert record["prediction"] == "C"
     assert record["details"]["option_logprobs"]["C"] == pytest.approx(-0.5)
     assert report.mean["accuracy"] == 1.0
+
+
+def test_anonymized_questions_options_and_passages_use_the_book_s_new_names(tmp_path: Path) -> None:
+    from fabula.anonymize import Anonymizer
+    from tests.conftest import EXAMPLE_NOVEL
+
+    rows: list[dict[str, object] | str] = [
+        {
+            "id": "q1",
+            "novel": "Alice in Wonderland",
+            "book": str(EXAMPLE_NOVEL),
+            "question": "Whom does Alice follow down the rabbit-hole?",
+            "options": ["The White Rabbit", "Alice's sister", "The Hatter", "Dinah"],
+            "answer": "A",
+        }
+    ]
+    data = _write_jsonl(tmp_path / "q.jsonl", rows)
+    prompts: list[str] = []
+
+    def answer(messages: list[dict[str, str]]) -> str:
+        prompts.append(messages[-1]["content"])
+        return "A"
+
+    task = LiteraryMcq(data=data)
+    with ScriptedOpenAIServer(answer) as server:
+        llm = get_llm(f"openai:m@{server.url}", cache=False)
+        report = run_eval(task, llm=llm, progress=False, anonymize=Anonymizer(seed=5))
+    assert report.mean["accuracy"] == 1.0 and report.settings["anonymized"] == {"seed": 5}
+    (copy,) = task._copies.values()
+    alice = copy.mapping.names["Alice"]
+    (prompt,) = prompts
+    assert "Alice" not in prompt and f"Whom does {alice} follow" in prompt and f"{alice}'s sister" in prompt
+    assert "Alice" not in copy.book.text[copy.book.body.start : copy.book.body.end]
+
+
+def test_anonymized_lfed_is_refused_in_one_line(tmp_path: Path) -> None:
+    from fabula.anonymize import Anonymizer
+    from fabula.errors import ConfigError
+
+    with ScriptedOpenAIServer("A") as server:
+        llm = get_llm(f"openai:m@{server.url}", cache=False)
+        with pytest.raises(ConfigError, match=r"needs each question's book .* 9 of 9 questions have none"):
+            run_eval(LiteraryMcq(data=_questions(tmp_path)), llm=llm, anonymize=Anonymizer(), progress=False)

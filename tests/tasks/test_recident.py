@@ -82,3 +82,24 @@ def test_bad_inputs_are_one_line_errors(tmp_path, data_file):
     assert run_cli("eval", "recap", "--data", tmp_path / "missing.jsonl") != 0
     assert run_cli("eval", "recap", "--data", data_file, "--method", "nope") != 0
     assert run_cli("eval", "recap", "--data", data_file, "--method", "pipeline") != 0  # needs --llm
+
+
+def test_anonymized_run_moves_every_span_onto_the_renamed_book(data_file):
+    from fabula.anonymize import Anonymizer
+
+    plain = get_task("recap")(data=data_file, method="closest")
+    task = get_task("recap")(data=data_file, method="closest")
+    report = run_eval(task, progress=False, anonymize=Anonymizer(seed=2))
+    assert report.settings["anonymized"] == {"seed": 2}
+    assert report.mean["recall_at_5"] == pytest.approx(0.5)  # "closest" reads positions only: unchanged
+    for item in task.items():
+        record = item.payload
+        copy = task._copies[record["book"]]
+        assert len(copy.mapping.names) > 5 and "Holmes" in copy.mapping.names
+        _, target = task.target(record)
+        _, original = plain.target(record)
+        for new, old in zip(
+            (target.target, *target.candidates), (original.target, *original.candidates), strict=True
+        ):
+            assert (new.first, new.stop) == (old.first, old.stop)  # the same sentences
+            assert copy.book.text[new.start : new.end] == copy.names(copy.original.text[old.start : old.end])

@@ -70,21 +70,28 @@ _COMMON_LLM = {
     "timeout": (TimeoutOption, DEFAULT_TIMEOUT),
     "concurrency": (ConcurrencyOption, None),
 }
-AnonymizeOption = Annotated[
-    bool,
-    typer.Option(
-        "--anonymize",
-        help="Run on copies of the books with every character renamed (fabula.anonymize), gold spans and "
-        "names mapped the same way; a task that cannot says why.",
-    ),
-]
+ANONYMIZE_HELP = (
+    "Run on copies of the books with every character renamed (fabula.anonymize), gold spans and names "
+    "mapped the same way (docs/recognition.md)."
+)
+
+
+def anonymize_option(task_class: type[Task]) -> Any:
+    """``--anonymize`` with the task's own word: what it renames, or why it refuses."""
+    refusal = task_class.anonymize_refusal
+    text = ANONYMIZE_HELP if refusal is None else f"Refused by this task: {refusal}."
+    if refusal is None and task_class.anonymize_note:
+        text += " " + task_class.anonymize_note
+    return Annotated[bool, typer.Option("--anonymize", help=text)]
+
+
 AnonymizeSeedOption = Annotated[
     int, typer.Option("--anonymize-seed", metavar="N", help="Seed of the new names with --anonymize.")
 ]
 _COMMON = {
     "json_out": (JsonOutOption, None),
     "no_resume": (NoResumeOption, False),
-    "anonymize": (AnonymizeOption, False),
+    "anonymize": (None, False),  # per task: `anonymize_option`
     "anonymize_seed": (AnonymizeSeedOption, 0),
 }
 
@@ -95,6 +102,8 @@ def add_task_command(task_class: type[Task]) -> None:
     common = {**(_COMMON_LLM if task_class.llm != "none" else {}), **_COMMON}
     taken = {p.name for p in parameters}
     for name, (annotation, default) in common.items():
+        if name == "anonymize":
+            annotation = anonymize_option(task_class)
         if name not in taken:
             parameters.append(
                 inspect.Parameter(

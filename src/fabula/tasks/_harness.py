@@ -120,6 +120,7 @@ class Task(ABC):
     #: why the task cannot run on anonymised books (``--anonymize`` refused with this reason); None: it
     #: can — it reads ``self.anonymizer`` and maps its books and gold data through the copies it makes
     anonymize_refusal: ClassVar[str | None] = "it does not say how to map its gold data onto renamed books"
+    anonymize_note: ClassVar[str] = ""  # what ``--anonymize`` needs or renames here (shown in --help)
     anonymizer: Anonymizer | None = None
 
     def __init__(self, **settings: Any) -> None:

@@ -16,6 +16,10 @@ model (``--llm``) and ``--metrics``: ``qa_em``/``qa_f1``, ``nli``, ``fact_precis
 ``fact_f1`` (per-category fact precision and recall pooled over all items in ``micro``); ``bertscore_f1``
 with ``--bertscore-model DIR``. For ``--method llm`` the same model writes and judges (BookWorm used GPT-4
 as the judge; pass a stronger judge by running the extractive or cached outputs through it).
+
+``--anonymize``: each book renamed once (the names of its whole discovered cast), the item's character,
+aliases and reference renamed with the same mapping, ``until`` resolved on the original and carried
+over by the offset map; every metric then compares renamed texts.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from fabula.errors import ConfigError, InputError
 from fabula.tasks._harness import EvalItem, ItemOutcome, LlmUse, Task, TaskOption, task
 
 if TYPE_CHECKING:
+    from fabula.anonymize import AnonymizedBook
     from fabula.book import Book, Character
     from fabula.llm import LLM
 
@@ -54,6 +59,7 @@ class BookWormTask(Task):
     counts: ClassVar[list[str]] = ["unresolved", "output_words", "prompt_tokens", "completion_tokens"]
     group_by: ClassVar[list[str]] = ["novel", "kind"]
     llm: ClassVar[LlmUse] = "optional"  # --method llm and judged metrics need one (see `check`)
+    anonymize_refusal = None  # book, character, aliases and reference renamed by one mapping per book
     options: ClassVar[list[TaskOption]] = [
         TaskOption(
             "data", Path, required=True, metavar="FILE", help="JSONL of references (see docs/describe.md)."
@@ -100,6 +106,7 @@ class BookWormTask(Task):
             raise ConfigError("bertscore_f1 needs --bertscore-model DIR (a local model folder)", "--metrics")
         self.metrics = [m for m in ALL_METRICS if m in wanted]  # type: ignore[misc]
         self._books: dict[Path, Book] = {}
+        self._copies: dict[Path, AnonymizedBook] = {}
         self._lock = threading.Lock()
         self._nli: Any = None
         self._retrievers: dict[int, Any] = {}
@@ -158,8 +165,12 @@ class BookWormTask(Task):
         record = item.payload
         kind = item.groups["kind"]
         book = self._book(record["book_path"], record.get("until"))
-        character = _find(book, [record["character"], *record.get("aliases", [])])
+        names = [record["character"], *record.get("aliases", [])]
         reference = str(record["reference"])
+        copy = self._copies.get(record["book_path"])
+        if copy is not None:
+            names, reference = [copy.names(str(n)) for n in names], copy.names(reference)
+        character = _find(book, names)
         details: dict[str, Any] = {"unresolved": int(character is None)}
         started = time.perf_counter()
         sentences: list[str] = []
@@ -270,6 +281,12 @@ class BookWormTask(Task):
             if key not in self._books:
                 book = load_book(path)
                 offset = resolve_position(book, None if until is None else str(until))
+                if self.anonymizer is not None:  # one mapping per book (its whole discovered cast)
+                    if path not in self._copies:
+                        self._copies[path] = self.anonymizer.copy(book)
+                    copy = self._copies[path]
+                    book = copy.book
+                    offset = None if offset is None else copy.offset(offset)
                 if offset is not None:
                     book = book.truncated(offset)
                 find_characters(book)

@@ -12,13 +12,17 @@ The protocol, as the paper runs it:
   backend returns prompt log-probabilities (no extraction needed);
 * with a book (the JSONL's ``book`` field, or ``--book-dir`` holding ``NOVEL.txt``): BM25 passages for the
   question and its options are put in the prompt within ``--budget`` tokens;
-* accuracy overall and per category (LFED's eight, `fabula.tasks._mcq_categories`), and per novel.
+* accuracy overall and per category (LFED's eight, `fabula.tasks._mcq_categories`), and per novel;
+* ``--anonymize``: each book renamed (its discovered cast), the question, its options and the few-shot
+  examples renamed by their own book's mapping, passages drawn from the renamed copy. It needs every
+  question's book, in English: LFED (Chinese, no texts) is refused in one line.
 """
 
 from __future__ import annotations
 
 import random
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -37,6 +41,7 @@ from fabula.tasks._harness import EvalItem, ItemOutcome, Task, TaskOption, task
 from fabula.tasks._mcq_categories import categorize
 
 if TYPE_CHECKING:
+    from fabula.anonymize import AnonymizedBook
     from fabula.book import Book
     from fabula.llm import LLM
     from fabula.retrieval import Retriever
@@ -53,6 +58,8 @@ class LiteraryMcq(Task):
     counts: ClassVar[list[str]] = ["questions", "first_try", "retried", "failed"]
     group_by: ClassVar[list[str]] = ["category", "novel"]
     llm = "required"
+    anonymize_refusal = None  # with every question's (English) book; `check` refuses the rest
+    anonymize_note = "Needs every question's book, in English (so not LFED): title, question, options and passages renamed."
     options: ClassVar[list[TaskOption]] = [
         TaskOption("data", Path, required=True, metavar="FILE", help="LFED .csv or a .jsonl question file."),
         TaskOption("shots", int, 0, "Worked examples from other novels before the question (0-5)."),
@@ -87,8 +94,29 @@ class LiteraryMcq(Task):
             questions = questions[: max(0, self.options_given["limit"])]
         self.questions = questions
         self._books: dict[Path, tuple[Book, Retriever]] = {}
+        self._copies: dict[Path, AnonymizedBook] = {}
         self._books_lock = threading.Lock()
         self._llm_categories: dict[str, str] = {}
+
+    def check(self, llm: LLM | None) -> None:
+        """``--anonymize`` needs every question's book, in English: the names to replace are its
+        characters' (LFED ships no novel texts, and its questions are Chinese)."""
+        if self.anonymizer is None:
+            return
+        bookless = [q for q in self.questions if self._book_path(q) is None]
+        if bookless:
+            raise ConfigError(
+                f"mcq --anonymize needs each question's book (a 'book' field or --book-dir: the names to "
+                f"replace are its characters'); {len(bookless)} of {len(self.questions)} questions have none",
+                "--anonymize",
+            )
+        chinese = [q for q in self.questions if q.language != "en"]
+        if chinese:
+            raise ConfigError(
+                f"mcq --anonymize renames English name words; {len(chinese)} of {len(self.questions)} "
+                "questions are not in English",
+                "--anonymize",
+            )
 
     @property
     def settings(self) -> dict[str, Any]:
@@ -113,10 +141,11 @@ class LiteraryMcq(Task):
         category = item.groups["category"]
         if self.options_given["categories"] == "llm" and question.category is None:
             category = _llm_category(llm, question) or category
+        rename = self._renamer(question)
         prompt = mcq_prompt(
-            novel=question.novel,
-            question=question.question,
-            options=question.options,
+            novel=rename(question.novel),
+            question=rename(question.question),
+            options=tuple(rename(o) for o in question.options),
             language=question.language,
             style=self.options_given["prompt"],
             examples=self._examples(question),
@@ -156,19 +185,37 @@ class LiteraryMcq(Task):
         same_language = [q for q in others if q.language == question.language]
         pool = same_language if len(same_language) >= shots else others
         rng = random.Random(f"{self.options_given['seed']}:{question.id}")
-        return [(q.question, q.options, q.answer_letter) for q in rng.sample(pool, min(shots, len(pool)))]
+        chosen = rng.sample(pool, min(shots, len(pool)))
+        return [
+            (rename(q.question), tuple(rename(o) for o in q.options), q.answer_letter)
+            for q, rename in ((q, self._renamer(q)) for q in chosen)
+        ]
 
-    def _context(self, question: McqQuestion) -> str:
+    def _renamer(self, question: McqQuestion) -> Callable[[str], str]:
+        """How the question's texts are asked: with ``--anonymize``, renamed by its own book's mapping
+        (its title, question and options); else as they are."""
+        path = self._book_path(question) if self.anonymizer is not None else None
+        if path is None:
+            return str
+        self._book(path)
+        return self._copies[path].names
+
+    def _book_path(self, question: McqQuestion) -> Path | None:
         path = question.book
         if path is None and self.options_given["book_dir"] is not None and question.novel:
             candidate = Path(self.options_given["book_dir"]) / f"{question.novel}.txt"
             path = candidate if candidate.is_file() else None
+        return path
+
+    def _context(self, question: McqQuestion) -> str:
+        path = self._book_path(question)
         if path is None:
             return ""
         from fabula.retrieval import retrieval_context
 
         _, retriever = self._book(path)
-        query = " ".join([question.question, *question.options])
+        rename = self._renamer(question)
+        query = " ".join(rename(t) for t in (question.question, *question.options))
         return retrieval_context(retriever, query, self.options_given["budget"]).text
 
     def _book(self, path: Path) -> tuple[Book, Retriever]:
@@ -180,6 +227,9 @@ class LiteraryMcq(Task):
                 if not path.is_file():
                     raise InputError("no such book", path)
                 book = load_book(path)
+                if self.anonymizer is not None:  # names from the book's discovered cast
+                    self._copies[path] = self.anonymizer.copy(book)
+                    book = self._copies[path].book
                 self._books[path] = (book, index_book(book, "bm25"))
             return self._books[path]
 

@@ -126,6 +126,7 @@ class QuotesTask(Task):
     llm = "optional"
     parallel_items = False  # an LLM method sends a novel's prompts concurrently itself
     anonymize_refusal = None  # `anonymized_novel` carries the gold quotes over
+    anonymize_note = "Names from the gold character list; quote spans, speakers and gold names carried over."
     options: ClassVar[list[TaskOption]] = [
         PDNC_OPTION,
         TaskOption(

@@ -5,7 +5,8 @@
 Recall@5, Precision@5 and F1@5, free-selection recall, precision and F1, and Recall@5 of the related
 candidates at distance 1-20, 21-40 and 41-60 — per novel and over all targets. As in the paper, every
 row's F1 is the harmonic mean of that row's averaged precision and recall (set in `RecapTask.finish`),
-not a mean of per-target F1s.
+not a mean of per-target F1s. ``--anonymize``: each book renamed (its discovered characters), the
+target and candidate spans carried onto the copy by its offset map (the gold, candidate indices, stays).
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from fabula.tasks._evaluation import EvalReport
 from fabula.tasks._harness import EvalItem, ItemOutcome, Task, TaskOption, task
 
 if TYPE_CHECKING:
+    from fabula.anonymize import AnonymizedBook
     from fabula.llm import LLM
 
 METRICS = [
@@ -91,6 +93,7 @@ class RecapTask(Task):
     counts: ClassVar[list[str]] = ["seconds"]
     group_by: ClassVar[list[str]] = ["novel"]
     llm = "optional"
+    anonymize_refusal = None  # target and candidate spans go through the copy's offset map
     options: ClassVar[list[TaskOption]] = [
         TaskOption(
             "data",
@@ -114,6 +117,7 @@ class RecapTask(Task):
             create_ranker(self.options_given["method"])  # the registry's one-line error
         self._lock = threading.Lock()
         self._books: dict[str, tuple[Book, SentenceIndex, RecapContext]] = {}
+        self._copies: dict[str, AnonymizedBook] = {}
         self._rankers: dict[int, Ranker] = {}
 
     def items(self) -> list[EvalItem]:
@@ -129,6 +133,10 @@ class RecapTask(Task):
                 if not Path(book_path).is_file():
                     raise InputError("book not found", book_path)
                 book = load_book(book_path)
+                if self.anonymizer is not None:  # names from fabula's discovered cast
+                    copy = self.anonymizer.copy(book)
+                    self._copies[book_path] = copy
+                    book = copy.book
                 self._books[book_path] = (book, SentenceIndex(book), RecapContext(book))
             return self._books[book_path]
 
@@ -142,15 +150,19 @@ class RecapTask(Task):
     def target(self, record: dict[str, Any]) -> tuple[RecapContext, RecapTarget]:
         """The record's target and candidates as sentence ranges of its book."""
         _, sentences, context = self._book(record["book"])
+        copy = self._copies.get(record["book"])
 
         def snippet(span: Sequence[int]) -> Snippet:
             try:
-                first, stop = sentences.covering(int(span[0]), int(span[1]))
+                start, end = int(span[0]), int(span[1])
+                if copy is not None:
+                    start, end = copy.span(start, end)
+                first, stop = sentences.covering(start, end)
             except InputError:
                 raise
             except Exception as exc:
                 raise InputError(f"target {record['id']}: span {list(span)} is not in the book") from exc
-            return Snippet(first, stop, int(span[0]), int(span[1]))
+            return Snippet(first, stop, start, end)
 
         candidates = tuple(snippet(c) for c in record["candidates"])
         target = RecapTarget(
