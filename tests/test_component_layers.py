@@ -22,7 +22,7 @@ COMPONENTS = (
     "anonymize",
     "recap",
 )
-ABOVE = ("fabula.tasks", "fabula.pipeline", "fabula.corpus", "fabula.cli", "fabula.report")
+ABOVE = ("fabula.tasks", "fabula.pipeline", "fabula.corpus", "fabula.cli", "fabula.report", "fabula.serve")
 
 
 def _imports(path: str) -> set[str]:

@@ -5,7 +5,7 @@
 """
 
 from fabula.llm._base import DEFAULT_TIMEOUT, LLM, RequestError, TransientError, redact_credentials
-from fabula.llm._cache import ResponseCache, default_cache_dir
+from fabula.llm._cache import CACHE_FILE_NAME, ResponseCache, default_cache_dir
 from fabula.llm._parse import ParseError, parse_json_answer
 from fabula.llm._record import CallRecord, CallRecorder, record_calls
 from fabula.llm._scripted import ScriptedLLM, ScriptExhaustedError
@@ -16,6 +16,7 @@ from fabula.llm._types import ChatMessage, GenerateOptions, Generation, Prompt, 
 
 __all__ = [
     "BACKENDS",
+    "CACHE_FILE_NAME",
     "DEFAULT_TIMEOUT",
     "LLM",
     "CallRecord",

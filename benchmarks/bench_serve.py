@@ -1,0 +1,180 @@
+"""``fabula serve`` speed: the time from ``fabula serve BOOK`` to a usable reading page for a novel never
+opened before (target ≤ 5 s for a 150K-word novel on 2 cores), and the latency of the position endpoints
+(target ≤ 100 ms).
+
+"Usable" is measured twice: (1) in a real headless Chromium (when the system has one and playwright is
+installed): from starting the ``fabula serve`` process to the reading page showing the text, the cast
+and the recaps at the reader's first screen; (2) the same requests the page makes, over HTTP only. Then per
+endpoint: the first request at a new position (which computes the analysis of the book up to the
+position's checkpoint) and requests at positions whose checkpoint is already analysed (the common case
+while reading: one analysis serves every position up to the next checkpoint), median and worst of N.
+
+    python benchmarks/bench_serve.py --book ../shared/data/pdnc/Emma/novel_text.txt
+"""
+
+from __future__ import annotations
+
+import argparse
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def get(url: str) -> Any:
+    with urllib.request.urlopen(url, timeout=300) as response:
+        return orjson.loads(response.read())
+
+
+def timed(url: str) -> tuple[float, Any]:
+    started = time.perf_counter()
+    payload = get(url)
+    return (time.perf_counter() - started) * 1000, payload
+
+
+def start_server(book: Path, port: int) -> subprocess.Popen[bytes]:
+    command = [sys.executable, "-m", "fabula", "serve", str(book), "--port", str(port)]
+    return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def wait_up(base: str, process: subprocess.Popen[bytes]) -> None:
+    while True:
+        if process.poll() is not None:
+            raise SystemExit(f"fabula serve exited with {process.returncode}")
+        try:
+            get(base + "/api/books")
+            return
+        except OSError:
+            time.sleep(0.02)
+
+
+def browser_time(book: Path) -> float | None:
+    """Seconds from starting ``fabula serve`` to the reading page showing text, cast and recaps."""
+    import shutil
+
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        return None
+    if chromium is None:
+        return None
+    with sync_playwright() as driver, tempfile.TemporaryDirectory() as profile:
+        context = driver.chromium.launch_persistent_context(
+            profile, executable_path=chromium, headless=True, args=["--headless", "--no-sandbox"]
+        )
+        page = context.new_page()
+        page.goto("about:blank")
+        port = free_port()
+        base = f"http://127.0.0.1:{port}"
+        started = time.perf_counter()
+        process = start_server(book, port)
+        try:
+            wait_up(base, process)
+            books = get(base + "/api/books")["books"]
+            page.goto(f"{base}/read/{urllib.parse.quote(books[0]['id'])}")
+            page.wait_for_selector("#panel[data-state=ready]", timeout=120_000)
+            seconds = time.perf_counter() - started
+            cast = page.locator("#cast li").count()
+            print(f"browser: page usable after {seconds:.2f} s (cast of {cast} at the first screen)")
+            return seconds
+        finally:
+            process.terminate()
+            process.wait()
+            context.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--book", type=Path, default=ROOT.parent / "shared/data/pdnc/Emma/novel_text.txt")
+    parser.add_argument("--repeat", type=int, default=20, help="requests per endpoint at analysed positions")
+    args = parser.parse_args()
+
+    browser = browser_time(args.book)
+
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    started = time.perf_counter()
+    process = start_server(args.book, port)
+    try:
+        wait_up(base, process)
+        up = time.perf_counter() - started
+        book_id = get(base + "/api/books")["books"][0]["id"]
+        api = f"{base}/api/books/{urllib.parse.quote(book_id)}"
+        while (meta := get(api))["state"] == "loading":
+            time.sleep(0.05)
+        loaded = time.perf_counter() - started
+        get(f"{api}/text?at={meta['body_end']}")
+        get(f"{api}/chapters?at={meta['body_end']}")
+        text_ready = time.perf_counter() - started
+        first = meta["body_start"] + (meta["body_end"] - meta["body_start"]) // 200  # about one screen in
+        for endpoint in ("characters", "recap", "quotes"):
+            get(f"{api}/{endpoint}?at={first}")
+        usable = time.perf_counter() - started
+        print(f"book: {args.book} ({meta['words']:,} words, {meta['chapters']} chapters)")
+        print(
+            f"server answering {up:.2f} s; book loaded {loaded:.2f} s; text on the page {text_ready:.2f} s;"
+        )
+        print(f"cast, recaps and quote speakers at the first screen {usable:.2f} s (HTTP only)")
+
+        rows: list[tuple[str, str, float, float, float]] = []
+        span = meta["body_end"] - meta["body_start"]
+        for percent in (10, 30, 50, 70, 90):
+            at = meta["body_start"] + span * percent // 100
+            cold_cast, cast = timed(f"{api}/characters?at={at}")
+            cold_recap, _ = timed(f"{api}/recap?at={at}")
+            rows.append((f"{percent}%", "characters + recap, new checkpoint", cold_cast, cold_recap, 0.0))
+            character = cast["characters"][0]["id"]
+            endpoints = {
+                "characters": f"{api}/characters?at={at}",
+                "characters/{id}": f"{api}/characters/{character}?at={at}",
+                "recap": f"{api}/recap?at={at}",
+                "quotes": f"{api}/quotes?at={at}&start={max(meta['body_start'], at - 20_000)}",
+                "text (20K chars)": f"{api}/text?at={at}&start={max(meta['body_start'], at - 20_000)}",
+                "chapters": f"{api}/chapters?at={at}",
+                "search": f"{api}/search?at={at}&q=letter%20marriage",
+            }
+            for name, url in endpoints.items():
+                get(url)  # the search index is built by the first search
+                times = sorted(timed(url)[0] for _ in range(args.repeat))
+                rows.append((f"{percent}%", name, statistics.median(times), times[-1], float(len(times))))
+        print()
+        print("| position | endpoint | median ms | max ms | n |")
+        print("|---|---|---:|---:|---:|")
+        for position, name, median, worst, n in rows:
+            if n == 0:
+                print(f"| {position} | {name} | characters {median:.0f} | recap {worst:.0f} | 1 |")
+            else:
+                print(f"| {position} | {name} | {median:.1f} | {worst:.1f} | {n:.0f} |")
+        warm = [r for r in rows if r[4] > 0]
+        print(
+            f"\nanalysed positions: median of medians {statistics.median(r[2] for r in warm):.1f} ms, "
+            f"worst {max(r[3] for r in warm):.1f} ms"
+        )
+        if browser is not None:
+            print(f"browser: {browser:.2f} s from `fabula serve` to a usable page")
+    finally:
+        process.terminate()
+        process.wait()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,257 @@
+"""The FastAPI application of ``fabula serve``: the JSON API (OpenAPI docs at ``/docs``) and the reading page.
+
+Every content endpoint takes ``at`` (a reading position, as ``--at``/``--until`` in the CLI: ``45%``,
+``chapter:12`` or a character offset) and returns nothing that ends after it: no text, offset, character,
+name, quote or snippet from later in the book (see `fabula.serve._library` for how). Errors are JSON
+``{"detail": "one line"}``: 404 for an id the server does not know, 422 for a malformed request (a bad
+position among them).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+from fastapi import FastAPI, Query, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
+
+from fabula._version import __version__
+from fabula.analysis import CharacterProfile
+from fabula.errors import ConfigError, FabulaError
+from fabula.serve._library import Library, Position, ServedBook, UnknownBook
+
+STATIC = Path(__file__).parent / "static"
+
+At = Annotated[
+    str,
+    Query(
+        description="The reader's position: a percentage (45%), chapter:N (the end of chapter N) or a "
+        "character offset. Nothing after it is returned.",
+        examples=["30%"],
+    ),
+]
+
+
+def create_app(library: Library) -> FastAPI:
+    """The application serving ``library`` (the caller owns it and closes it)."""
+    app = FastAPI(
+        title="fabula serve",
+        version=__version__,
+        description="A spoiler-safe reading companion: the cast, character sheets, recaps, quotes and search "
+        "of a novel as of the reader's position `at`, never anything after it.",
+    )
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+
+    @app.exception_handler(UnknownBook)
+    def unknown(_request: Request, exc: UnknownBook) -> JSONResponse:
+        return JSONResponse({"detail": exc.one_line()}, status_code=404)
+
+    @app.exception_handler(FabulaError)
+    def bad_input(_request: Request, exc: FabulaError) -> JSONResponse:
+        return JSONResponse({"detail": exc.one_line()}, status_code=422)
+
+    @app.exception_handler(RequestValidationError)
+    def malformed(_request: Request, exc: RequestValidationError) -> JSONResponse:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in error.get('loc', ()) if p != 'query')}: {error.get('msg', '')}"
+            for error in exc.errors()
+        )
+        return JSONResponse({"detail": problems or "malformed request"}, status_code=422)
+
+    def opened(book_id: str, at: str) -> tuple[ServedBook, Position]:
+        served = library.get(book_id)
+        try:
+            return served, served.position(at)
+        except ConfigError as exc:
+            raise ConfigError(exc.problem, "at") from exc
+
+    @app.get("/", include_in_schema=False)
+    def library_page() -> FileResponse:
+        return FileResponse(STATIC / "library.html")
+
+    @app.get("/read/{book_id}", include_in_schema=False)
+    def reading_page(book_id: str) -> FileResponse:
+        library.get(book_id)
+        return FileResponse(STATIC / "reader.html")
+
+    @app.get("/api/books", summary="The books this server was given")
+    def books() -> dict[str, Any]:
+        return {"books": [served.status() for served in library.books.values()]}
+
+    @app.get("/api/books/{book_id}", summary="One book: opens it, and says whether it is loaded")
+    def book_status(book_id: str) -> dict[str, Any]:
+        served = library.get(book_id)
+        served.open()
+        return {**served.status(), "llm": library.llm is not None}
+
+    @app.get("/api/books/{book_id}/chapters", summary="The chapters begun before the position")
+    def chapters(book_id: str, at: At) -> dict[str, Any]:
+        served, position = opened(book_id, at)
+        book = served.book()
+        return {
+            "at": position.at,
+            "chapters": [
+                {
+                    "number": number,
+                    "title": chapter.title,
+                    "start": chapter.start,
+                    "end": min(chapter.end, position.at),
+                }
+                for number, chapter in enumerate(book.chapters, start=1)
+                if chapter.start < position.at
+            ],
+        }
+
+    @app.get("/api/books/{book_id}/text", summary="The text of a range, cut at the position")
+    def text(
+        book_id: str,
+        at: At,
+        start: Annotated[
+            int | None, Query(ge=0, description="First character (default: the body's).")
+        ] = None,
+        end: Annotated[
+            int | None, Query(ge=0, description="End of the range (default and at most: at).")
+        ] = None,
+    ) -> dict[str, Any]:
+        served, position = opened(book_id, at)
+        book = served.book()
+        first = book.body.start if start is None else start
+        last = position.at if end is None else min(end, position.at)
+        if first > last:
+            raise ConfigError(f"start {first} is after the end of the range ({last})", "start")
+        layer = book.paragraphs
+        paragraphs = [
+            [max(int(s), first), min(int(e), last)]
+            for s, e in zip(layer.starts, layer.ends, strict=True)
+            if s < last and e > first
+        ]
+        return {
+            "at": position.at,
+            "start": first,
+            "end": last,
+            "text": book.text[first:last],
+            "paragraphs": paragraphs,
+        }
+
+    @app.get("/api/books/{book_id}/characters", summary="The cast as of the position")
+    def characters(book_id: str, at: At) -> dict[str, Any]:
+        served, position = opened(book_id, at)
+        analysis = served.analysis(position)
+        return {
+            "at": position.at,
+            "analysed_until": position.checkpoint,
+            "characters": [_cast_entry(p) for p in analysis.characters if p.first_offset is not None],
+        }
+
+    @app.get("/api/books/{book_id}/characters/{character_id}", summary="A character sheet as of the position")
+    def character(
+        book_id: str,
+        character_id: str,
+        at: At,
+        llm: Annotated[bool, Query(description="Add an LLM description (needs serve --llm).")] = False,
+    ) -> dict[str, Any]:
+        from fabula.describe import character_sheet
+
+        served, position = opened(book_id, at)
+        if llm and library.llm is None:
+            raise ConfigError("this server was started without --llm", "llm")
+        analysis = served.analysis(position)
+        profile = analysis.character(character_id)
+        if profile is None:
+            raise UnknownBook(f"no character {character_id!r} at this position", "character")
+        sheet = character_sheet(analysis, profile).to_dict()
+        generated = served.description(position, character_id, library.llm) if llm and library.llm else None
+        return {"at": position.at, "analysed_until": position.checkpoint, **sheet, "generated": generated}
+
+    @app.get(
+        "/api/books/{book_id}/recap", summary="Previously on…: recap snippets for the passage at the position"
+    )
+    def recap(
+        book_id: str, at: At, k: Annotated[int, Query(ge=1, le=20, description="How many snippets.")] = 5
+    ) -> dict[str, Any]:
+        served, position = opened(book_id, at)
+        result = served.recap(position)
+        return {
+            "at": position.at,
+            "analysed_until": position.checkpoint,
+            "method": result.method if result else "combined",
+            "target": result.target.to_dict() if result else None,
+            "snippets": [s.to_dict() for s in result.snippets[:k]] if result else [],
+        }
+
+    @app.get("/api/books/{book_id}/quotes", summary="Quotations before the position, with their speakers")
+    def quotes(
+        book_id: str,
+        at: At,
+        start: Annotated[int, Query(ge=0, description="Only quotes ending after this offset.")] = 0,
+        end: Annotated[
+            int | None, Query(ge=0, description="Only quotes starting before this offset.")
+        ] = None,
+    ) -> dict[str, Any]:
+        served, position = opened(book_id, at)
+        analysis = served.analysis(position)
+        book = analysis.book
+        names = {c.id: c.name for c in book.characters}
+        stop = position.at if end is None else min(end, position.at)
+        return {
+            "at": position.at,
+            "analysed_until": position.checkpoint,
+            "quotes": [
+                {
+                    "start": q.start,
+                    "end": q.end,
+                    "speaker_id": q.speaker_id,
+                    "speaker": names.get(q.speaker_id) if q.speaker_id else None,
+                    "addressees": [names[a] for a in q.addressee_ids if a in names],
+                }
+                for q in book.quotes
+                if q.end <= position.at and q.end > start and q.start < stop
+            ],
+        }
+
+    @app.get("/api/books/{book_id}/search", summary="Passages before the position matching a query (BM25)")
+    def search(
+        book_id: str,
+        at: At,
+        q: Annotated[str, Query(min_length=1, max_length=500, description="Words to look for.")],
+        k: Annotated[int, Query(ge=1, le=50, description="How many passages.")] = 10,
+    ) -> dict[str, Any]:
+        served, position = opened(book_id, at)
+        hits = served.search_index().search(q, k=k, until=position.at)
+        book = served.book()
+        return {
+            "at": position.at,
+            "query": q,
+            "hits": [
+                {
+                    "rank": h.rank,
+                    "score": h.score,
+                    "start": h.unit.start,
+                    "end": h.unit.end,
+                    "chapter": h.unit.chapter + 1 if h.unit.chapter is not None else None,
+                    "text": book.text[h.unit.start : h.unit.end],
+                }
+                for h in hits
+                if h.unit.end <= position.at
+            ],
+        }
+
+    return app
+
+
+def _cast_entry(profile: CharacterProfile) -> dict[str, Any]:
+    return {
+        "id": profile.id,
+        "name": profile.name,
+        "names": [
+            profile.name,
+            *sorted((a for a in profile.aliases if a != profile.name), key=lambda a: -profile.aliases[a]),
+        ],
+        "gender": profile.gender,
+        "first_offset": profile.first_offset,
+        "first_chapter": profile.first_chapter,
+        "mentions": profile.mention_count,
+        "quotes": profile.quote_count,
+    }

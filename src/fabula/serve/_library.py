@@ -1,0 +1,273 @@
+"""The books a ``fabula serve`` process serves, and what each one shows a reader at a position.
+
+Spoiler safety: everything that depends on the reading position comes from `Book.truncated`. The cast,
+character sheets and quote speakers come from `fabula.pipeline.analyze_book` on the book truncated at a
+*checkpoint* — the same analysis ``fabula describe --until`` runs — and recaps from `fabula.recap.recap` at
+that checkpoint. Checkpoints are a fixed grid (the start of the body, every chapter end and every
+``GRID_PERCENT`` % of the body, each on a sentence boundary); a reader at offset ``at`` gets the last
+checkpoint at or before ``at``, so the grid only ever moves the analysed position back, never past the
+reader, and one analysis serves every request inside a stretch of the book (milliseconds instead of the
+1-7 s an analysis of a long prefix takes). Search ranks only passages ending at or before ``at``, as
+``fabula search --until`` does.
+
+Only books named on the command line are served: a book is looked up by the id `plan_jobs` gave it, never
+by a path from a request.
+"""
+
+from __future__ import annotations
+
+import bisect
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from fabula.analysis import Analysis
+from fabula.book import DEFAULT_MAX_BYTES, Book, load_book, prose_problem, resolve_position
+from fabula.corpus import BookJob, expand_inputs, plan_jobs
+from fabula.errors import ConfigError, FabulaError, InputError
+
+if TYPE_CHECKING:
+    from fabula.llm import LLM
+    from fabula.recap import RecapResult
+    from fabula.retrieval import Retriever
+
+GRID_PERCENT = 2  # checkpoints every 2 % of the body (about 3,000 words of a 150K-word novel) ...
+MAX_CACHED = 16  # ... and at most this many analyses (and as many recaps) kept per book
+
+T = TypeVar("T")
+
+
+class UnknownBook(FabulaError):
+    """A book id the server was not given (or a character id the analysis at that position lacks)."""
+
+    exit_code = 2
+
+
+@dataclass(frozen=True, slots=True)
+class Position:
+    """A reader's position: ``at`` (an offset on a sentence boundary, as `resolve_position` gives it) and
+    ``checkpoint``, the grid point at or before it from which the analysis is computed."""
+
+    at: int
+    checkpoint: int
+
+
+class ServedBook:
+    """One book of the library: loaded on first open, then analysed per checkpoint on demand (cached)."""
+
+    def __init__(self, job: BookJob, *, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
+        self.id = job.stem
+        self.source = job.source
+        self._max_bytes = max_bytes
+        self._lock = threading.Lock()
+        self._loaded = threading.Event()
+        self._loader: threading.Thread | None = None
+        self._book: Book | None = None
+        self._error: str | None = None
+        self._checkpoints: list[int] = []
+        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"fabula-serve-{self.id}")
+        self._analyses: OrderedDict[int, Future[Analysis]] = OrderedDict()
+        self._recaps: OrderedDict[int, Future[RecapResult | None]] = OrderedDict()
+        self._descriptions: dict[tuple[int, str], Future[dict[str, Any]]] = {}
+        self._index: Retriever | None = None
+        self.activity: str | None = None  # what the worker is doing now, for the page's progress line
+        self.load_seconds: float | None = None
+
+    # Loading -------------------------------------------------------------------------------------
+    def open(self) -> None:
+        """Start loading the book in the background (once); returns at once."""
+        with self._lock:
+            if self._loader is None:
+                self._loader = threading.Thread(target=self._load, name=f"fabula-load-{self.id}", daemon=True)
+                self._loader.start()
+
+    def _load(self) -> None:
+        started = time.perf_counter()
+        try:
+            book = load_book(self.source, max_bytes=self._max_bytes)
+            if problem := prose_problem(book):
+                raise InputError(problem, self.source)
+            self._checkpoints = checkpoints(book)
+            self._book = book
+        except FabulaError as exc:
+            self._error = exc.one_line() if exc.where else f"{self.source.name}: {exc.problem}"
+        except Exception as exc:  # a bug, not bad input: the page says so instead of waiting forever
+            self._error = f"{self.source.name}: internal error ({type(exc).__name__}: {exc})"
+        finally:
+            self.load_seconds = round(time.perf_counter() - started, 3)
+            self._loaded.set()
+
+    def book(self) -> Book:
+        """The loaded book (waits for the loader); raises `InputError` when it could not be read."""
+        self.open()
+        self._loaded.wait()
+        if self._book is None:
+            raise InputError(self._error or "could not be read", self.source.name)
+        return self._book
+
+    def status(self) -> dict[str, Any]:
+        """Where loading stands (``loading``, ``ready`` or ``failed``), without waiting."""
+        state = "loading" if not self._loaded.is_set() else ("failed" if self._book is None else "ready")
+        out: dict[str, Any] = {"id": self.id, "file": self.source.name, "state": state, "error": self._error}
+        if self._book is not None:
+            book = self._book
+            out.update(
+                title=book.meta.title,
+                author=book.meta.author,
+                words=book.word_count,
+                chapters=len(book.chapters),
+                body_start=book.body.start,
+                body_end=book.body.end,
+                analysing=self.activity,
+                load_seconds=self.load_seconds,
+            )
+        return out
+
+    # Positions -----------------------------------------------------------------------------------
+    def position(self, at: str) -> Position:
+        """The reader's position from an ``at`` parameter (45%, chapter:12, an offset); `ConfigError`
+        when it cannot be read."""
+        book = self.book()
+        offset = resolve_position(book, at)
+        if offset is None:  # resolve_position returns None only for no position at all
+            raise ConfigError("say where the reader is: at=45%, at=chapter:12 or at=OFFSET", "at")
+        index = bisect.bisect_right(self._checkpoints, offset) - 1
+        return Position(offset, self._checkpoints[max(index, 0)])
+
+    # Position-limited results --------------------------------------------------------------------
+    def analysis(self, position: Position) -> Analysis:
+        """The analysis of the book truncated at the position's checkpoint (computed once, then cached)."""
+        from fabula.pipeline import analyze_book
+
+        book = self.book()
+
+        def work() -> Analysis:
+            def progress(stage: str, seconds: float | None) -> None:
+                self.activity = None if seconds is not None and stage == "profiles" else stage
+
+            percent = _percent(book, position.checkpoint)
+            self.activity = f"reading up to {percent}"
+            try:
+                return analyze_book(book.truncated(position.checkpoint), progress=progress)
+            finally:
+                self.activity = None
+
+        return self._cached(self._analyses, position.checkpoint, work)
+
+    def recap(self, position: Position) -> RecapResult | None:
+        """The recap snippets at the position's checkpoint (`fabula.recap.recap`, the no-LLM default);
+        None before the first complete sentence (nothing read, nothing to recap)."""
+        from fabula.recap import recap
+
+        book = self.book()
+
+        def work() -> RecapResult | None:
+            try:
+                return recap(book, position.checkpoint)
+            except ConfigError:  # "no complete sentence before position N": the reader is at the start
+                return None
+
+        return self._cached(self._recaps, position.checkpoint, work)
+
+    def description(self, position: Position, character_id: str, llm: LLM) -> dict[str, Any]:
+        """An LLM description of one character from the analysis at the checkpoint (cached)."""
+        from fabula.describe import describe_characters
+
+        analysis = self.analysis(position)
+        character = analysis.book.character(character_id)
+        if character is None:
+            raise UnknownBook(f"no character {character_id!r} at this position", "character")
+        key = (position.checkpoint, character_id)
+        with self._lock:
+            future = self._descriptions.get(key)
+            if future is None:
+                future = self._worker.submit(
+                    lambda: describe_characters(analysis.book, [character], llm)[0].to_dict()
+                )
+                self._descriptions[key] = future
+        return future.result()
+
+    def search_index(self) -> Retriever:
+        """A BM25 index over the book's paragraphs (built once; `search` limits it to the position)."""
+        from fabula.retrieval import index_book
+
+        book = self.book()
+        with self._lock:
+            if self._index is None:
+                self._index = index_book(book, "bm25", units="paragraph", cache=False)
+            return self._index
+
+    def _cached(self, table: OrderedDict[int, Future[T]], key: int, work: Callable[[], T]) -> T:
+        with self._lock:
+            future = table.get(key)
+            if future is None:
+                future = self._worker.submit(work)
+                table[key] = future
+                while len(table) > MAX_CACHED:
+                    table.popitem(last=False)
+            else:
+                table.move_to_end(key)
+        try:
+            return future.result()
+        except BaseException:
+            with self._lock:
+                if table.get(key) is future:
+                    del table[key]  # a failure is not cached: the next request tries again
+            raise
+
+    def close(self) -> None:
+        self._worker.shutdown(wait=False, cancel_futures=True)
+
+
+class Library:
+    """The books named on the command line, by id (the output-folder names `plan_jobs` gives them)."""
+
+    def __init__(
+        self,
+        paths: Sequence[str | Path],
+        *,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+        llm: LLM | None = None,
+    ) -> None:
+        files = expand_inputs(paths)
+        for file in files:
+            if not file.is_file():
+                raise InputError("no such file", file)
+        self.books: dict[str, ServedBook] = {
+            job.stem: ServedBook(job, max_bytes=max_bytes) for job in plan_jobs(files, ".")
+        }
+        self.llm = llm
+
+    def get(self, book_id: str) -> ServedBook:
+        """The served book with this id; `UnknownBook` for any other string (paths included)."""
+        book = self.books.get(book_id)
+        if book is None:
+            raise UnknownBook(f"no book {book_id!r} in this library", "book")
+        return book
+
+    def close(self) -> None:
+        for book in self.books.values():
+            book.close()
+        if self.llm is not None:
+            self.llm.close()
+
+
+def checkpoints(book: Book) -> list[int]:
+    """The analysis grid: body start, chapter ends and every `GRID_PERCENT` % (sentence boundaries)."""
+    points = {book.body.start, book.body.end}
+    points.update(chapter.end for chapter in book.chapters)
+    for percent in range(GRID_PERCENT, 100, GRID_PERCENT):
+        offset = resolve_position(book, f"{percent}%")
+        if offset is not None:
+            points.add(offset)
+    return sorted(p for p in points if book.body.start <= p <= book.body.end)
+
+
+def _percent(book: Book, offset: int) -> str:
+    span = max(1, book.body.end - book.body.start)
+    return f"{100 * (offset - book.body.start) / span:.0f} %"

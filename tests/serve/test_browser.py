@@ -1,0 +1,96 @@
+"""The reading page in a real headless Chromium against a real server: at 30 % of a PDNC novel the cast
+lists only characters met before that point, a character sheet and the recaps hold no later text, a recap
+link lands on its passage, and the console stays clean. With ``FABULA_SCREENSHOTS=1`` the screenshots go to
+docs/ (docs/serve.md shows them); otherwise to the test's temporary folder, so a test run changes no file."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from fabula.book import load_book
+from fabula.serve import Library
+from tests.conftest import ROOT, pdnc_novel_dir
+from tests.report.browser import open_page
+from tests.serve.server import running_server
+from tests.serve.test_api import NOVEL, _flat, _later_names
+
+pytest.importorskip("fastapi", reason="the 'serve' extra (FastAPI) is not installed")
+pytestmark = pytest.mark.browser
+
+SHOTS = ROOT / "docs" if os.environ.get("FABULA_SCREENSHOTS") else None
+
+
+def test_reading_at_30_percent(tmp_path: Path) -> None:
+    novel = pdnc_novel_dir(NOVEL) / "novel_text.txt"
+    book = load_book(novel)
+    with (
+        running_server(Library([novel])) as url,
+        open_page(url + "/", tmp_path / "profile") as (page, problems),
+    ):
+        page.locator("#books a").first.click()
+        page.wait_for_selector("#panel[data-state=ready]", timeout=60_000)
+        assert page.locator("#reader p").count() > 100
+
+        page.locator("#slider").fill("300")  # move to 30 %
+        page.wait_for_function(
+            "() => { const p = document.getElementById('panel'); return p.dataset.state === 'ready' && "
+            "Number(p.dataset.at) > 0.25 * document.getElementById('reader').textContent.length }",
+            timeout=60_000,
+        )
+        at = int(page.locator("#panel").get_attribute("data-at") or 0)
+        span = book.body.end - book.body.start
+        assert 0.28 < (at - book.body.start) / span < 0.32
+        read = _flat(book.text[:at])
+        later = _later_names(book, at)
+
+        def no_later_text(shown: str, where: str) -> None:
+            for name in later:
+                assert not re.search(r"(?<!\w)" + re.escape(name) + r"(?!\w)", shown), f"{where}: {name}"
+
+        cast = page.locator("#cast li button").all_inner_texts()
+        assert "Alice" in cast and len(cast) >= 3
+        for name in cast:
+            assert name in book.text[:at], name  # every name shown was in the text already
+        no_later_text(page.locator("#cast").inner_text(), "cast")
+
+        page.locator("#cast li button", has_text="Alice").first.click()
+        page.wait_for_selector("#sheet-body p.profile")
+        sheet = page.locator("#sheet").inner_text()
+        no_later_text(sheet, "sheet")
+        for sentence in page.locator("#sheet-body p.profile").all_inner_texts():
+            assert _flat(sentence.removesuffix("…")) in read
+
+        recaps = page.locator("#recaps li a")
+        assert recaps.count() >= 3
+        no_later_text(page.locator("#recaps").inner_text(), "recaps")
+        for text in recaps.all_inner_texts():
+            assert _flat(text.split(": ", 1)[-1].removesuffix("…")) in read
+
+        shots = SHOTS or tmp_path
+        page.screenshot(path=str(shots / "serve-reading.png"))
+        first = recaps.first
+        start = int(first.get_attribute("data-start") or -1)
+        first.click()
+        flashed = page.locator("#reader p.flash")
+        assert flashed.count() == 1
+        assert (
+            int(flashed.get_attribute("data-start") or 0)
+            <= start
+            < int(flashed.get_attribute("data-end") or 0)
+        )
+        assert flashed.is_visible()
+        box, pane = flashed.bounding_box(), page.locator("#reader").bounding_box()
+        assert box is not None and pane is not None
+        assert pane["y"] <= box["y"] + box["height"] / 2 <= pane["y"] + pane["height"]  # scrolled into view
+        assert page.locator("#back").is_visible()
+
+        hover = page.locator("#reader .quote[title]")
+        assert hover.count() > 0  # quotes in view carry their speaker
+
+        page.screenshot(path=str(shots / "serve-recap.png"))
+        assert (shots / "serve-recap.png").stat().st_size > 10_000
+        assert problems == []
