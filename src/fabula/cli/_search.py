@@ -147,17 +147,7 @@ def search_command(
             "retriever": retriever,
             "unit": unit,
             "until": position,
-            "hits": [
-                {
-                    "rank": h.rank,
-                    "score": h.score,
-                    "start": h.unit.start,
-                    "end": h.unit.end,
-                    "chapter": h.unit.chapter + 1 if h.unit.chapter is not None else None,
-                    "text": h.unit.text,
-                }
-                for h in hits
-            ],
+            "hits": [h.to_dict() for h in hits],
         }
         write_bytes_atomic(json_out, orjson.dumps(payload, option=orjson.OPT_INDENT_2))
     if not hits:

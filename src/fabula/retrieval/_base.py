@@ -32,6 +32,18 @@ class Hit:
     score: float
     rank: int
 
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready, chapters numbered from 1 as users see them (``fabula search --json``, the server)."""
+        chapter = self.unit.chapter + 1 if self.unit.chapter is not None else None
+        return {
+            "rank": self.rank,
+            "score": self.score,
+            "start": self.unit.start,
+            "end": self.unit.end,
+            "chapter": chapter,
+            "text": self.unit.text,
+        }
+
 
 class Retriever(ABC):
     """Index units once, then answer queries. Subclasses implement `index` and `scores`."""

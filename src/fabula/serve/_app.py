@@ -220,22 +220,10 @@ def create_app(library: Library) -> FastAPI:
     ) -> dict[str, Any]:
         served, position = opened(book_id, at)
         hits = served.search_index().search(q, k=k, until=position.at)
-        book = served.book()
         return {
             "at": position.at,
             "query": q,
-            "hits": [
-                {
-                    "rank": h.rank,
-                    "score": h.score,
-                    "start": h.unit.start,
-                    "end": h.unit.end,
-                    "chapter": h.unit.chapter + 1 if h.unit.chapter is not None else None,
-                    "text": book.text[h.unit.start : h.unit.end],
-                }
-                for h in hits
-                if h.unit.end <= position.at
-            ],
+            "hits": [h.to_dict() for h in hits if h.unit.end <= position.at],
         }
 
     return app
