@@ -24,7 +24,10 @@ def serve_command(
         ),
     ],
     host: Annotated[
-        str, typer.Option("--host", help="Address to listen on (localhost unless you say otherwise).")
+        str,
+        typer.Option(
+            "--host", metavar="ADDRESS", help="Address to listen on (localhost unless you say otherwise)."
+        ),
     ] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", min=0, max=65535, help="Port to listen on.")] = 8000,
     llm: LlmOption = None,
@@ -39,10 +42,12 @@ def serve_command(
     timeout: TimeoutOption = DEFAULT_TIMEOUT,
     max_bytes: MaxBytesOption = DEFAULT_MAX_BYTES,
 ) -> None:
-    """Serve a spoiler-safe reading companion at http://HOST:PORT/: the text by chapter, and at the
-    reader's position the cast met so far, character sheets (an LLM description with --llm), "previously
-    on..." recaps and quote speakers, never anything from later in the book. The JSON API is documented
-    at /docs. Needs the optional extra: pip install 'fabula[serve]'."""
+    """Serve a spoiler-safe reading companion in the browser, and its JSON API.
+
+    At http://HOST:PORT/ the text by chapter and, at the reader's position, the cast met so far, character
+    sheets (with --llm also an LLM description), "previously on" recaps and quote speakers: never anything
+    from later in the book. API documentation at /docs. Needs the optional extra: pip install 'fabula[serve]'.
+    """
     from fabula.serve import Library, create_app
 
     model = None
