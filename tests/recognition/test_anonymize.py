@@ -118,3 +118,12 @@ def test_cli_writes_the_book_the_mapping_and_mapped_questions(story_path: Path, 
         f"{mapping.names['Margaret']} {mapping.names['Hale']}",
     )
     assert mapped.query == f"{mapping.names['Margaret']}'s friend."
+
+
+def test_an_all_caps_name_is_a_whole_word_never_the_start_of_another() -> None:
+    """ "Jo" is "JO" in a heading, but "JOURNAL" is no name: before, the ALL-CAPS form matched the start of
+    any capitalised word (so TheSportOfTheGods' "A YELLOW JOURNAL" did not round-trip)."""
+    mapping = NameMapping({"Jo": "Claire", "Bennet": "Howard"})
+    assert mapping.apply("A YELLOW JOURNAL for JO and the BENNETS; Jo's") == (
+        "A YELLOW JOURNAL for CLAIRE and the HOWARDS; Claire's"
+    )

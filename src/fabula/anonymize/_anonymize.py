@@ -180,7 +180,9 @@ class NameMapping:
 @functools.lru_cache(maxsize=16)
 def _compile(names: tuple[str, ...]) -> re.Pattern[str]:
     forms = sorted({f for n in names for f in (n, n.upper())}, key=lambda f: (-len(f), f))
-    return re.compile(r"(?<![A-Za-z])(" + "|".join(re.escape(f) for f in forms) + r")(?=(?:e?s)?(?![a-z]))")
+    return re.compile(
+        r"(?<![A-Za-z])(" + "|".join(re.escape(f) for f in forms) + r")(?=(?:e?s|E?S)?(?![A-Za-z]))"
+    )
 
 
 @functools.lru_cache(maxsize=8)
