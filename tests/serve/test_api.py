@@ -257,3 +257,35 @@ def test_llm_sheet_sees_only_text_before_the_position(tmp_path: Path, novel: Pat
         )
     assert model_server.bodies and "Alice" in prompts
     assert not [name for name in later if re.search(r"(?<!\w)" + re.escape(name) + r"(?!\w)", prompts)]
+
+
+def test_checkpoint_analyses_are_kept_as_analyze_outputs(
+    tmp_path: Path, novel: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A second server on the same cache answers from the folders the first wrote, with the same JSON,
+    without analysing anything."""
+    import time
+
+    import fabula.pipeline
+    import fabula.recap
+
+    urls = ("characters?at=30%25", "characters/C1?at=30%25", "recap?at=30%25", "quotes?at=30%25")
+    with running_server(Library([novel], cache=tmp_path)) as url:
+        first = {u: get(f"{url}/api/books/{NOVEL}/{u}") for u in urls}
+        analysed_until = first[urls[0]][1]["analysed_until"]
+        folder = tmp_path / f"{NOVEL}.until-{analysed_until}"
+        deadline = time.monotonic() + 60
+        while not (folder / "serve.json").is_file() and time.monotonic() < deadline:
+            time.sleep(0.1)
+    names = {"book.json", "characters.jsonl", "quotes.jsonl", "quotes.tsv", "report.html", "recap.json"}
+    assert names | {"serve.json"} <= {p.name for p in folder.iterdir()}
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("analysed again")
+
+    monkeypatch.setattr(fabula.pipeline, "analyze_book", refuse)
+    monkeypatch.setattr(fabula.recap, "recap", refuse)
+    with running_server(Library([novel], cache=tmp_path)) as url:
+        again = {u: get(f"{url}/api/books/{NOVEL}/{u}") for u in urls}
+    assert again == first
+    assert all(status == 200 for status, _ in first.values())

@@ -36,7 +36,7 @@ def serve_command(
         typer.Option(
             "--cache",
             metavar="DIR",
-            help="Folder for the LLM answer cache (DIR/llm.sqlite; default: fabula's cache folder).",
+            help="Folder for the analyses at each checkpoint (the fabula analyze outputs, one folder per position) and the LLM answers (default: fabula's cache folder, serve/ in it).",
         ),
     ] = None,
     timeout: TimeoutOption = DEFAULT_TIMEOUT,
@@ -48,14 +48,16 @@ def serve_command(
     sheets (with --llm also an LLM description), "previously on" recaps and quote speakers: never anything
     from later in the book. API documentation at /docs. Needs the optional extra: pip install 'fabula[serve]'.
     """
+    from fabula.llm import CACHE_FILE_NAME, default_cache_dir
     from fabula.serve import Library, create_app
 
+    folder = cache if cache is not None else default_cache_dir() / "serve"
     model = None
     if llm is not None:
-        from fabula.llm import CACHE_FILE_NAME, get_llm
+        from fabula.llm import get_llm
 
-        model = get_llm(llm, cache=cache / CACHE_FILE_NAME if cache else True, timeout=timeout)
-    library = Library(paths, max_bytes=max_bytes, llm=model)
+        model = get_llm(llm, cache=folder / CACHE_FILE_NAME if cache else True, timeout=timeout)
+    library = Library(paths, max_bytes=max_bytes, llm=model, cache=folder)
     for served in list(library.books.values())[:EAGER_BOOKS]:
         served.open()  # start reading now, while the web stack imports: the first page comes sooner
     application = create_app(library)

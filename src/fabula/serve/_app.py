@@ -176,9 +176,9 @@ def create_app(library: Library) -> FastAPI:
         return {
             "at": position.at,
             "analysed_until": position.checkpoint,
-            "method": result.method if result else "combined",
-            "target": result.target.to_dict() if result else None,
-            "snippets": [s.to_dict() for s in result.snippets[:k]] if result else [],
+            "method": result["method"] if result else "combined",
+            "target": result["target"] if result else None,
+            "snippets": result["snippets"][:k] if result else [],
         }
 
     @app.get("/api/books/{book_id}/quotes", summary="Quotations before the position, with their speakers")

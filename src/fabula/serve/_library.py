@@ -10,6 +10,14 @@ reader, and one analysis serves every request inside a stretch of the book (mill
 1-7 s an analysis of a long prefix takes). Search ranks only passages ending at or before ``at``, as
 ``fabula search --until`` does.
 
+Each checkpoint's analysis is also kept on disk, as the outputs ``fabula analyze --until OFFSET`` writes
+(`fabula.corpus.write_outputs`: ``book.json``, ``characters.jsonl``, quotes, ``report.html``) in
+``CACHE/<id>.until-<offset>/``, with its recap in ``recap.json`` and ``serve.json`` last (the text's hash
+and fabula's version: a folder without it, or for another text or version, is recomputed). Reading one back
+takes tens of milliseconds instead of seconds, so a second reader, or the same one after a restart, waits
+for no analysis. After each answer the next checkpoint is analysed on a background thread, so a reader who
+reads on finds it ready.
+
 Only books named on the command line are served: a book is looked up by the id `plan_jobs` gave it, never
 by a path from a request.
 """
@@ -17,6 +25,7 @@ by a path from a request.
 from __future__ import annotations
 
 import bisect
+import contextlib
 import threading
 import time
 from collections import OrderedDict
@@ -26,15 +35,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from fabula.analysis import Analysis
-from fabula.book import DEFAULT_MAX_BYTES, Book, load_book, prose_problem, resolve_position
-from fabula.corpus import BookJob, expand_inputs, plan_jobs
+import orjson
+
+from fabula._files import write_bytes_atomic
+from fabula._version import __version__
+from fabula.analysis import Analysis, CharacterProfile, Partner
+from fabula.book import DEFAULT_MAX_BYTES, Book, load_book, load_book_json, prose_problem, resolve_position
+from fabula.corpus import AnalyzeSettings, BookJob, expand_inputs, plan_jobs, write_outputs
 from fabula.errors import ConfigError, FabulaError, InputError
 
 if TYPE_CHECKING:
     from fabula.llm import LLM
-    from fabula.recap import RecapResult
     from fabula.retrieval import Retriever
+
+MARKER = "serve.json"  # written last into a checkpoint's folder: the folder is complete
+RECAP_FILE = "recap.json"
 
 GRID_PERCENT = 2  # checkpoints every 2 % of the body (about 3,000 words of a 150K-word novel) ...
 MAX_CACHED = 16  # ... and at most this many analyses (and as many recaps) kept per book
@@ -60,9 +75,13 @@ class Position:
 class ServedBook:
     """One book of the library: loaded on first open, then analysed per checkpoint on demand (cached)."""
 
-    def __init__(self, job: BookJob, *, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
+    def __init__(
+        self, job: BookJob, *, max_bytes: int = DEFAULT_MAX_BYTES, cache: Path | None = None
+    ) -> None:
         self.id = job.stem
         self.source = job.source
+        self._cache = cache  # the folder for checkpoint outputs; None: memory only
+        self._text_hash = ""
         self._max_bytes = max_bytes
         self._lock = threading.Lock()
         self._loaded = threading.Event()
@@ -70,9 +89,12 @@ class ServedBook:
         self._book: Book | None = None
         self._error: str | None = None
         self._checkpoints: list[int] = []
+        # what a request waits for runs on one thread; what it may need next (the next checkpoint, writing
+        # the disk cache) on another, so a request never queues behind a prefetch
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"fabula-serve-{self.id}")
+        self._background = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"fabula-ahead-{self.id}")
         self._analyses: OrderedDict[int, Future[Analysis]] = OrderedDict()
-        self._recaps: OrderedDict[int, Future[RecapResult | None]] = OrderedDict()
+        self._recaps: OrderedDict[int, Future[dict[str, Any] | None]] = OrderedDict()
         self._descriptions: dict[tuple[int, str], Future[dict[str, Any]]] = {}
         self._index: Retriever | None = None
         self.activity: str | None = None  # what the worker is doing now, for the page's progress line
@@ -93,6 +115,7 @@ class ServedBook:
             if problem := prose_problem(book):
                 raise InputError(problem, self.source)
             self._checkpoints = checkpoints(book)
+            self._text_hash = book.content_hash
             self._book = book
         except FabulaError as exc:
             self._error = exc.one_line() if exc.where else f"{self.source.name}: {exc.problem}"
@@ -141,38 +164,99 @@ class ServedBook:
 
     # Position-limited results --------------------------------------------------------------------
     def analysis(self, position: Position) -> Analysis:
-        """The analysis of the book truncated at the position's checkpoint (computed once, then cached)."""
+        """The analysis of the book truncated at the position's checkpoint (computed once, then cached in
+        memory and on disk); the next checkpoint's is then prepared in the background."""
+        result = self._cached(self._analyses, position.checkpoint, lambda: self._analyse(position.checkpoint))
+        self._prefetch(position.checkpoint)
+        return result
+
+    def recap(self, position: Position) -> dict[str, Any] | None:
+        """The recap at the position's checkpoint (`fabula.recap.recap`, the no-LLM default) as JSON-ready
+        data; None before the first complete sentence (nothing read, nothing to recap)."""
+        return self._cached(self._recaps, position.checkpoint, lambda: self._recap(position.checkpoint))
+
+    def _analyse(self, checkpoint: int) -> Analysis:
         from fabula.pipeline import analyze_book
 
         book = self.book()
+        folder = self._folder(checkpoint)
+        if folder is not None and self._complete(folder):
+            with contextlib.suppress(FabulaError, OSError, ValueError, TypeError, KeyError):
+                return _read_analysis(folder)
+        percent = _percent(book, checkpoint)
 
-        def work() -> Analysis:
-            def progress(stage: str, seconds: float | None) -> None:
-                self.activity = None if seconds is not None and stage == "profiles" else stage
+        def progress(stage: str, seconds: float | None) -> None:
+            self.activity = f"up to {percent} ({stage})"
 
-            percent = _percent(book, position.checkpoint)
-            self.activity = f"reading up to {percent}"
-            try:
-                return analyze_book(book.truncated(position.checkpoint), progress=progress)
-            finally:
-                self.activity = None
+        self.activity = f"up to {percent}"
+        try:
+            analysis = analyze_book(book.truncated(checkpoint), progress=progress)
+        finally:
+            self.activity = None
+        if folder is not None:
+            self._background.submit(self._store, folder, analysis)
+        return analysis
 
-        return self._cached(self._analyses, position.checkpoint, work)
-
-    def recap(self, position: Position) -> RecapResult | None:
-        """The recap snippets at the position's checkpoint (`fabula.recap.recap`, the no-LLM default);
-        None before the first complete sentence (nothing read, nothing to recap)."""
+    def _recap(self, checkpoint: int) -> dict[str, Any] | None:
         from fabula.recap import recap
 
-        book = self.book()
+        folder = self._folder(checkpoint)
+        if folder is not None and self._complete(folder) and (folder / RECAP_FILE).is_file():
+            with contextlib.suppress(OSError, ValueError):
+                stored: dict[str, Any] | None = orjson.loads((folder / RECAP_FILE).read_bytes())
+                return stored
+        try:
+            result: dict[str, Any] | None = recap(self.book(), checkpoint).to_dict()
+        except ConfigError:  # "no complete sentence before position N": the reader is at the start
+            result = None
+        if folder is not None:
+            with contextlib.suppress(OSError):
+                folder.mkdir(parents=True, exist_ok=True)
+                write_bytes_atomic(folder / RECAP_FILE, orjson.dumps(result))
+        return result
 
-        def work() -> RecapResult | None:
-            try:
-                return recap(book, position.checkpoint)
-            except ConfigError:  # "no complete sentence before position N": the reader is at the start
-                return None
+    def _prefetch(self, checkpoint: int) -> None:
+        """Queue the next checkpoint's analysis and recap (the reader is likely to get there next)."""
+        index = bisect.bisect_right(self._checkpoints, checkpoint)
+        if index >= len(self._checkpoints):
+            return
+        following = self._checkpoints[index]
+        with self._lock:
+            if following not in self._analyses:
+                self._analyses[following] = self._background.submit(self._analyse, following)
+            if following not in self._recaps:
+                self._recaps[following] = self._background.submit(self._recap, following)
 
-        return self._cached(self._recaps, position.checkpoint, work)
+    # The disk cache ----------------------------------------------------------------------------
+    def _folder(self, checkpoint: int) -> Path | None:
+        """``CACHE/<id>.until-<offset>``: the folder ``fabula analyze --until OFFSET`` would name."""
+        if self._cache is None:
+            return None
+        return self._cache / (self.id + AnalyzeSettings(until=str(checkpoint)).folder_suffix())
+
+    def _complete(self, folder: Path) -> bool:
+        try:
+            marker = orjson.loads((folder / MARKER).read_bytes())
+        except (OSError, ValueError):
+            return False
+        return bool(
+            marker.get("text_sha256") == self._text_hash and marker.get("fabula_version") == __version__
+        )
+
+    def _store(self, folder: Path, analysis: Analysis) -> None:
+        """Write a checkpoint's analysis outputs, then the marker; a failure only costs the cache."""
+        try:
+            with contextlib.suppress(FileNotFoundError):
+                (folder / MARKER).unlink()
+            write_outputs(analysis, folder)
+            marker = {
+                "text_sha256": self._text_hash,
+                "fabula_version": __version__,
+                "source": str(self.source),
+            }
+            write_bytes_atomic(folder / MARKER, orjson.dumps(marker, option=orjson.OPT_INDENT_2))
+        except (OSError, FabulaError):
+            pass
 
     def description(self, position: Position, character_id: str, llm: LLM) -> dict[str, Any]:
         """An LLM description of one character from the analysis at the checkpoint (cached)."""
@@ -208,10 +292,9 @@ class ServedBook:
             if future is None:
                 future = self._worker.submit(work)
                 table[key] = future
-                while len(table) > MAX_CACHED:
-                    table.popitem(last=False)
-            else:
-                table.move_to_end(key)
+            table.move_to_end(key)
+            while len(table) > MAX_CACHED:
+                table.popitem(last=False)
         try:
             return future.result()
         except BaseException:
@@ -222,6 +305,7 @@ class ServedBook:
 
     def close(self) -> None:
         self._worker.shutdown(wait=False, cancel_futures=True)
+        self._background.shutdown(wait=False, cancel_futures=True)
 
 
 class Library:
@@ -233,13 +317,16 @@ class Library:
         *,
         max_bytes: int = DEFAULT_MAX_BYTES,
         llm: LLM | None = None,
+        cache: str | Path | None = None,
     ) -> None:
+        """``cache``: the folder for the checkpoint analyses (None keeps them in memory only)."""
         files = expand_inputs(paths)
         for file in files:
             if not file.is_file():
                 raise InputError("no such file", file)
         self.books: dict[str, ServedBook] = {
-            job.stem: ServedBook(job, max_bytes=max_bytes) for job in plan_jobs(files, ".")
+            job.stem: ServedBook(job, max_bytes=max_bytes, cache=Path(cache) if cache is not None else None)
+            for job in plan_jobs(files, ".")
         }
         self.llm = llm
 
@@ -266,6 +353,17 @@ def checkpoints(book: Book) -> list[int]:
         if offset is not None:
             points.add(offset)
     return sorted(p for p in points if book.body.start <= p <= book.body.end)
+
+
+def _read_analysis(folder: Path) -> Analysis:
+    """An analysis back from the outputs `write_outputs` wrote: the book with its layers, and the profiles."""
+    book = load_book_json(folder / "book.json")
+    profiles = []
+    for line in (folder / "characters.jsonl").read_bytes().splitlines():
+        record = orjson.loads(line)
+        record["partners"] = [Partner(**partner) for partner in record["partners"]]
+        profiles.append(CharacterProfile(**record))
+    return Analysis(book, profiles, {}, {"until_offset": book.until, "from": str(folder)})
 
 
 def _percent(book: Book, offset: int) -> str:
