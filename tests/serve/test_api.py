@@ -289,3 +289,45 @@ def test_checkpoint_analyses_are_kept_as_analyze_outputs(
         again = {u: get(f"{url}/api/books/{NOVEL}/{u}") for u in urls}
     assert again == first
     assert all(status == 200 for status, _ in first.values())
+
+
+def test_the_command_serves_on_localhost(tmp_path: Path, novel: Path) -> None:
+    """``fabula serve BOOK`` as a user runs it: a process on 127.0.0.1 serving the library page and the API."""
+    import socket
+    import subprocess
+    import time
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    command = [
+        sys.executable,
+        "-m",
+        "fabula",
+        "serve",
+        str(novel),
+        "--port",
+        str(port),
+        "--cache",
+        str(tmp_path),
+    ]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                status, books = get(f"http://127.0.0.1:{port}/api/books")
+                break
+            except urllib.error.URLError:
+                assert process.poll() is None and time.monotonic() < deadline, "fabula serve did not start"
+                time.sleep(0.1)
+        assert status == 200 and books["books"][0]["id"] == NOVEL
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=30) as response:
+            page = response.read().decode()
+        assert "/static/library.js" in page and response.headers["content-type"].startswith("text/html")
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/read/{NOVEL}", timeout=30) as response:
+            assert "/static/reader.js" in response.read().decode()
+    finally:
+        process.terminate()
+        _, err = process.communicate(timeout=30)
+    assert f"http://127.0.0.1:{port}/" in err.decode()

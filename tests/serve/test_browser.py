@@ -94,3 +94,38 @@ def test_reading_at_30_percent(tmp_path: Path) -> None:
         page.screenshot(path=str(shots / "serve-recap.png"))
         assert (shots / "serve-recap.png").stat().st_size > 10_000
         assert problems == []
+
+
+HOSTILE = (
+    'CHAPTER I.\n\nMary Brown looked at John Smith. "<script>alert(1)</script> and <img src=x onerror=alert(2)>," '
+    "said Mary Brown. John Smith thought about the <b>harvest</b>.\n\n"
+    + "".join(
+        f'John Smith walked to the old mill in the {season} and thought about the harvest. "We shall see it '
+        f'tomorrow," said John Smith to Mary Brown. Mary Brown nodded and went home to her sister.\n\n'
+        for season in ["spring", "summer", "autumn", "winter"] * 15
+    )
+)
+
+
+def test_hostile_book_text_stays_text(tmp_path: Path) -> None:
+    novel = tmp_path / "hostile.txt"
+    novel.write_text(HOSTILE, encoding="utf-8")
+    with (
+        running_server(Library([novel])) as url,
+        open_page(url + "/read/hostile", tmp_path / "profile") as (page, problems),
+    ):
+        page.wait_for_selector("#panel[data-state=ready]", timeout=60_000)
+        page.locator("#slider").fill("1000")
+        page.wait_for_function(
+            "() => document.getElementById('panel').dataset.state === 'ready' && "
+            "document.querySelectorAll('#cast li').length > 0",
+            timeout=60_000,
+        )
+        page.locator("#search-q").fill("script alert")
+        page.locator("#search-q").press("Enter")
+        page.wait_for_selector("#hits li a")
+        page.wait_for_timeout(300)  # give any injected script or onerror handler the chance to fire
+        assert page.locator("#reader img, #panel img, #reader script, #reader b, #reader i").count() == 0
+        assert "<script>alert(1)</script>" in (page.locator("#reader").text_content() or "")
+        assert "<script>alert(1)</script>" in page.locator("#hits").inner_text()
+        assert problems == []

@@ -118,7 +118,7 @@ class ServedBook:
             self._text_hash = book.content_hash
             self._book = book
         except FabulaError as exc:
-            self._error = exc.one_line() if exc.where else f"{self.source.name}: {exc.problem}"
+            self._error = f"{self.source.name}: {exc.problem}"  # the file's name, not where it is
         except Exception as exc:  # a bug, not bad input: the page says so instead of waiting forever
             self._error = f"{self.source.name}: internal error ({type(exc).__name__}: {exc})"
         finally:
