@@ -152,7 +152,9 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 eval_app = typer.Typer(
-    help="Evaluate fabula's methods (or an LLM) on published data sets with the papers' protocols.",
+    help="Evaluate fabula's methods (or an LLM) on published data sets with the papers' protocols. Every "
+    "task writes the same report (--json OUT, a resumable per-item log) and takes --anonymize: the books "
+    "with every character renamed, gold data mapped alike (TASK --help says what, or why it refuses).",
     no_args_is_help=True,
 )
 app.add_typer(eval_app, name="eval")
