@@ -23,6 +23,7 @@ from fabula.tasks._harness import EvalItem, ItemOutcome, Task, TaskOption, run_e
 from fabula.tasks.pdnc_quotes import NOVEL_OPTION, PDNC_OPTION, load_novel, novel_items
 
 if TYPE_CHECKING:
+    from fabula.anonymize import Anonymizer
     from fabula.llm import LLM
 
 METRICS = [
@@ -119,7 +120,9 @@ def evaluate_characters(
     min_quotes: int = MIN_SPEAKER_QUOTES,
     json_path: str | Path | None = None,
     progress: bool = False,
+    anonymize: Anonymizer | None = None,
 ) -> EvalReport:
-    """Discover the characters of each PDNC novel and score them (the harness's ``characters`` task)."""
+    """Discover the characters of each PDNC novel and score them (the harness's ``characters`` task;
+    ``anonymize``: on renamed copies)."""
     evaluation = CharactersTask(pdnc=pdnc_dir, novel=novels, ner_model=ner_model, min_quotes=min_quotes)
-    return run_eval(evaluation, json_path=json_path, progress=progress)
+    return run_eval(evaluation, json_path=json_path, progress=progress, anonymize=anonymize)
