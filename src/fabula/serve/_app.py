@@ -152,16 +152,10 @@ def create_app(library: Library) -> FastAPI:
         at: At,
         llm: Annotated[bool, Query(description="Add an LLM description (needs serve --llm).")] = False,
     ) -> dict[str, Any]:
-        from fabula.describe import character_sheet
-
         served, position = opened(book_id, at)
         if llm and library.llm is None:
             raise ConfigError("this server was started without --llm", "llm")
-        analysis = served.analysis(position)
-        profile = analysis.character(character_id)
-        if profile is None:
-            raise UnknownBook(f"no character {character_id!r} at this position", "character")
-        sheet = character_sheet(analysis, profile).to_dict()
+        sheet = served.sheet(position, character_id)
         generated = served.description(position, character_id, library.llm) if llm and library.llm else None
         return {"at": position.at, "analysed_until": position.checkpoint, **sheet, "generated": generated}
 

@@ -53,6 +53,7 @@ RECAP_FILE = "recap.json"
 
 GRID_PERCENT = 2  # checkpoints every 2 % of the body (about 3,000 words of a 150K-word novel) ...
 MAX_CACHED = 16  # ... and at most this many analyses (and as many recaps) kept per book
+MAX_SHEETS = 512  # character sheets kept per book (all dropped at once when full)
 
 T = TypeVar("T")
 
@@ -96,6 +97,7 @@ class ServedBook:
         self._analyses: OrderedDict[int, Future[Analysis]] = OrderedDict()
         self._recaps: OrderedDict[int, Future[dict[str, Any] | None]] = OrderedDict()
         self._descriptions: dict[tuple[int, str], Future[dict[str, Any]]] = {}
+        self._sheets: dict[tuple[int, str], dict[str, Any]] = {}
         self._index: Retriever | None = None
         self.activity: str | None = None  # what the worker is doing now, for the page's progress line
         self.load_seconds: float | None = None
@@ -257,6 +259,27 @@ class ServedBook:
             write_bytes_atomic(folder / MARKER, orjson.dumps(marker, option=orjson.OPT_INDENT_2))
         except (OSError, FabulaError):
             pass
+
+    def sheet(self, position: Position, character_id: str) -> dict[str, Any]:
+        """One character's sheet (`fabula.describe.character_sheet`) at the checkpoint, JSON-ready; made
+        once per checkpoint and character (selecting its sentences costs tens of milliseconds)."""
+        from fabula.describe import character_sheet
+
+        analysis = self.analysis(position)
+        key = (position.checkpoint, character_id)
+        with self._lock:
+            found = self._sheets.get(key)
+        if found is not None:
+            return found
+        profile = analysis.character(character_id)
+        if profile is None:
+            raise UnknownBook(f"no character {character_id!r} at this position", "character")
+        made = character_sheet(analysis, profile).to_dict()
+        with self._lock:
+            if len(self._sheets) >= MAX_SHEETS:
+                self._sheets.clear()
+            self._sheets[key] = made
+        return made
 
     def description(self, position: Position, character_id: str, llm: LLM) -> dict[str, Any]:
         """An LLM description of one character from the analysis at the checkpoint (cached)."""
