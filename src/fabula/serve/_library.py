@@ -98,6 +98,7 @@ class ServedBook:
         self._recaps: OrderedDict[int, Future[dict[str, Any] | None]] = OrderedDict()
         self._descriptions: dict[tuple[int, str], Future[dict[str, Any]]] = {}
         self._sheets: dict[tuple[int, str], dict[str, Any]] = {}
+        self._ahead: set[int] = set()  # checkpoints queued by `_prefetch`
         self._index: Retriever | None = None
         self.activity: str | None = None  # what the worker is doing now, for the page's progress line
         self.load_seconds: float | None = None
@@ -218,16 +219,25 @@ class ServedBook:
         return result
 
     def _prefetch(self, checkpoint: int) -> None:
-        """Queue the next checkpoint's analysis and recap (the reader is likely to get there next)."""
+        """Queue the next checkpoint's analysis and recap (the reader is likely to get there next), and drop
+        the queued ones of earlier requests that have not started: after a jump they are of no use."""
         index = bisect.bisect_right(self._checkpoints, checkpoint)
         if index >= len(self._checkpoints):
             return
         following = self._checkpoints[index]
         with self._lock:
+            for point in [p for p in self._ahead if p != following]:
+                for table in (self._analyses, self._recaps):
+                    future = table.get(point)
+                    if future is not None and future.cancel():
+                        del table[point]
+                self._ahead.discard(point)
             if following not in self._analyses:
                 self._analyses[following] = self._background.submit(self._analyse, following)
+                self._ahead.add(following)
             if following not in self._recaps:
                 self._recaps[following] = self._background.submit(self._recap, following)
+                self._ahead.add(following)
 
     # The disk cache ----------------------------------------------------------------------------
     def _folder(self, checkpoint: int) -> Path | None:
@@ -312,6 +322,8 @@ class ServedBook:
     def _cached(self, table: OrderedDict[int, Future[T]], key: int, work: Callable[[], T]) -> T:
         with self._lock:
             future = table.get(key)
+            if future is not None and key in self._ahead and future.cancel():
+                future = None  # queued behind other background work: do it now instead
             if future is None:
                 future = self._worker.submit(work)
                 table[key] = future
