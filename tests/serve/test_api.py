@@ -331,3 +331,21 @@ def test_the_command_serves_on_localhost(tmp_path: Path, novel: Path) -> None:
         process.terminate()
         _, err = process.communicate(timeout=30)
     assert f"http://127.0.0.1:{port}/" in err.decode()
+
+
+def test_checkpoints_never_pass_the_reader(novel: Path, book: Book) -> None:
+    """The analysed position is the last grid point at or before the reader's: chapter ends and every 2 %."""
+    from fabula.serve import GRID_PERCENT, checkpoints
+
+    library = Library([novel])
+    try:
+        served = library.get(NOVEL)
+        grid = checkpoints(book)
+        assert {c.end for c in book.chapters} <= set(grid)
+        assert len(grid) >= 100 // GRID_PERCENT
+        for spec in ("0%", "1%", "29.9%", "30%", "chapter:3", "12345", "99.99%", "100%"):
+            position = served.position(spec)
+            assert position.checkpoint <= position.at
+            assert position.checkpoint == max(g for g in grid if g <= position.at)
+    finally:
+        library.close()
