@@ -129,3 +129,30 @@ def test_hostile_book_text_stays_text(tmp_path: Path) -> None:
         assert "<script>alert(1)</script>" in (page.locator("#reader").text_content() or "")
         assert "<script>alert(1)</script>" in page.locator("#hits").inner_text()
         assert problems == []
+
+
+def test_llm_description_in_the_sheet(tmp_path: Path) -> None:
+    """With --llm the sheet shows at once, and the model's description joins it when it arrives."""
+    from fabula.llm import get_llm
+    from fabula.llm.testing import ScriptedOpenAIServer
+
+    novel = pdnc_novel_dir(NOVEL) / "novel_text.txt"
+    with ScriptedOpenAIServer("A curious girl who keeps changing size.") as model_server:
+        llm = get_llm(f"openai:test@{model_server.url}", cache=tmp_path / "llm.sqlite")
+        with (
+            running_server(Library([novel], llm=llm)) as url,
+            open_page(f"{url}/read/{NOVEL}", tmp_path / "profile") as (page, problems),
+        ):
+            page.wait_for_selector("#panel[data-state=ready]", timeout=60_000)
+            page.locator("#slider").fill("300")
+            page.wait_for_function(
+                "() => document.getElementById('panel').dataset.state === 'ready' && "
+                "document.querySelectorAll('#cast li').length > 2",
+                timeout=60_000,
+            )
+            page.locator("#cast li button", has_text="Alice").first.click()
+            page.wait_for_selector("#sheet .generated h3", timeout=60_000)
+            assert "A curious girl who keeps changing size." in page.locator("#sheet .generated").inner_text()
+            assert page.locator("#sheet-body p.profile").count() > 0
+            assert problems == []
+    assert model_server.bodies

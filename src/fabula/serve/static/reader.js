@@ -184,8 +184,8 @@
     el("sheet-name").textContent = "…";
     body.replaceChildren();
     try {
-      const sheet = await getJson(api + "/characters/" + encodeURIComponent(characterId) + "?at=" + at +
-        (meta.llm ? "&llm=true" : ""));
+      const url = api + "/characters/" + encodeURIComponent(characterId) + "?at=" + at;
+      const sheet = await getJson(url);  // the sheet at once; with --llm the model's description follows
       el("sheet-name").textContent = sheet.name;
       const facts = [];
       if (sheet.aliases.length) facts.push("also called " + sheet.aliases.join(", "));
@@ -197,10 +197,9 @@
         body.appendChild(make("p", "Talks most with " +
           sheet.talks_most_with.map((p) => p.name + " (" + p.count + ")").join(", ")));
       }
-      if (sheet.generated && sheet.generated.text) {
-        body.appendChild(make("h3", "Description (LLM)"));
-        body.appendChild(make("p", sheet.generated.text, "generated"));
-      }
+      const generated = make("div", null, "generated");
+      body.appendChild(generated);
+      if (meta.llm) describe(url, generated);
       if (sheet.description.length) {
         body.appendChild(make("h3", "From the book"));
         for (const sentence of sheet.description) body.appendChild(make("p", sentence.text, "profile"));
@@ -211,6 +210,19 @@
       }
     } catch (error) {
       el("sheet-name").textContent = "Could not load the sheet: " + error.message;
+    }
+  }
+
+  async function describe(url, target) {  // the LLM description, when the server has a model
+    target.appendChild(make("p", "The model is writing a description from what you have read…", "muted"));
+    try {
+      const sheet = await getJson(url + "&llm=true");
+      target.replaceChildren();
+      const generated = sheet.generated || {};
+      target.appendChild(make("h3", "Description (LLM)"));
+      target.appendChild(make("p", generated.error ? "The model failed: " + generated.error : generated.text));
+    } catch (error) {
+      target.replaceChildren(make("p", "No description: " + error.message, "muted"));
     }
   }
 
