@@ -16,6 +16,7 @@ from fabula.llm import (
     ask_json_many,
     get_llm,
     heuristic_token_count,
+    parse_llm_spec,
     redact_credentials,
     require_usable_answers,
 )
@@ -357,3 +358,21 @@ def test_heuristic_counts_cjk_characters_one_each() -> None:
     assert heuristic_token_count("你好世界") == 4
     assert heuristic_token_count("") == 0
     assert heuristic_token_count("a b c d e") == 6  # 5 words x 1.2
+
+
+def test_llamacpp_threads_come_from_the_spec() -> None:
+    config = parse_llm_spec("llamacpp:/models/m.gguf?threads=1", cache=False)
+    assert config.model == "/models/m.gguf"
+    assert dict(config.options) == {"n_threads": 1}
+    assert dict(parse_llm_spec("llamacpp:/models/m.gguf", cache=False).options) == {}
+    assert parse_llm_spec("llamacpp:/m.gguf?threads=2", cache=False, n_threads=2).options == (
+        ("n_threads", 2),
+    )
+
+
+@pytest.mark.parametrize("suffix", ["?threads=", "?threads=0", "?threads=two", "?threads=-1"])
+def test_bad_llamacpp_threads_are_config_errors(suffix: str) -> None:
+    with pytest.raises(ConfigError, match="threads"):
+        parse_llm_spec(f"llamacpp:/models/m.gguf{suffix}", cache=False)
+    with pytest.raises(ConfigError, match="twice"):
+        parse_llm_spec("llamacpp:/models/m.gguf?threads=1", cache=False, n_threads=2)

@@ -103,8 +103,11 @@ class LlamaCppLLM(LLM):
                 )
             llama = self._scoring_llama
             tokens = llama.tokenize(text.encode("utf-8"), add_bos=True, special=False)[: self._n_ctx]
-            llama.reset()
-            llama.eval(tokens)
+            # keep the evaluated tokens this text starts with (their KV cache and logits rows stay valid:
+            # attention is causal), so scoring ten endings after one long prefix evaluates it once
+            kept = _shared_prefix_length(llama.input_ids[: llama.n_tokens].tolist(), tokens)
+            llama.n_tokens = min(kept, len(tokens) - 1)
+            llama.eval(tokens[llama.n_tokens :])
             logits = np.asarray(llama.scores[: len(tokens)], dtype=np.float64)
         # logits at position i predict token i+1
         shifted = logits[:-1] - logits[:-1].max(axis=1, keepdims=True)
@@ -116,3 +119,13 @@ class LlamaCppLLM(LLM):
         for llama in (self._llama, self._scoring_llama):
             if llama is not None and hasattr(llama, "close"):
                 llama.close()
+
+
+def _shared_prefix_length(first: list[int], second: list[int]) -> int:
+    """How many leading tokens two token lists share."""
+    length = 0
+    for a, b in zip(first, second, strict=False):
+        if a != b:
+            break
+        length += 1
+    return length

@@ -3,6 +3,8 @@
 ``openai:MODEL``                      OpenAI (key from FABULA_API_KEY or OPENAI_API_KEY)
 ``openai:MODEL@http://host:port/v1``  any OpenAI-compatible server (vLLM, llama.cpp server, Ollama, ...)
 ``llamacpp:/path/model.gguf``         llama-cpp-python in-process (extra ``fabula[llamacpp]``)
+``llamacpp:/path/model.gguf?threads=N``  the same with N CPU threads (default: every core; on a
+                                      machine shared with other jobs, fewer threads can be faster)
 ``hf:/path/to/model``                 transformers in-process (extra ``fabula[hf]``)
 ``mock`` / ``mock:TEXT``              a scripted model answering TEXT (tests, dry runs)
 """
@@ -19,6 +21,7 @@ from fabula.llm._base import DEFAULT_TIMEOUT, LLM, redact_credentials
 from fabula.llm._cache import CACHE_FILE_NAME, ResponseCache, default_cache_dir
 
 _URL_SUFFIX = re.compile(r"^(?P<model>.+?)@(?P<url>https?://\S+)$")
+_THREADS_SUFFIX = re.compile(r"^(?P<model>.+?)\?threads=(?P<threads>\S*)$")
 BACKENDS = ("openai", "llamacpp", "hf", "mock")
 
 
@@ -107,6 +110,13 @@ def parse_llm_spec(
         )
     if backend == "openai" and (match := _URL_SUFFIX.match(rest)):
         rest, base_url = match["model"], match["url"].rstrip("/")
+    if backend == "llamacpp" and (match := _THREADS_SUFFIX.match(rest)):
+        rest, threads = match["model"], match["threads"]
+        if not threads.isdigit() or int(threads) < 1:
+            raise ConfigError(f"threads must be a whole number >= 1, not {threads!r}", spec)
+        if backend_options.get("n_threads", int(threads)) != int(threads):
+            raise ConfigError("threads given twice with different values (spec and n_threads)", spec)
+        backend_options["n_threads"] = int(threads)
     return LLMConfig(
         spec=spec,
         backend=backend,
