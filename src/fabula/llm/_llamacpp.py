@@ -49,6 +49,7 @@ class LlamaCppLLM(LLM):
         except (ValueError, RuntimeError) as exc:
             raise BackendError(f"llama.cpp cannot load this model ({exc})", model_path) from exc
         self._scoring_llama: Any = None
+        self._scored_values: list[float] = []  # the last text's log-probabilities (see _prompt_logprobs)
 
     @property
     def context_size(self) -> int:
@@ -104,16 +105,22 @@ class LlamaCppLLM(LLM):
             llama = self._scoring_llama
             tokens = llama.tokenize(text.encode("utf-8"), add_bos=True, special=False)[: self._n_ctx]
             # keep the evaluated tokens this text starts with (their KV cache and logits rows stay valid:
-            # attention is causal), so scoring ten endings after one long prefix evaluates it once
+            # attention is causal), so scoring ten endings after one long prefix evaluates it once, and
+            # the log-probabilities of the shared tokens are taken over instead of computed again
             kept = _shared_prefix_length(llama.input_ids[: llama.n_tokens].tolist(), tokens)
+            previous, self._scored_values = self._scored_values, []
             llama.n_tokens = min(kept, len(tokens) - 1)
             llama.eval(tokens[llama.n_tokens :])
-            logits = np.asarray(llama.scores[: len(tokens)], dtype=np.float64)
-        # logits at position i predict token i+1
-        shifted = logits[:-1] - logits[:-1].max(axis=1, keepdims=True)
-        log_probs = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
-        targets = np.asarray(tokens[1:])
-        return [float(v) for v in log_probs[np.arange(len(targets)), targets]]
+            # previous[i] scored tokens[i + 1] after tokens[: i + 1]: still right below kept - 1
+            start = min(max(kept - 1, 0), len(previous))
+            # logits at position i predict token i+1
+            logits = np.asarray(llama.scores[start : len(tokens) - 1], dtype=np.float64)
+            shifted = logits - logits.max(axis=1, keepdims=True)
+            log_probs = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+            targets = np.asarray(tokens[start + 1 :])
+            values = previous[:start] + [float(v) for v in log_probs[np.arange(len(targets)), targets]]
+            self._scored_values = values
+        return values
 
     def _release(self) -> None:
         for llama in (self._llama, self._scoring_llama):
