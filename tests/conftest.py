@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -38,3 +40,21 @@ def pdnc_dir() -> Path:
     if not PDNC_DIR.is_dir():
         pytest.skip(f"PDNC data not found at {PDNC_DIR} (the shared data directory is absent)")
     return PDNC_DIR
+
+
+@pytest.fixture(scope="module")
+def local_ray() -> Iterator[Any]:
+    """A local Ray instance with 2 CPUs for the test module (skipped when Ray is not installed)."""
+    ray = pytest.importorskip("ray")
+    for attempt in (1, 2):  # Ray gives its raylet 30 s to start: on a busy machine, give it a second go
+        try:
+            ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+            break
+        except Exception as exc:
+            ray.shutdown()
+            if attempt == 2 and "timed out during startup" in str(exc):
+                pytest.skip(f"Ray could not start on this machine within its 30 s limit, twice ({exc})")
+            if attempt == 2:
+                raise
+    yield ray
+    ray.shutdown()

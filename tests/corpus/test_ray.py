@@ -33,22 +33,6 @@ def novels() -> list[Path]:
 
 
 @pytest.fixture(scope="module")
-def local_ray() -> object:
-    for attempt in (1, 2):  # Ray gives its raylet 30 s to start: on a busy machine, give it a second go
-        try:
-            ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
-            break
-        except Exception as exc:
-            ray.shutdown()
-            if attempt == 2 and "timed out during startup" in str(exc):
-                pytest.skip(f"Ray could not start on this machine within its 30 s limit, twice ({exc})")
-            if attempt == 2:
-                raise
-    yield ray
-    ray.shutdown()
-
-
-@pytest.fixture(scope="module")
 def local_outputs(novels: list[Path], tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("local")
     outcomes = analyze_corpus(novels, out, AnalyzeSettings(), jobs=1)

@@ -11,19 +11,21 @@ from typing import Annotated
 import typer
 from rich.progress import Progress, SpinnerColumn, TaskID
 
+from fabula._ray import check_engine
 from fabula.book import DEFAULT_MAX_BYTES
 from fabula.cli._app import app, stderr, stdout
 from fabula.cli._options import (
+    EngineOption,
     GoldCharactersOption,
     LlmOption,
     MaxBytesOption,
+    RayAddressOption,
     TimeoutOption,
     UntilChapterOption,
     UntilOption,
 )
 from fabula.cli._progress import bar_columns
 from fabula.corpus import (
-    ENGINES,
     AnalyzeSettings,
     BookOutcome,
     CorpusInterrupted,
@@ -57,22 +59,8 @@ def analyze_command(
     jobs: Annotated[
         int, typer.Option("--jobs", "-j", min=1, help="Books analysed in parallel (worker processes).")
     ] = DEFAULT_JOBS,
-    engine: Annotated[
-        str,
-        typer.Option(
-            "--engine",
-            metavar="local|ray",
-            help="Where books run: worker processes here (local), or one Ray task per book (ray; needs fabula[ray]).",
-        ),
-    ] = "local",
-    ray_address: Annotated[
-        str | None,
-        typer.Option(
-            "--ray-address",
-            metavar="ADDR",
-            help="With --engine ray: an existing Ray cluster (e.g. ray://head:10001 or auto); default: start one here.",
-        ),
-    ] = None,
+    engine: EngineOption = "local",
+    ray_address: RayAddressOption = None,
     force: Annotated[
         bool, typer.Option("--force", help="Analyse again even books whose results are up to date.")
     ] = False,
@@ -85,10 +73,7 @@ def analyze_command(
     and settings are skipped, so an interrupted run resumes. With --until the folder is
     OUTDIR/<name>.until-<POS>/, so spoiler-safe results never replace whole-book ones.
     """
-    if engine not in ENGINES:
-        raise ConfigError(f"unknown engine {engine!r}; use one of {', '.join(ENGINES)}", "--engine")
-    if ray_address is not None and engine != "ray":
-        raise ConfigError("--ray-address needs --engine ray", "--ray-address")
+    check_engine(engine, ray_address)
     books = expand_inputs(books)
     if gold_characters is not None and len(books) > 1:
         raise ConfigError(

@@ -12,7 +12,14 @@ from typing import Annotated, Any
 import typer
 
 from fabula.cli._app import eval_app, stderr, stdout
-from fabula.cli._options import JsonOutOption, LlmOption, NoCacheOption, TimeoutOption
+from fabula.cli._options import (
+    EngineOption,
+    JsonOutOption,
+    LlmOption,
+    NoCacheOption,
+    RayAddressOption,
+    TimeoutOption,
+)
 from fabula.errors import InputError
 from fabula.llm import DEFAULT_TIMEOUT
 from fabula.tasks import TASKS, Task, TaskOption, run_eval
@@ -94,12 +101,20 @@ _COMMON = {
     "anonymize": (None, False),  # per task: `anonymize_option`
     "anonymize_seed": (AnonymizeSeedOption, 0),
 }
+_BY_NOVEL = {  # tasks whose items group by novel: one Ray task per novel
+    "engine": (EngineOption, "local"),
+    "ray_address": (RayAddressOption, None),
+}
 
 
 def add_task_command(task_class: type[Task]) -> None:
     """Register ``fabula eval NAME`` for ``task_class`` with its declared options."""
     parameters = [_task_parameter(o) for o in task_class.options]
-    common = {**(_COMMON_LLM if task_class.llm != "none" else {}), **_COMMON}
+    common = {
+        **(_COMMON_LLM if task_class.llm != "none" else {}),
+        **_COMMON,
+        **(_BY_NOVEL if "novel" in task_class.group_by else {}),
+    }
     taken = {p.name for p in parameters}
     for name, (annotation, default) in common.items():
         if name == "anonymize":
@@ -130,6 +145,8 @@ def run_task_command(task_class: type[Task], values: dict[str, Any]) -> None:
     concurrency: int | None = values.pop("concurrency", None)
     anonymize = bool(values.pop("anonymize", False))
     anonymize_seed = int(values.pop("anonymize_seed", 0))
+    engine = str(values.pop("engine", "local"))
+    ray_address: str | None = values.pop("ray_address", None)
     options = {o.name: values[o.name] for o in task_class.options if o.name in values}
     for option in task_class.options:
         if option.multiple and options.get(option.name) == []:
@@ -154,6 +171,8 @@ def run_task_command(task_class: type[Task], values: dict[str, Any]) -> None:
             concurrency=concurrency,
             resume=not no_resume,
             anonymize=anonymizer,
+            engine=engine,
+            ray_address=ray_address,
             on_item_error=lambda item, error: stderr.print(
                 f"fabula: error: {item}: {error}", markup=False, highlight=False, soft_wrap=True
             ),

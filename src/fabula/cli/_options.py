@@ -23,6 +23,22 @@ from fabula.errors import ConfigError, InputError
 from fabula.llm import DEFAULT_TIMEOUT
 from fabula.quotes import available_methods
 
+EngineOption = Annotated[
+    str,
+    typer.Option(
+        "--engine",
+        metavar="local|ray",
+        help="Where the work runs: here (local), or as Ray tasks, one per book or novel (ray; needs fabula[ray]).",
+    ),
+]
+RayAddressOption = Annotated[
+    str | None,
+    typer.Option(
+        "--ray-address",
+        metavar="ADDR",
+        help="With --engine ray: an existing Ray cluster (e.g. ray://head:10001 or auto); default: start one here.",
+    ),
+]
 BookArgument = Annotated[
     Path, typer.Argument(metavar="BOOK", help="A .txt (any common encoding) or .epub novel.")
 ]

@@ -2,9 +2,9 @@
 on worker processes or Ray) and writes each book's files; `fabula.corpus` sits above both
 `fabula.pipeline` and `fabula.report`."""
 
+from fabula._ray import ENGINES
 from fabula.corpus._parquet import COLUMNS, TABLES, TableCounts, schema, write_parquet_tables
 from fabula.corpus._run import (
-    ENGINES,
     MANIFEST_VERSION,
     AnalyzeSettings,
     BookJob,

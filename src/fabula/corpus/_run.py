@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import orjson
 
 from fabula._files import write_bytes_atomic
+from fabula._ray import check_engine
 from fabula._version import __version__
 from fabula.analysis import GENERIC_FILE_STEMS
 from fabula.book import DEFAULT_MAX_BYTES
@@ -40,13 +41,12 @@ from fabula.corpus._write import (
     write_index,
     write_outputs,
 )
-from fabula.errors import ConfigError, FabulaError, InputError
+from fabula.errors import FabulaError, InputError
 
 if TYPE_CHECKING:
     from fabula.llm import LLMConfig
 
 MANIFEST_VERSION = 1
-ENGINES = ("local", "ray")
 Engine = Literal["local", "ray"]
 
 StageCallback = Callable[[str, str, float | None], None]
@@ -252,8 +252,7 @@ def analyze_corpus(
     ``engine`` (``jobs`` worker processes locally, or Ray tasks). ``on_plan(to_run, total)`` is called
     once before the work starts. Outcomes come back in input order. Ctrl-C raises `CorpusInterrupted`.
     """
-    if engine not in ENGINES:
-        raise ConfigError(f"unknown engine {engine!r}; use one of {', '.join(ENGINES)}", "--engine")
+    check_engine(engine, ray_address)
     planned = plan_jobs(expand_inputs(paths), outdir, settings.folder_suffix())
     check_writable(Path(outdir))
     remove_stale_temporaries(Path(outdir))  # a killed run's half-written index.html

@@ -25,7 +25,11 @@ What the harness does, so no task does it again:
   over with the copy's offset map and name mapping, or refuses in one line (``anonymize_refusal``);
 * aggregates: per-group means for each ``group_by`` key, ``mean`` (macro over novels when the task says
   ``macro_over = "novel"``, else over items), the task's optional ``micro``, in the one `EvalReport` layout;
-* shows a progress bar (rich, on a terminal).
+* shows a progress bar (rich, on a terminal);
+* with ``engine="ray"`` (tasks whose items group by novel, no model), runs each novel's items as one Ray
+  task (`fabula._ray`, the plumbing ``fabula analyze --engine ray`` uses): the worker rebuilds the task
+  from its class and options, so every novel is read once per worker; the driver writes the item log
+  as each novel comes back, so the log, resuming and the report are those of the local engine.
 
 Tasks register with ``@task("name")`` and declare `TaskOption`s; ``fabula eval NAME --option …`` is then
 built from them with no CLI edit (``fabula eval --list`` lists the tasks).
@@ -244,15 +248,18 @@ def run_eval(
     resume: bool = True,
     on_item_error: Callable[[str, str], None] | None = None,
     anonymize: Anonymizer | None = None,
+    engine: str = "local",
+    ray_address: str | None = None,
 ) -> EvalReport:
     """Run every item of ``task`` and aggregate the report (written to ``json_path`` when given, with
     the per-item log beside it). ``anonymize``: on renamed copies of the books (`Task.anonymize_with`;
-    the report's settings say ``anonymized``). See the module docstring for logging, resuming and
-    failures."""
+    the report's settings say ``anonymized``). See the module docstring for logging, resuming,
+    failures and engines."""
     if anonymize is not None:
         task.anonymize_with(anonymize)
     if task.llm == "required" and llm is None:
         raise ConfigError(f"task {task.name!r} needs a model: give --llm SPEC", "--llm")
+    check_engine(task, engine, llm, ray_address)
     task.check(llm)
     settings = task.settings
     if task.anonymizer is not None:
@@ -281,17 +288,21 @@ def run_eval(
     results: dict[str, _Done] = dict(done)
     with _progress(task.name, len(items), len(done), progress) as advance:
 
-        def run_one(item: EvalItem) -> None:
-            result = _run_item(task, item, llm)
+        def record(result: _Done) -> None:
             if log is not None:
                 log.append(result)
-            results[item.id] = result
+            results[result.item.id] = result
             if result.error is not None and on_item_error is not None:
-                on_item_error(item.id, result.error)
-            advance(item.id)
+                on_item_error(result.item.id, result.error)
+            advance(result.item.id)
+
+        def run_one(item: EvalItem) -> None:
+            record(_run_item(task, item, llm))
 
         try:
-            if workers == 1:
+            if engine == "ray":
+                _run_novels_on_ray(task, todo, ray_address, record)
+            elif workers == 1:
                 for item in todo:
                     run_one(item)
             else:
@@ -323,6 +334,62 @@ def _run_item(task: Task, item: EvalItem, llm: LLM | None) -> _Done:
     if calls:
         outcome.details["llm_calls"] = calls
     return _Done(item, outcome)
+
+
+def check_engine(task: Task | type[Task], engine: str, llm: LLM | None, ray_address: str | None) -> None:
+    """Refuse an engine the run cannot use (before any item runs)."""
+    from fabula._ray import check_engine as check_engine_name
+
+    check_engine_name(engine, ray_address)
+    if engine == "local":
+        return
+    if "novel" not in task.group_by:
+        raise ConfigError(
+            f"task {task.name!r} does not group its items by novel: --engine ray runs one Ray task per novel",
+            "--engine",
+        )
+    if llm is not None:
+        raise ConfigError(
+            "--engine ray runs evaluations without a model (--llm) so far; use --engine local with --llm",
+            "--engine",
+        )
+
+
+def _run_novels_on_ray(
+    task: Task, todo: list[EvalItem], address: str | None, record: Callable[[_Done], None]
+) -> None:
+    """One Ray task per novel (``groups["novel"]``); each finished novel's items are recorded in order."""
+    from fabula._ray import run_remote
+
+    novels: dict[str, list[EvalItem]] = {}
+    for item in todo:
+        novels.setdefault(item.groups.get("novel", item.id), []).append(item)
+
+    def finished(novel: Any, done: Any, error: BaseException | None) -> None:
+        if error is None:
+            for result in done:
+                record(result)
+            return
+        cause = getattr(error, "cause", None)  # what the task raised (a ConfigError, a bug): stop the run
+        if isinstance(cause, Exception):
+            raise cause
+        for item in novels[novel]:  # the worker died more often than Ray retries: these items failed
+            record(_Done(item, None, f"Ray task for {novel} failed ({type(error).__name__})"))
+
+    calls = [
+        (novel, (type(task), task.options_given, task.anonymizer, items)) for novel, items in novels.items()
+    ]
+    run_remote(_run_novel, calls, finished, address=address)
+
+
+def _run_novel(
+    task_class: type[Task], options: dict[str, Any], anonymizer: Anonymizer | None, items: list[EvalItem]
+) -> list[_Done]:
+    """One novel's items in a Ray worker, on a task rebuilt from its options (and ``--anonymize``)."""
+    task = task_class(**options)
+    if anonymizer is not None:
+        task.anonymize_with(anonymizer)
+    return [_run_item(task, item, None) for item in items]
 
 
 def _run_concurrently(run_one: Callable[[EvalItem], None], todo: list[EvalItem], workers: int) -> None:
