@@ -158,6 +158,8 @@ def test_onnx_models_load_from_a_folder_and_are_cached_per_model(tmp_path: Path)
     again = index_book(book, "dense", model=f"onnx:{tmp_path / 'tiny'}", cache_dir=tmp_path / "cache")
     assert [h.unit.id for h in again.search("bread", k=2)] == [h.unit.id for h in first.search("bread", k=2)]
     assert len(list((tmp_path / "cache").rglob("vectors.npy"))) == 1
+    # one model instance per spec and process, shared by every book's index
+    assert load_embedder(f"onnx:{tmp_path / 'tiny'}") is first.embedder  # type: ignore[attr-defined]
     with pytest.raises(ConfigError, match=r"model\.safetensors"):
         load_embedder(f"onnx:{tmp_path / 'missing'}")
 
