@@ -32,7 +32,7 @@ from fabula.characters import find_characters
 from fabula.datasets import PdncNovel, find_pdnc_novels, load_pdnc_novel
 from fabula.metrics import match_quotes
 from fabula.quotes import detect_quotes
-from fabula.quotes._ranker import FEATURES, rank_speakers, rerank, turn_candidates
+from fabula.quotes._ranker import BEAM_WIDTH, FEATURES, rank_speakers, rerank, turn_candidates
 from fabula.quotes._rules import run_sieve
 from fabula.tasks.pdnc_quotes import score_novel
 
@@ -94,14 +94,14 @@ def fit(groups: Groups, l2: float) -> np.ndarray:
     return np.asarray(result.x)
 
 
-def score_with(novel: PdncNovel, weights: np.ndarray, characters: str) -> dict[str, Any]:
-    """PDNC scores of one novel attributed with ``weights``."""
+def score_with(novel: PdncNovel, weights: np.ndarray, characters: str, beam: int) -> dict[str, Any]:
+    """PDNC scores of one novel attributed with ``weights`` (the last pass decoded with a beam of ``beam``)."""
     book = novel.book
     if characters == "predicted":
         find_characters(book)
     else:
         find_characters(book, gold=novel.characters)
-    predicted = rank_speakers(book, weights)
+    predicted = rank_speakers(book, weights, beam=beam)
     return score_novel(novel, predicted)[0]
 
 
@@ -139,6 +139,14 @@ def main() -> None:
         help="refit on features whose neighbouring speakers are a first fit's picks (as the ranker's"
         " second pass sees them at inference)",
     )
+    parser.add_argument(
+        "--beam",
+        type=int,
+        nargs="+",
+        default=[BEAM_WIDTH],
+        help=f"beam widths of the last pass to score (1 = turn by turn; default {BEAM_WIDTH}, as shipped);"
+        " the first is the headline, the others are reported beside it",
+    )
     parser.add_argument("--json", type=Path, help="write the cross-validation scores here")
     parser.add_argument("--no-write", action="store_true", help="do not write ranker.json")
     parser.add_argument(
@@ -152,13 +160,20 @@ def main() -> None:
     novels = [load_pdnc_novel(f) for f in folders]
     groups = {n.name: training_groups(n) for n in novels}
     print(f"{sum(len(g) for g in groups.values())} labelled turns from {len(novels)} novels", file=sys.stderr)
-    results: dict[str, dict[str, dict[str, Any]]] = {"gold": {}, "predicted": {}}
+    modes = [
+        f"{characters}{'' if beam == args.beam[0] else f' beam={beam}'}"
+        for characters in ("gold", "predicted")
+        for beam in args.beam
+    ]
+    results: dict[str, dict[str, dict[str, Any]]] = {mode: {} for mode in modes}
     tuning, validation = validation_split(novels) if args.split else (novels, [])
 
     def score(novel: PdncNovel, weights: np.ndarray) -> None:
-        results["gold"][novel.name] = score_with(novel, weights, "gold")
-        if args.predicted:
-            results["predicted"][novel.name] = score_with(novel, weights, "predicted")
+        for beam in args.beam:
+            suffix = "" if beam == args.beam[0] else f" beam={beam}"
+            results[f"gold{suffix}"][novel.name] = score_with(novel, weights, "gold", beam)
+            if args.predicted:
+                results[f"predicted{suffix}"][novel.name] = score_with(novel, weights, "predicted", beam)
 
     for fold in range(args.folds):
         held_out = [n for i, n in enumerate(tuning) if i % args.folds == fold]
@@ -169,7 +184,7 @@ def main() -> None:
         weights = trained(tuning, groups, args.l2, args.second_pass)
         for novel in validation:
             score(novel, weights)
-    for mode in ("gold", "predicted"):
+    for mode in modes:
         if not results[mode]:
             continue
         print(f"\n{mode} characters, {args.folds}-fold leave-novels-out CV")

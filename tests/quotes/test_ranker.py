@@ -11,7 +11,14 @@ import numpy as np
 from fabula.book import Book, Character, book_from_text
 from fabula.characters import find_characters
 from fabula.quotes import attribute_quotes, detect_quotes
-from fabula.quotes._ranker import FEATURE_FAMILIES, FEATURES, TurnCandidates, load_model, turn_candidates
+from fabula.quotes._ranker import (
+    FEATURE_FAMILIES,
+    FEATURES,
+    TurnCandidates,
+    load_model,
+    rank_speakers,
+    turn_candidates,
+)
 from fabula.quotes._rules import run_sieve
 
 CAST = [
@@ -200,3 +207,28 @@ def test_feature_families_fill_every_feature_once() -> None:
     listed = [name for family in FEATURE_FAMILIES for name in family.features]
     assert sorted(listed) == sorted(FEATURES)
     assert len(listed) == len(set(listed))
+
+
+def test_beam_decoding_keeps_a_scene_consistent_with_its_late_tag() -> None:
+    # Hand-set weights: a name tag, alternation (the last speaker rarely speaks again, the one before
+    # does) and a weak pull towards the first-named character of the narration before the scene.
+    weights = np.zeros(len(FEATURES))
+    for name, value in {
+        "quote_tag_name": 4.0,
+        "prev1_speaker": -3.0,
+        "prev2_speaker": 1.0,
+        "prev_narration_first_name": 0.5,
+    }.items():
+        weights[FEATURES.index(name)] = value
+    text = (
+        "Emma and Mr. Knightley walked on together.\n\n"
+        '"A fine day."\n\n"Very fine."\n\n"Shall we go on?"\n\n"Yes," said Emma.\n'
+    )
+    # turn by turn, the weak first guess (Emma) fixes the alternation, and the tagged last turn breaks it
+    greedy = [q.speaker_id for q in rank_speakers(_book(text), weights, beam=1)]
+    assert greedy == ["emma", "knightley", "emma", "emma"]
+    # the scene decided as a whole: only Knightley first makes Emma's tagged answer fit the alternation
+    quotes = rank_speakers(_book(text), weights, beam=4)
+    assert [q.speaker_id for q in quotes] == ["knightley", "emma", "knightley", "emma"]
+    assert all(0.0 < q.confidence <= 1.0 for q in quotes)
+    assert quotes[0].confidence < 0.5  # the doubtful first turn says so

@@ -40,6 +40,7 @@ _RECENT_SPEAKERS = 5  # at most this many distinct earlier speakers
 _MAIN_CAST = 8  # the characters named most often: candidates for a gendered tag no one resolved
 _RECENT_PARAGRAPHS = 6  # characters named in this many paragraphs before the turn are candidates
 _SCENE_TURNS = 20  # a candidate's share of the conversation is counted over this many turns each side
+BEAM_WIDTH = 4  # readings of a conversation kept by the last pass (1: turn by turn; see `beam_decode`)
 
 FEATURES = [
     *(f"sieve_{rule}" for rule in SIEVE_RULES),
@@ -130,10 +131,15 @@ def attribute_with_ranker(book: Book, **options: Any) -> AttributionResult:
     return AttributionResult(rank_speakers(book, weights))
 
 
-def rank_speakers(book: Book, weights: np.ndarray, passes: int = 2) -> list[Quote]:
-    """The sieve, then each turn's candidates scored with ``weights`` (one per `FEATURES` entry)."""
+def rank_speakers(book: Book, weights: np.ndarray, passes: int = 2, beam: int = BEAM_WIDTH) -> list[Quote]:
+    """The sieve, then each turn's candidates scored with ``weights`` (one per `FEATURES` entry).
+    With ``beam`` > 1 the last pass decides each conversation as a whole (`beam_decode`)."""
     context, turns = run_sieve(book)
-    rerank(context, turns, weights, passes)
+    if beam > 1:
+        rerank(context, turns, weights, passes - 1)
+        beam_decode(context, turns, weights, beam)
+    else:
+        rerank(context, turns, weights, passes)
     for turn in turns:
         settle_quotes(turn)
     finish_turns(context, turns)
@@ -147,6 +153,97 @@ def rerank(context: SieveContext, turns: list[Turn], weights: np.ndarray, passes
         picks = [(item, item.features @ weights) for item in turn_candidates(context, turns)]
         for item, scores in picks:
             apply_choice(turns[item.turn], item, scores)
+
+
+@dataclass(frozen=True, slots=True)
+class _Hypothesis:
+    """One partial reading of a conversation: the speakers chosen so far (a linked list, newest
+    first), the sum of their log-probabilities, and each choice's probability."""
+
+    score: float
+    turn: int
+    speaker: str | None
+    probability: float
+    previous: _Hypothesis | None
+
+    def recent(self, count: int) -> list[tuple[int, str | None]]:
+        """The last ``count`` choices, newest first."""
+        out: list[tuple[int, str | None]] = []
+        node: _Hypothesis | None = self
+        while node is not None and len(out) < count:
+            out.append((node.turn, node.speaker))
+            node = node.previous
+        return out
+
+
+_HISTORY = max(_SCENE_TURNS, _RECENT_TURNS)  # how far back a turn's features read earlier speakers
+
+
+def beam_decode(context: SieveContext, turns: list[Turn], weights: np.ndarray, width: int) -> None:
+    """Decide every conversation's speakers as one sequence: a beam of ``width`` readings, each
+    turn's candidates scored with the speakers *that reading* gave the turns before it (the turns
+    after it as the previous pass left them), the reading with the highest summed log-probability
+    kept. Turn by turn, one doubtful early guess in a two-party exchange fixes the A-B-A-B
+    alternation for the rest of the scene; decided as a whole, a reading whose later turns fit
+    badly (a tag that the alternation contradicts) loses to one that fits. The probabilities are
+    the per-turn softmax the model was trained with (a maximum-entropy Markov model, not a CRF),
+    so a strong tag that either reading can follow moves little: on the validation split this is
+    worth +0.0 to +0.4 points, not more (docs/benchmarks.md)."""
+    stats = _BookStats.of(context, turns)
+    index = 0
+    while index < len(turns):
+        end = index
+        while end < len(turns) and turns[end].conversation == turns[index].conversation:
+            end += 1
+        _decode_conversation(context, turns, range(index, end), weights, width, stats)
+        index = end
+
+
+def _decode_conversation(
+    context: SieveContext,
+    turns: list[Turn],
+    conversation: range,
+    weights: np.ndarray,
+    width: int,
+    stats: _BookStats,
+) -> None:
+    beams: list[_Hypothesis | None] = [None]
+    current = [turns[i].speaker for i in conversation]  # the previous pass's reading
+    for index in conversation:
+        grown: list[_Hypothesis] = []
+        for hypothesis in beams:
+            history = hypothesis.recent(_HISTORY) if hypothesis is not None else []
+            for earlier, speaker in history:
+                turns[earlier].speaker = speaker
+            item = _features(context, turns, index, stats)
+            for earlier, _ in history:  # the other readings must not see this one's choices
+                turns[earlier].speaker = current[earlier - conversation.start]
+            base = hypothesis.score if hypothesis is not None else 0.0
+            if item is None:
+                grown.append(_Hypothesis(base, index, turns[index].speaker, 0.0, hypothesis))
+                continue
+            scores = item.features @ weights
+            log_p = scores - scores.max()
+            log_p -= np.log(np.exp(log_p).sum())
+            for best in np.argsort(-log_p)[:width]:
+                grown.append(
+                    _Hypothesis(
+                        base + float(log_p[best]),
+                        index,
+                        item.candidates[best],
+                        float(np.exp(log_p[best])),
+                        hypothesis,
+                    )
+                )
+        grown.sort(key=lambda h: -h.score)
+        beams = list(grown[:width])
+    best = beams[0]
+    node = best
+    while node is not None:
+        turn = turns[node.turn]
+        if node.probability > 0:
+            turn.speaker, turn.rule, turn.confidence = node.speaker, "ranker", round(node.probability, 4)
+        node = node.previous
 
 
 def apply_choice(turn: Turn, item: TurnCandidates, scores: np.ndarray) -> None:
