@@ -115,11 +115,36 @@ def test_ctrl_c_stops_at_once_keeps_what_finished_and_says_so(tmp_path: Path, pd
     assert process.returncode == 130, text
     assert "Traceback" not in text and "KeyboardInterrupt" not in text, text
     assert "interrupted" in text and "run the same command again" in text, text
+    assert text.count("fabula: interrupted") == 1, text  # said once, by the corpus run
     assert not _wait_gone(workers, 10)
     # what finished is kept: every folder with a manifest is complete, and a re-run redoes only the rest
     for folder in out.iterdir():
         if (folder / "manifest.json").exists():
             assert (folder / "report.html").is_file()
+
+
+def test_ctrl_c_while_the_workers_start_is_not_lost(tmp_path: Path, pdnc_dir: Path) -> None:
+    # the parent holds SIGINT back while it spawns the workers (so they never see it); a Ctrl-C pressed
+    # then must still stop the run once the pool is up, not be dropped (it once was: the run went on)
+    process = subprocess.Popen(
+        [*CLI, "analyze", *map(str, _many_books(pdnc_dir)), "-o", str(tmp_path / "out"), "--jobs", "2"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and process.poll() is None and not _children(process.pid):
+        time.sleep(0.01)
+    os.killpg(process.pid, signal.SIGINT)  # the first child exists: the pool is starting
+    try:
+        _, err = process.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        pytest.fail("a Ctrl-C during the workers' start was lost: fabula analyze went on")
+    text = err.decode()
+    assert process.returncode == 130, text
+    assert "Traceback" not in text and "EOFError" not in text, text  # no child cut off while starting
+    assert text.count("fabula: interrupted") == 1, text
 
 
 def test_a_kill_while_rewriting_a_folder_is_never_called_up_to_date(

@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 import sys
 
-from fabula.cli._app import app, click_command, eval_app, stderr
+from fabula.cli._app import app, click_command, eval_app, interrupt_explained, stderr
 from fabula.errors import FabulaError
 
 # Subcommand modules register themselves on import; keep one line per module.
@@ -56,7 +56,7 @@ def main(argv: list[str] | None = None) -> None:
         stderr.print("fabula: interrupted", markup=False)
         sys.exit(130)
     except SystemExit as exc:
-        if exc.code == 130:  # Typer turns Ctrl-C inside a command into Exit(130), silently
+        if exc.code == 130 and not interrupt_explained():  # Typer turns Ctrl-C into Exit(130), silently
             stderr.print(
                 "fabula: interrupted (finished outputs are kept; LLM answers received so far are cached)",
                 markup=False,

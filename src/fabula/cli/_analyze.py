@@ -13,7 +13,7 @@ from rich.progress import Progress, SpinnerColumn, TaskID
 
 from fabula._ray import check_engine
 from fabula.book import DEFAULT_MAX_BYTES
-from fabula.cli._app import app, stderr, stdout
+from fabula.cli._app import Interrupted, app, stderr, stdout
 from fabula.cli._options import (
     EngineOption,
     GoldCharactersOption,
@@ -151,7 +151,7 @@ def analyze_command(
                 highlight=False,
                 soft_wrap=True,
             )
-            raise typer.Exit(130) from None
+            raise Interrupted from None
     _print_summary(outcomes, output, time.perf_counter() - started)
     failures = [o for o in outcomes if o.status == "failed"]
     if failures:

@@ -90,6 +90,23 @@ stdout = PipeAwareConsole(highlight=False)
 stderr = Console(stderr=True, highlight=False)
 
 
+class Interrupted(typer.Exit):
+    """Exit 130 after a command has already told the user what an interrupt kept (the entry point
+    then adds no generic line of its own)."""
+
+    def __init__(self) -> None:
+        super().__init__(130)
+        _INTERRUPT_EXPLAINED.append(True)
+
+
+_INTERRUPT_EXPLAINED: list[bool] = []
+
+
+def interrupt_explained() -> bool:
+    """Whether a command raised `Interrupted` in this process."""
+    return bool(_INTERRUPT_EXPLAINED)
+
+
 class _PlainArgument(typer.core.TyperArgument):
     """An argument shown as its metavar alone: ``BOOK``, not ``{BOOK}`` / ``BOOK <path>``."""
 

@@ -44,18 +44,19 @@ def run_in_processes(
     remaining = list(work)
     for attempt in range(1, ATTEMPTS + 1):
         lost: list[tuple[int, BookJob]] = []
-        with _quiet_sigint():  # workers start with SIGINT ignored (the disposition survives exec)
-            pool = ProcessPoolExecutor(
-                max_workers=min(jobs, len(remaining)),
-                mp_context=context,
-                initializer=_init_worker,
-                initargs=(events, os.getpid()),
-            )
-            pending: dict[Future[BookOutcome], tuple[int, BookJob]] = {
-                pool.submit(analyze_to_folder, job, settings, force=force, on_stage=_send_stage): (i, job)
-                for i, job in remaining
-            }
+        pool: ProcessPoolExecutor | None = None
         try:
+            with _quiet_sigint():  # workers start with SIGINT blocked (the mask survives exec)
+                pool = ProcessPoolExecutor(
+                    max_workers=min(jobs, len(remaining)),
+                    mp_context=context,
+                    initializer=_init_worker,
+                    initargs=(events, os.getpid()),
+                )
+                pending: dict[Future[BookOutcome], tuple[int, BookJob]] = {
+                    pool.submit(analyze_to_folder, job, settings, force=force, on_stage=_send_stage): (i, job)
+                    for i, job in remaining
+                }
             while pending:
                 done, _ = wait(pending, timeout=0.1, return_when=FIRST_COMPLETED)
                 _drain(events, on_stage)
@@ -69,8 +70,9 @@ def run_in_processes(
                         else:
                             finished(index, _worker_died(job, exc))
             _drain(events, on_stage)
-        except BaseException:
-            _stop_now(pool)
+        except BaseException:  # a Ctrl-C held back during start-up arrives here too
+            if pool is not None:
+                _stop_now(pool)
             raise
         pool.shutdown(wait=True)
         if not lost:
@@ -100,15 +102,24 @@ def _stop_now(pool: ProcessPoolExecutor) -> None:
 
 @contextlib.contextmanager
 def _quiet_sigint() -> Any:
-    """Ignore SIGINT while worker processes are being started (only possible in the main thread)."""
+    """Hold Ctrl-C back while worker processes are being started, then act on it (only possible in the
+    main thread). SIGINT is blocked in this thread, so the children start with it blocked (the mask
+    survives exec; their initializer then ignores it) and never print a KeyboardInterrupt. Another thread
+    (a progress display) may still receive it, so a handler only records it meanwhile: interrupting the
+    parent half-way through handing a child its start-up data left that child failing with EOFError."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    pressed: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda number, frame: pressed.append(number))
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
         yield
     finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
         signal.signal(signal.SIGINT, previous)
+        if pressed:
+            raise KeyboardInterrupt
 
 
 def _init_worker(events: Any, parent_pid: int) -> None:
