@@ -762,3 +762,18 @@ def test_a_name_in_brackets_after_another_is_the_same_person() -> None:
     )
     cast = _cast(text)
     assert _owner(cast, "Mrs. Cosham") == _owner(cast, "Aunt Millicent")
+
+
+def test_a_word_the_book_qualifies_as_a_place_is_no_person() -> None:
+    # "Upper Norwood" once tells the book's reader that Norwood is a place; its bare uses are places too
+    text = (
+        "Holmes took a cab to Upper Norwood with Jones. Holmes was silent.\n\n"
+        '"This Norwood business is dark," said Holmes. Jones nodded; Jones found Norwood a dull suburb.\n\n'
+        "All Norwood slept. Holmes knew that Norwood had seen a murder, and Jones knew it too. "
+        "Norwood gave up its secret at dawn, and Holmes smiled."
+    )
+    cast = _cast(text)
+    assert not any("Norwood" in name for names in cast.values() for name in names), cast
+    assert "Holmes" in {n for names in cast.values() for n in names}
+    # a person's surname the book never qualifies as a place stays a name
+    assert "Jones" in {n for names in cast.values() for n in names}

@@ -84,6 +84,15 @@ _PREV_WORD = re.compile(r"([A-Za-z]+)[^\w\n]{0,3}$")
 _POSSESSIVES = frozenset({"your", "his", "her", "their", "our", "its"})
 #: first words of a place's name ("Upper Norwood", "South Lambeth")
 _PLACE_QUALIFIERS = frozenset({"upper", "lower", "north", "south", "east", "west"})
+_QUALIFIED_PLACE = re.compile(r"\b(?:Upper|Lower|North|South|East|West)[ \t]+([A-Z][a-z]{2,})\b")
+
+
+def _qualified_places(text: str) -> set[str]:
+    """Words the book also writes after a place qualifier ("Upper Norwood", "South Lambeth"): the book
+    itself says they name a place, so their bare uses ("this Norwood business") are places too."""
+    return {m.group(1) for m in _QUALIFIED_PLACE.finditer(text)}
+
+
 _NOBLE = frozenset(
     {"lady", "sir", "lord", "duke", "duchess", "earl", "count", "countess", "prince", "princess"}
 )
@@ -186,7 +195,9 @@ def discover_characters(book: Book, *, ner_model: str | None = None) -> tuple[li
         from fabula.characters._ner import person_evidence
 
         ner_votes, ner_against = person_evidence(book, ner_model)
-    accepted = _accept(occurrences, lowercase, ner_votes, ner_against, lowercase_titles)
+    accepted = _accept(
+        occurrences, lowercase, ner_votes, ner_against, lowercase_titles, _qualified_places(text)
+    )
     mid_caps = Counter(w for o in occurrences if not o.initial for w in o.words)
     occurrences = [
         o for o in occurrences if _form(o) in accepted and not _common_word_at_start(o, lowercase, mid_caps)
@@ -381,8 +392,10 @@ def _accept(
     ner_votes: Counter[str],
     ner_against: Counter[str],
     lowercase_titles: Counter[str] | None = None,
+    places: set[str] | frozenset[str] = frozenset(),
 ) -> set[tuple[str | None, tuple[str, ...]]]:
-    """The forms that are person names, judged on the evidence over all their occurrences."""
+    """The forms that are person names, judged on the evidence over all their occurrences (``places``:
+    words the book elsewhere qualifies as a place, `_qualified_places`)."""
     by_words: dict[tuple[str, ...], list[_Occurrence]] = defaultdict(list)
     for o in occurrences:
         by_words[o.words].append(o)
@@ -410,6 +423,8 @@ def _accept(
             continue  # "Hope", "Will", "Grace": mostly a common word
         if place > 0.25 * capital and honored == 0 and speech == 0:
             continue  # "in Highbury", "at Randalls"
+        if len(words) == 1 and words[0] in places and honored == 0 and speech == 0:
+            continue  # "Norwood" where the book also says "Upper Norwood"
         if sum(1 for o in occ if o.possessed) > 0.5 * capital and honored == 0:
             continue  # "your Majesty", "his Lordship": how one is addressed, not who
         if titled_only:
