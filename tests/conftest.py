@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -58,3 +59,11 @@ def local_ray() -> Iterator[Any]:
                 raise
     yield ray
     ray.shutdown()
+
+
+def like_a_terminal_job() -> None:
+    """``preexec_fn`` for a CLI child that a test sends Ctrl-C: SIGINT at its default and unblocked, as a
+    shell starts a foreground job. pytest-xdist's workers run with SIGINT ignored, and a child inherits
+    that across exec: the CLI then never saw the test's Ctrl-C and ran to the end (CI failed so)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})

@@ -17,7 +17,7 @@ import orjson
 import pytest
 
 from fabula.corpus import AnalyzeSettings, analyze_to_folder, plan_jobs, up_to_date
-from tests.conftest import ROOT, run_cli
+from tests.conftest import ROOT, like_a_terminal_job, run_cli
 
 ALICE = ROOT / "examples" / "alice_in_wonderland.txt"
 CLI = [sys.executable, "-c", "from fabula.cli import main; main()"]
@@ -63,6 +63,7 @@ def _start_corpus_run(books: list[Path], out: Path) -> tuple[subprocess.Popen[by
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         start_new_session=True,  # its own process group, as a shell gives a foreground job
+        preexec_fn=like_a_terminal_job,
         env={**os.environ, "COLUMNS": "200"},
     )
     deadline = time.monotonic() + 60
@@ -131,6 +132,7 @@ def test_ctrl_c_while_the_workers_start_is_not_lost(tmp_path: Path, pdnc_dir: Pa
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         start_new_session=True,
+        preexec_fn=like_a_terminal_job,
     )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and process.poll() is None and not _children(process.pid):

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from fabula.llm.testing import ScriptedOpenAIServer
-from tests.conftest import pdnc_novel_dir, run_cli
+from tests.conftest import like_a_terminal_job, pdnc_novel_dir, run_cli
 
 
 def _everyone_is_daisy(messages: list[dict[str, str]]) -> str:
@@ -99,7 +99,9 @@ def test_ctrl_c_stops_sending_requests_at_once(tmp_path: Path) -> None:
     with ScriptedOpenAIServer(_everyone_is_daisy, delay=0.5) as server:
         command = [sys.executable, "-m", "fabula", "quotes", str(book), "--method", "llm"]
         command += ["--llm", f"openai:m@{server.url}", "-o", str(tmp_path / "q.jsonl")]
-        process = subprocess.Popen(command, env=environment, stderr=subprocess.PIPE, text=True)
+        process = subprocess.Popen(
+            command, env=environment, stderr=subprocess.PIPE, text=True, preexec_fn=like_a_terminal_job
+        )
         deadline = time.monotonic() + 120
         while server.requests < 3 and time.monotonic() < deadline:
             time.sleep(0.05)
