@@ -66,7 +66,7 @@ def test_llamacpp_generates_counts_tokens_and_scores_prompts(tmp_path: Path) -> 
 def test_llamacpp_logprobs_reuse_a_shared_prefix_without_changing_the_values() -> None:
     path = _smollm2_path()
     prefix = "Elizabeth Bennet lived at Longbourn with her four sisters. The character described is"
-    endings = [" Elizabeth.", " Mr. Darcy.", " Elizabeth Bennet."]
+    endings = [" Elizabeth.", " Mr. Darcy.", " Elizabeth Bennet.", ""]  # "": the prefix alone, all scored
     reused = get_llm(f"llamacpp:{path}?threads=1", cache=False, n_ctx=256)
     assert reused._n_threads == 1  # type: ignore[attr-defined]
     scored = [reused.prompt_logprobs(prefix + endings[0])]
@@ -76,7 +76,7 @@ def test_llamacpp_logprobs_reuse_a_shared_prefix_without_changing_the_values() -
     scoring.eval = lambda tokens: (evaluated.append(len(tokens)), evaluate(tokens))
     scored += [reused.prompt_logprobs(prefix + ending) for ending in endings[1:]]
     prefix_tokens = len(scoring.tokenize(prefix.encode(), add_bos=True))
-    assert len(evaluated) == 2 and all(0 < n <= 5 for n in evaluated) and prefix_tokens > 15
+    assert len(evaluated) == 3 and all(0 < n <= 5 for n in evaluated) and prefix_tokens > 15
     reference = get_llm(f"llamacpp:{path}?threads=1", cache=False, n_ctx=256)
     for ending, values in zip(endings, scored, strict=True):
         reference.prompt_logprobs("Unrelated words.")  # nothing but the BOS token is shared

@@ -117,7 +117,7 @@ class LlamaCppLLM(LLM):
             logits = np.asarray(llama.scores[start : len(tokens) - 1], dtype=np.float64)
             shifted = logits - logits.max(axis=1, keepdims=True)
             log_probs = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
-            targets = np.asarray(tokens[start + 1 :])
+            targets = np.asarray(tokens[start + 1 :], dtype=np.intp)  # empty when all were scored
             values = previous[:start] + [float(v) for v in log_probs[np.arange(len(targets)), targets]]
             self._scored_values = values
         return values
