@@ -102,6 +102,10 @@ def test_llm_loglik_scores_options_by_what_the_evidence_adds(
         prediction = recognizer.predict(_desc2name(story_path, "She bakes bread.", 3), index)
         assert prediction.choice == 3, prediction.scores
         assert prediction.scores is not None and prediction.scores[3] > max(prediction.scores[:3])
+    # the texts with the evidence are scored one after another (a backend keeping evaluated tokens
+    # evaluates the evidence once), then those without it (they start with the description)
+    informed = [not str(b["prompt"]).startswith("Description:") for b in server.bodies if "prompt" in b]
+    assert len(informed) == 2 * (len(prediction.scores) + 1) and informed == sorted(informed, reverse=True)
 
 
 def test_read_choice_is_strict() -> None:

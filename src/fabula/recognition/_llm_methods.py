@@ -137,10 +137,11 @@ class LogLikelihoodRecognizer(_EvidencePrompts):
             with_evidence = f"{evidence}\n\nThe character {question.query} is described as follows:"
             without = f"The character {question.query} is described as follows:"
             endings = [f" {o}" for o in question.options]
-        return [
-            self._continuation(with_evidence, ending) - self._continuation(without, ending)
-            for ending in endings
-        ]
+        # every text with the evidence first, then every text without: consecutive texts share their
+        # long prefix, which a backend that keeps evaluated tokens (llama.cpp) then evaluates once
+        informed = [self._continuation(with_evidence, ending) for ending in endings]
+        prior = [self._continuation(without, ending) for ending in endings]
+        return [a - b for a, b in zip(informed, prior, strict=True)]
 
     def predict(self, question: Question, index: BookIndex | None) -> Prediction:
         scores = self.scores(question, index)
