@@ -135,3 +135,23 @@ def test_a_word_opening_a_speech_after_said_is_no_speaker() -> None:
     )
     names = {n for c in find_characters(book_from_text(text)) for n in c.all_names()}
     assert "Tom Hale" in names and "Patience" not in names
+
+
+def test_the_complement_of_a_title_is_no_person() -> None:
+    # "Roses" is only ever what follows "the Duchess of" / "the Knight of": a part of a title; a name
+    # after "of" that also speaks ("a cousin of Edmund ... said Edmund") stays a person
+    text = (
+        "The garden party was given by the Duchess of Roses, and everybody came. Martha carried the "
+        "cakes, and the Knight of Roses carried nothing at all.\n\n"
+        '"Where is the Duchess?" said Martha. Nobody had seen the Duchess of Roses since noon, and the '
+        "Knight of Roses was asleep under a tree.\n\n"
+        "Martha went to find her with a cousin of Edmund. "
+        '"She has gone home," said Edmund. Martha laughed at Edmund, and Edmund laughed too.'
+    )
+    names = {n for names in _cast_names(text) for n in names}
+    assert not any("Roses" in n for n in names), names
+    assert {"Martha", "Edmund"} <= names
+
+
+def _cast_names(text: str) -> list[set[str]]:
+    return [c.all_names() for c in find_characters(book_from_text(text))]

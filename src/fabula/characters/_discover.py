@@ -80,6 +80,8 @@ _PLACE_AFTER = re.compile(
     rf"[ \t]+(?:{'|'.join(w.capitalize() for w in sorted(PLACE_WORDS) if w.isalpha())})\b"
 )
 _PREV_WORD = re.compile(r"([A-Za-z]+)[^\w\n]{0,3}$")
+#: a capitalised word and "of" just before a name: "the Queen of Hearts", "the Prince of Wales"
+_TITLE_OF = re.compile(rf"({_CAP_WORD})\s+of\s+$")
 
 _POSSESSIVES = frozenset({"your", "his", "her", "their", "our", "its"})
 #: first words of a place's name ("Upper Norwood", "South Lambeth")
@@ -150,6 +152,7 @@ class _Occurrence:
     person_verb: bool
     place_prep: bool
     possessed: bool  # "your Majesty", "his Lordship": a form of address, not a name
+    title_of: bool = False  # "(the Queen) of Hearts": the complement of a capitalised title
 
 
 @dataclass(slots=True)
@@ -317,6 +320,7 @@ def _candidates(book: Book, dialogue: Regions) -> list[_Occurrence]:
         next_word = after[0].lower().strip(',;:.!?"”’') if after else ""
         # a tag names its speaker in the narration: 'said "Consider, my dear' opens a speech instead
         speech = (prev_word in SPEECH_VERBS or next_word in SPEECH_VERBS) and start not in dialogue
+        title = _TITLE_OF.search(text, max(0, start - 40), start) if prev_word == "of" else None
         out.append(
             _Occurrence(
                 start=start,
@@ -329,6 +333,7 @@ def _candidates(book: Book, dialogue: Regions) -> list[_Occurrence]:
                 person_verb=next_word in PERSON_VERBS,
                 place_prep=prev_word in PLACE_PREPOSITIONS,
                 possessed=prev_word in _POSSESSIVES,
+                title_of=title is not None and not is_sentence_initial(text, title.start(1)),
             )
         )
     return out
@@ -427,6 +432,8 @@ def _accept(
             continue  # "Norwood" where the book also says "Upper Norwood"
         if sum(1 for o in occ if o.possessed) > 0.5 * capital and honored == 0:
             continue  # "your Majesty", "his Lordship": how one is addressed, not who
+        if all(o.title_of for o in occ) and honored == 0 and speech == 0:
+            continue  # "Hearts" only ever in "the Queen/Knave of Hearts": a part of a title, no one
         if titled_only:
             if len(occ) >= 3 and (speech or verbs) and low < 0.5 * capital:
                 person_words.add(words)
