@@ -232,3 +232,33 @@ def test_beam_decoding_keeps_a_scene_consistent_with_its_late_tag() -> None:
     assert [q.speaker_id for q in quotes] == ["knightley", "emma", "knightley", "emma"]
     assert all(0.0 < q.confidence <= 1.0 for q in quotes)
     assert quotes[0].confidence < 0.5  # the doubtful first turn says so
+
+
+def test_name_tags_anchor_the_alternation_from_both_sides() -> None:
+    text = (
+        "Emma and Mr. Knightley walked on together.\n\n"
+        '"A fine day," said Emma.\n\n"Very fine."\n\n"Shall we go on?"\n\n'
+        '"Then let us," said Mr. Knightley.\n\n"Gladly."\n'
+    )
+    _, items = _items(text)
+    by_turn = {item.turn: item for item in items}
+    # turn 2: two turns after Emma's tag, one before Knightley's: both say Emma, whoever turn 1 is
+    third = by_turn[2]
+    assert _feature(third, "emma", "anchor_before_even") == 1 / np.sqrt(2)
+    assert _feature(third, "knightley", "anchor_after_odd") == 1.0
+    assert _feature(third, "emma", "anchor_even_two_party") == 1 / np.sqrt(2)
+    assert _feature(third, "knightley", "anchor_odd_two_party") == 1.0
+    assert _feature(third, "emma", "anchor_after_odd") == 0.0
+    second = by_turn[1]
+    assert _feature(second, "emma", "anchor_before_odd") == 1.0
+    assert _feature(second, "knightley", "anchor_after_even") == 1 / np.sqrt(2)
+    # every speaker the scene tags by name is a candidate of every turn
+    assert _feature(by_turn[4], "knightley", "tagged_in_conversation") == 1.0
+    # a tagged turn's own tag is no anchor for itself: its anchors are the other tags
+    tagged = by_turn[3]
+    assert _feature(tagged, "emma", "anchor_before_odd") == 1 / np.sqrt(3)
+    assert _feature(tagged, "knightley", "anchor_before_even") == 0.0
+    assert _feature(tagged, "knightley", "anchor_after_odd") == 0.0
+    # the shipped weights read the untagged turns as the alternation the tags fix
+    quotes = rank_speakers(_book(text), load_model()[0])
+    assert [q.speaker_id for q in quotes] == ["emma", "knightley", "emma", "knightley", "emma"]

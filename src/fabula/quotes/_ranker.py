@@ -101,6 +101,13 @@ FEATURES = [
     "tag_before_quote",
     "tag_inside_quote",
     "beat_pronoun",
+    "anchor_before_even",
+    "anchor_before_odd",
+    "anchor_after_even",
+    "anchor_after_odd",
+    "anchor_even_two_party",
+    "anchor_odd_two_party",
+    "tagged_in_conversation",
 ]
 _INDEX = {name: i for i, name in enumerate(FEATURES)}
 
@@ -293,6 +300,7 @@ class _BookStats:
     most_mentions: int  # the largest of them (mention_share is scaled by it)
     frequent: list[str]  # the `_MAIN_CAST` most-named characters
     quoted: _QuotedText
+    anchors: dict[int, list[tuple[int, str]]]  # conversation -> (turn, speaker) of its name-tagged turns
 
     @classmethod
     def of(cls, context: SieveContext, turns: list[Turn]) -> _BookStats:
@@ -311,7 +319,32 @@ class _BookStats:
             max(1, max(mention_counts.values(), default=1)),
             sorted(mention_counts, key=lambda who: -mention_counts[who])[:_MAIN_CAST],
             _QuotedText(turns),
+            _name_tag_anchors(context, turns),
         )
+
+
+_PRONOUN_TAGS = frozenset({"he", "she", "i", "they", "we"})
+
+
+def _name_tag_anchors(context: SieveContext, turns: list[Turn]) -> dict[int, list[tuple[int, str]]]:
+    """The turns whose speaker the sieve read off a tag that names them ("said Elizabeth"), by
+    conversation: the scene's fixed points, which no pass changes."""
+    text = context.book.text
+    anchors: dict[int, list[tuple[int, str]]] = {}
+    for index, turn in enumerate(turns):
+        speaker, rule, _ = turn.sieve
+        if speaker is None or rule != "tag":
+            continue
+        named = any(
+            q.speaker_id == speaker
+            and q.mention is not None
+            and (q.method or "").endswith(":tag")
+            and text[q.mention.start : q.mention.end].lower() not in _PRONOUN_TAGS
+            for q in turn.quotes
+        )
+        if named:
+            anchors.setdefault(turn.conversation, []).append((index, speaker))
+    return anchors
 
 
 @dataclass(slots=True)
@@ -581,6 +614,33 @@ def _conversation_structure(t: TurnRows) -> None:
         )
 
 
+def _tag_anchors(t: TurnRows) -> None:
+    """The nearest name-tagged turn of the conversation on each side, by the parity of the distance:
+    in a two-party exchange an anchor an even number of turns away is this turn's speaker, an odd one
+    the other party, whichever way the turns in between were read (the value fades with distance,
+    1/sqrt(turns)); and every speaker the conversation tags by name is a candidate."""
+    anchors = t.stats.anchors.get(t.turn.conversation, [])
+    if not anchors:
+        return
+    tagged = {speaker for _, speaker in anchors}
+    two_party = len(tagged) <= 2
+    for who in tagged:
+        t.put(who, "tagged_in_conversation")
+    position = bisect.bisect_left(anchors, (t.index, ""))
+    before = anchors[position - 1] if position > 0 else None
+    after_at = position + 1 if position < len(anchors) and anchors[position][0] == t.index else position
+    after = anchors[after_at] if after_at < len(anchors) else None
+    for anchor, side in ((before, "before"), (after, "after")):
+        if anchor is None:
+            continue
+        distance = abs(t.index - anchor[0])
+        parity = "even" if distance % 2 == 0 else "odd"
+        value = 1.0 / math.sqrt(distance)
+        t.put(anchor[1], f"anchor_{side}_{parity}", value)
+        if two_party:
+            t.put(anchor[1], f"anchor_{parity}_two_party", value)
+
+
 def _untagged_first_name(t: TurnRows) -> None:
     """The first name in the paragraph's narration, when no quote of the turn has a tag."""
     untagged = not any(q.speaker_id is not None for q in t.turn.quotes)
@@ -666,6 +726,19 @@ FEATURE_FAMILIES: tuple[FeatureFamily, ...] = (
             "prev_narration_first_name",
             "next_paragraph_name",
             "named_recently",
+        ),
+    ),
+    FeatureFamily(
+        "tag anchors",
+        _tag_anchors,
+        (
+            "anchor_before_even",
+            "anchor_before_odd",
+            "anchor_after_even",
+            "anchor_after_odd",
+            "anchor_even_two_party",
+            "anchor_odd_two_party",
+            "tagged_in_conversation",
         ),
     ),
     FeatureFamily("addressed in turn", _addressed_in_turn, ("addressed_in_turn",)),
