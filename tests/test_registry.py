@@ -36,6 +36,33 @@ def test_duplicate_name_is_an_error_unless_it_is_the_same_object() -> None:
         things.add("x", abs)
 
 
+def test_register_class_names_the_class_and_a_rejected_duplicate_keeps_its_name() -> None:
+    kinds: Registry[type[Any]] = Registry("kind")
+
+    @kinds.register_class("first")
+    class First:
+        name = ""
+
+    class Second:
+        name = "second"
+
+    assert kinds.get("first") is First and First.name == "first"
+    with pytest.raises(ConfigError, match="kind 'first' is already registered"):
+        kinds.register_class("first")(Second)
+    assert Second.name == "second" and kinds.names() == ["first"]
+
+
+def test_every_class_registry_names_its_classes() -> None:
+    from fabula.recap._rankers import RANKERS
+    from fabula.recognition._methods import METHODS
+    from fabula.retrieval._base import RETRIEVERS
+    from fabula.tasks import TASKS
+
+    for registry in (RANKERS, METHODS, RETRIEVERS, TASKS):
+        for name, cls in registry.items():
+            assert cls.name == name, (registry.kind, name)
+
+
 def test_unknown_name_lists_the_available_ones_and_the_option() -> None:
     things: Registry[Any] = Registry("retriever", option="--retriever")
     things.add("bm25", len)

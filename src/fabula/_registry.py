@@ -5,6 +5,9 @@ answer filters.
 >>> @methods.register("rules")                                              # doctest: +SKIP
 ... def rules(book, **options): ...
 
+Classes that report their own name (tasks, retrievers, recap rankers, recognition methods) register
+with ``@registry.register_class("name")``, which also sets ``cls.name``.
+
 A name is registered once: a second, different object under the same name raises `ConfigError`
 (re-running the same definition, e.g. a module reload, is allowed). Entries that live in modules with
 optional dependencies are imported on first use (``lazy``: name -> module); ``packages`` names packages
@@ -23,11 +26,20 @@ import pkgutil
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from importlib.metadata import entry_points
-from typing import Any, Generic, TypeVar
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from fabula.errors import ConfigError
 
 T = TypeVar("T")
+
+
+class Named(Protocol):
+    """A class that reports the name it is registered under (a task, retriever, ranker, method)."""
+
+    name: ClassVar[str]
+
+
+C = TypeVar("C", bound=type[Named])
 
 
 class Registry(Generic[T]):
@@ -59,6 +71,17 @@ class Registry(Generic[T]):
         def decorate(entry: T) -> T:
             self.add(name, entry)
             return entry
+
+        return decorate
+
+    def register_class(self: Registry[type[Any]], name: str) -> Callable[[C], C]:
+        """Class decorator: register the class under ``name`` and set its ``name`` to it, so an
+        instance can say in reports and logs which entry it is."""
+
+        def decorate(cls: C) -> C:
+            self.add(name, cls)
+            cls.name = name
+            return cls
 
         return decorate
 

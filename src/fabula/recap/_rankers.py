@@ -189,13 +189,7 @@ RANKERS: Registry[type[Ranker]] = Registry(
 
 def register_ranker(name: str) -> Callable[[R], R]:
     """Class decorator: make a ranker available by ``name`` (`create_ranker`, ``--method``)."""
-
-    def decorate(cls: R) -> R:
-        cls.name = name
-        RANKERS.add(name, cls)
-        return cls
-
-    return decorate
+    return RANKERS.register_class(name)
 
 
 def ranker_names() -> list[str]:

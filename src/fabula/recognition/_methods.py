@@ -79,13 +79,7 @@ METHODS: Registry[type[Recognizer]] = Registry(
 
 def register_method(name: str) -> Callable[[R], R]:
     """Class decorator: make a recognition method available by ``name`` (the CLI's ``--method``)."""
-
-    def decorate(cls: R) -> R:
-        cls.name = name
-        METHODS.add(name, cls)
-        return cls
-
-    return decorate
+    return METHODS.register_class(name)
 
 
 def method_names() -> list[str]:

@@ -127,13 +127,7 @@ RETRIEVERS: Registry[type[Retriever]] = Registry(
 
 def register_retriever(name: str) -> Callable[[R], R]:
     """Class decorator: make a retriever available by ``name`` to `create_retriever` and the CLI."""
-
-    def decorate(cls: R) -> R:
-        RETRIEVERS.add(name, cls)
-        cls.name = name
-        return cls
-
-    return decorate
+    return RETRIEVERS.register_class(name)
 
 
 def retriever_names() -> list[str]:

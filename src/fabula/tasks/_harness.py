@@ -203,13 +203,7 @@ TASKS: Registry[type[Task]] = Registry(
 
 def task(name: str) -> Callable[[T], T]:
     """Class decorator: register a `Task` under ``name`` (``fabula eval NAME``)."""
-
-    def decorate(cls: T) -> T:
-        TASKS.add(name, cls)
-        cls.name = name
-        return cls
-
-    return decorate
+    return TASKS.register_class(name)
 
 
 def get_task(name: str) -> type[Task]:
