@@ -214,8 +214,18 @@ class LLM(abc.ABC):
             with bar or contextlib.nullcontext():
                 task = bar.add_task(progress or "", total=len(prompts)) if bar else None
 
+                # set by the worker whose request raised, before its thread can take the next prompt:
+                # waiting for this thread to see the error and cancel would let idle workers send more
+                stopped = threading.Event()
+
                 def run(index: int) -> None:
-                    results[index] = self.generate(prompts[index], per_prompt[index], validate=validate)
+                    if stopped.is_set():
+                        return
+                    try:
+                        results[index] = self.generate(prompts[index], per_prompt[index], validate=validate)
+                    except BaseException:
+                        stopped.set()
+                        raise
                     if bar is not None and task is not None:
                         bar.advance(task)
 

@@ -41,13 +41,14 @@ class ScriptedOpenAIServer:
         self.fail_with = list(fail_with or [])
         self.retry_after = retry_after
         self.fail_after = fail_after  # answer 500 to every request after this many successes
-        self.delay = delay
+        self.delay = delay  # seconds before each answer; cut short when the server stops
         self.required_key = required_key
         self.requests = 0  # every HTTP request received
         self.successes = 0
         self.bodies: list[dict[str, Any]] = []
         self.authorizations: list[str] = []
         self._lock = threading.Lock()
+        self._stopping = threading.Event()
         self._server = _QuietHTTPServer(("127.0.0.1", 0), self._handler_class())
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
@@ -62,6 +63,7 @@ class ScriptedOpenAIServer:
         return self
 
     def __exit__(self, *args: object) -> None:
+        self._stopping.set()  # a long ``delay`` ends now: no handler outlives the test that used it
         self._server.shutdown()
         self._server.server_close()
 
@@ -97,7 +99,7 @@ class ScriptedOpenAIServer:
                     self._send(status, {"error": {"message": f"scripted HTTP {status}", "type": "scripted"}})
                     return
                 if server.delay:
-                    time.sleep(server.delay)
+                    server._stopping.wait(server.delay)
                 if self.path.endswith("/chat/completions"):
                     messages = body.get("messages", [])
                     text = server.answer(messages)
