@@ -155,3 +155,18 @@ def test_the_complement_of_a_title_is_no_person() -> None:
 
 def _cast_names(text: str) -> list[set[str]]:
     return [c.all_names() for c in find_characters(book_from_text(text))]
+
+
+def test_an_auxiliary_alone_makes_no_person_of_a_rare_capitalised_word() -> None:
+    # "Meridian" is capitalised twice mid-sentence and once followed by "was": any noun takes "was",
+    # so that is no person; "Philomena", seen as often, is one, since a "she" follows her name
+    text = (
+        '"I wonder which Meridian runs through the garden," said Rosa. Rosa had no notion what the '
+        "Meridian was, nor what Meridian was, but she liked the sound of it.\n\n"
+        '"The trouble with Philomena is that she never dusts the piano," said Rosa to Tobias. '
+        "Tobias smiled; the cook had told him that Philomena was lazy.\n\n"
+        '"Perhaps," said Tobias. Rosa laughed, and Tobias laughed with her.'
+    )
+    names = {n for names in _cast_names(text) for n in names}
+    assert "Meridian" not in names, names
+    assert {"Philomena", "Rosa", "Tobias"} <= names

@@ -84,6 +84,13 @@ _PREV_WORD = re.compile(r"([A-Za-z]+)[^\w\n]{0,3}$")
 _TITLE_OF = re.compile(rf"({_CAP_WORD})\s+of\s+$")
 
 _POSSESSIVES = frozenset({"your", "his", "her", "their", "our", "its"})
+#: person verbs any noun takes ("what Latitude was", "the Arno had"): weak evidence on their own
+_AUXILIARIES = frozenset({"was", "is", "had", "has"})
+#: mid-sentence uses that, with only an auxiliary after one of them, make a bare word a person when
+#: the word is no given name
+MIN_AUXILIARY_MID = 3
+#: "he"/"she" within a few words after a name, in its sentence
+_SUBJECT_PRONOUN_AFTER = re.compile(r"[^,.!?;:\n\"“”]{0,30}?(?<![\w'’])(?:he|she)(?![\w'’])", re.IGNORECASE)
 #: first words of a place's name ("Upper Norwood", "South Lambeth")
 _PLACE_QUALIFIERS = frozenset({"upper", "lower", "north", "south", "east", "west"})
 _QUALIFIED_PLACE = re.compile(r"\b(?:Upper|Lower|North|South|East|West)[ \t]+([A-Z][a-z]{2,})\b")
@@ -150,6 +157,8 @@ class _Occurrence:
     titled: bool  # "the X"
     speech: bool
     person_verb: bool
+    auxiliary: bool  # the verb after it is "was"/"is"/"had"/"has": any noun may take it
+    pronoun_after: bool  # "he"/"she" soon after it in its sentence ("the fault of Euphemia is that she")
     place_prep: bool
     possessed: bool  # "your Majesty", "his Lordship": a form of address, not a name
     title_of: bool = False  # "(the Queen) of Hearts": the complement of a capitalised title
@@ -331,6 +340,8 @@ def _candidates(book: Book, dialogue: Regions) -> list[_Occurrence]:
                 titled=titled,
                 speech=speech,
                 person_verb=next_word in PERSON_VERBS,
+                auxiliary=next_word in _AUXILIARIES,
+                pronoun_after=_SUBJECT_PRONOUN_AFTER.match(text, end) is not None,
                 place_prep=prev_word in PLACE_PREPOSITIONS,
                 possessed=prev_word in _POSSESSIVES,
                 title_of=title is not None and not is_sentence_initial(text, title.start(1)),
@@ -413,11 +424,21 @@ def _accept(
         mid = sum(1 for o in occ if not o.initial and not o.titled)
         speech = sum(1 for o in occ if o.speech)
         verbs = sum(1 for o in occ if o.person_verb)
+        titled_only = all(o.titled for o in occ)
+        if (
+            len(words) == 1
+            and not titled_only
+            and mid < MIN_AUXILIARY_MID
+            and given_name_gender(words[0]) == "unknown"
+        ):
+            # "I wonder what Latitude … (Alice had no idea what Latitude was": a word that is no given
+            # name, seen twice mid-sentence, is no person because an auxiliary follows it once, unless
+            # a "she" says so ("the fault of Euphemia is that she will not")
+            verbs = sum(1 for o in occ if o.person_verb and (not o.auxiliary or o.pronoun_after))
         place = sum(1 for o in occ if o.place_prep)
         key = " ".join(words)
         low = sum(lowercase.get(w.lower(), 0) for w in words) / len(words)
         capital = len(occ)
-        titled_only = all(o.titled for o in occ)
         if titled_only and len(words) == 1 and lowercase_titles is not None:
             # "the Cat" is compared with "the cat" (the book may speak of cats), a longer title with its words
             low = lowercase_titles.get(words[0].lower(), 0)
