@@ -2,54 +2,54 @@
 
     python scripts/eval_split.py REPORT.json [REPORT.json ...]
 
-The 7 frozen novels are every third in sorted order (indices 2, 5, 8, ..., 20 of the sorted novel
-names); the other 14 are for tuning. Prints one markdown row per report and split (all / tune 14 /
-frozen 7), metrics as percentages.
+The split is the project's fixed one (`fabula.datasets.PDNC_FROZEN`: every third of PDNC's 21 sorted
+novel folders, indices 2, 5, ..., 20, is frozen; the other 14 are for tuning), whichever novels a report
+holds. Prints one markdown row per report and split (all / tune / frozen), metrics as percentages; a
+split the report holds no novel of gets no row, and a split it holds only part of says so
+(``tune (3 of 14)``). Novels outside PDNC count in ``all`` only.
 """
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import orjson
 
+from fabula.datasets import PDNC_FROZEN, PDNC_TUNE, pdnc_split
 from fabula.metrics import mean_of
 
-
-def frozen(names: list[str]) -> set[str]:
-    """The frozen validation novels: every third in sorted order, counting from index 2."""
-    ordered = sorted(names)
-    return {ordered[i] for i in range(2, len(ordered), 3)}
+SPLIT_SIZES = {"tune": len(PDNC_TUNE), "frozen": len(PDNC_FROZEN)}
 
 
-def split_means(report: dict) -> dict[str, dict[str, float | None]]:
-    novels: dict[str, dict] = report["novels"]
-    held = frozen(list(novels))
+def split_rows(report: dict[str, Any]) -> list[tuple[str, dict[str, float | None]]]:
+    """(label, macro mean of each metric) for ``all`` and each split the report holds novels of."""
+    novels: dict[str, dict[str, Any]] = report["novels"]
     metrics = list(report["mean"])
-    groups = {
-        "all": list(novels),
-        "tune": [n for n in novels if n not in held],
-        "frozen": [n for n in novels if n in held],
+    groups = {"all": list(novels)} | {
+        split: [n for n in novels if pdnc_split(n) == split] for split in SPLIT_SIZES
     }
-    return {
-        label: {m: mean_of([novels[n].get(m) for n in members]) for m in metrics}
-        for label, members in groups.items()
-    }
+    rows = []
+    for split, members in groups.items():
+        if not members:
+            continue
+        size = SPLIT_SIZES.get(split)
+        count = str(len(members)) if size is None or len(members) == size else f"{len(members)} of {size}"
+        means = {m: mean_of([novels[n].get(m) for n in members]) for m in metrics}
+        rows.append((f"{split} ({count})", means))
+    return rows
 
 
 def main(paths: list[str]) -> int:
     for path in paths:
         report = orjson.loads(Path(path).read_bytes())
-        means = split_means(report)
         metrics = list(report["mean"])
-        counts = {"all": len(report["novels"]), "tune": 0, "frozen": len(frozen(list(report["novels"])))}
-        counts["tune"] = counts["all"] - counts["frozen"]
         print(f"| report | split | {' | '.join(metrics)} |")
         print("|---|---|" + "---:|" * len(metrics))
-        for label, values in means.items():
-            cells = " | ".join("–" if v is None else f"{100 * v:.1f}" for v in values.values())
-            print(f"| {Path(path).name} | {label} ({counts[label]}) | {cells} |")
+        for label, means in split_rows(report):
+            cells = " | ".join("–" if v is None else f"{100 * v:.1f}" for v in means.values())
+            print(f"| {Path(path).name} | {label} | {cells} |")
     return 0
 
 

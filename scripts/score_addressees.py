@@ -14,11 +14,9 @@ from __future__ import annotations
 import argparse
 
 from fabula.characters import find_characters
-from fabula.datasets import find_pdnc_novels, load_pdnc_novel
+from fabula.datasets import PDNC_FROZEN, find_pdnc_novels, load_pdnc_novel
 from fabula.metrics import match_quotes
 from fabula.quotes import attribute_quotes, detect_quotes
-
-VALIDATION_EVERY = 3  # as scripts/train_quote_ranker.py: sorted folder index % 3 == 2 is frozen
 
 
 def main() -> None:
@@ -28,8 +26,8 @@ def main() -> None:
     parser.add_argument("--novel", action="append", help="only these tuning novels")
     args = parser.parse_args()
     totals = {"exact": 0, "quotes": 0, "tp": 0, "predicted": 0, "gold": 0}
-    for i, folder in enumerate(find_pdnc_novels(args.pdnc)):
-        frozen = i % VALIDATION_EVERY == VALIDATION_EVERY - 1
+    for folder in find_pdnc_novels(args.pdnc):
+        frozen = folder.name in PDNC_FROZEN
         if frozen != args.validation or (args.novel and folder.name not in args.novel):
             continue
         novel = load_pdnc_novel(folder)

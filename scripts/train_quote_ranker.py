@@ -29,7 +29,7 @@ import numpy as np
 from scipy.optimize import minimize
 
 from fabula.characters import find_characters
-from fabula.datasets import PdncNovel, find_pdnc_novels, load_pdnc_novel
+from fabula.datasets import PDNC_FROZEN, PdncNovel, find_pdnc_novels, load_pdnc_novel
 from fabula.metrics import match_quotes
 from fabula.quotes import detect_quotes
 from fabula.quotes._ranker import BEAM_WIDTH, FEATURES, rank_speakers, rerank, turn_candidates
@@ -37,7 +37,6 @@ from fabula.quotes._rules import run_sieve
 from fabula.tasks.pdnc_quotes import score_novel
 
 MODEL_PATH = Path(__file__).resolve().parents[1] / "src" / "fabula" / "quotes" / "ranker.json"
-VALIDATION_EVERY = 3  # the frozen validation novels: sorted folder index % 3 == 2 (7 of PDNC's 21)
 Groups = list[tuple[np.ndarray, int]]  # (features of a turn's candidates, index of the right one)
 
 
@@ -111,10 +110,10 @@ def summary(per_novel: dict[str, dict[str, Any]]) -> dict[str, float]:
 
 
 def validation_split(novels: list[PdncNovel]) -> tuple[list[PdncNovel], list[PdncNovel]]:
-    """(tuning, validation): every third novel in sorted folder order (indices 2, 5, 8, …) is frozen."""
+    """(tuning, validation), each in sorted folder order: the validation novels are the project's frozen 7
+    (`PDNC_FROZEN`), whichever novels were loaded."""
     ordered = sorted(novels, key=lambda n: n.name)
-    frozen = [n for i, n in enumerate(ordered) if i % VALIDATION_EVERY == VALIDATION_EVERY - 1]
-    return [n for n in ordered if n not in frozen], frozen
+    return [n for n in ordered if n.name not in PDNC_FROZEN], [n for n in ordered if n.name in PDNC_FROZEN]
 
 
 def trained(novels: list[PdncNovel], groups: dict[str, Groups], l2: float, second_pass: bool) -> np.ndarray:

@@ -13,6 +13,7 @@ import csv
 import io
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 from fabula.book import Book, Character, Span, load_book, trim_span
 from fabula.characters import is_pseudo_name, load_character_list
@@ -20,6 +21,44 @@ from fabula.errors import InputError
 
 PSEUDO_SPEAKERS = frozenset({"_narr", "_group", "_unknowable"})
 MIN_SPEAKER_QUOTES = 10  # the standard PDNC evaluation scores speakers with at least 10 quotes
+
+# The project's validation split is fixed on PDNC's 21 novels (their sorted folder names): every third,
+# indices 2, 5, ..., 20, is frozen (never inspected one by one), the other 14 are for tuning. It is named
+# here, not recomputed from whatever novels a run or a report holds, so a partial run keeps the same split.
+PDNC_NOVELS: tuple[str, ...] = (
+    "ARoomWithAView",
+    "AlicesAdventuresInWonderland",
+    "AnneOfGreenGables",
+    "DaisyMiller",
+    "Emma",
+    "HowardsEnd",
+    "NightAndDay",
+    "NorthangerAbbey",
+    "Persuasion",
+    "PrideAndPrejudice",
+    "SenseAndSensibility",
+    "TheAgeOfInnocence",
+    "TheAwakening",
+    "TheGambler",
+    "TheInvisibleMan",
+    "TheManWhoWasThursday",
+    "TheMysteriousAffairAtStyles",
+    "ThePictureOfDorianGray",
+    "TheSignOfTheFour",
+    "TheSportOfTheGods",
+    "TheSunAlsoRises",
+)
+VALIDATION_EVERY = 3
+PDNC_FROZEN: frozenset[str] = frozenset(PDNC_NOVELS[VALIDATION_EVERY - 1 :: VALIDATION_EVERY])
+PDNC_TUNE: frozenset[str] = frozenset(PDNC_NOVELS) - PDNC_FROZEN
+
+
+def pdnc_split(name: str) -> Literal["tune", "frozen"] | None:
+    """Which half of the validation split the PDNC novel ``name`` (its folder name) is in; None for a
+    novel that is not one of PDNC's 21."""
+    if name in PDNC_FROZEN:
+        return "frozen"
+    return "tune" if name in PDNC_TUNE else None
 
 
 @dataclass(slots=True)
