@@ -170,3 +170,35 @@ def test_an_auxiliary_alone_makes_no_person_of_a_rare_capitalised_word() -> None
     names = {n for names in _cast_names(text) for n in names}
     assert "Meridian" not in names, names
     assert {"Philomena", "Rosa", "Tobias"} <= names
+
+
+BADGER = (
+    "Clara walked down to the river bank, and there sat the Badger on a stone. She stopped to look "
+    "at the Badger, and she thought it a very odd creature.\n\n"
+    '"Good morning," said Clara politely.\n\n'
+    '"Is it?" said the Badger, "her mother never taught her manners, I see." The Badger scratched '
+    "its ear and went on with his breakfast, and he did not offer her any.\n\n"
+    "Clara sat down beside the Beetle, which was polishing itself on a leaf. The Beetle rolled its "
+    "eyes at her. Clara laughed. Later the Badger fell asleep, and he snored, and the Beetle "
+    "crawled away on its six legs while the Badger turned over in his sleep.\n\n"
+)
+
+
+def test_a_creature_called_it_and_he_is_male_whatever_she_is_about() -> None:
+    # "she"/"her" near the Badger are Clara's (named just before) or inside its speech; "he"/"his"
+    # in the narration say the Badger is male though the book also calls it "it"; the Beetle, only
+    # ever "it", gets no gender
+    cast = {c.name: c.gender for c in find_characters(book_from_text(BADGER * 3))}
+    assert cast["Clara"] == "female"
+    assert cast["the Badger"] == "male", cast
+    assert cast.get("the Beetle", "unknown") == "unknown", cast
+
+
+def test_a_clear_given_name_outweighs_pronouns_that_follow_it() -> None:
+    # the "he" after "Fanny" is the boy's or the servant's: her given name says she is a woman
+    text = (
+        "At noon Fanny came into the hall, where the boy sat, and he rose. Mr. Price looked up "
+        "from his paper. Then Fanny nodded to the servant, and he bowed. Mr. Price read on.\n\n"
+    ) * 4
+    cast = {c.name: c.gender for c in find_characters(book_from_text(text))}
+    assert cast["Fanny"] == "female", cast

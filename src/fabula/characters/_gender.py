@@ -1,8 +1,17 @@
 """Gender guesses from honorifics in a character's names and the pronouns that follow its mentions;
-failing those, from the usual gender of the character's given name (US census first names)."""
+failing those, or where the pronouns disagree with it, from the usual gender of the character's given
+name (US census first names: "Fanny" stays female in scenes full of men).
+
+A pronoun votes only where it stands on the same side of the quotation marks as the mention: in
+'said the Gryphon, "It's all his fancy"' the speaker's "his" is someone else's. A title ("the Gryphon")
+has no given name to check its pronouns against, so a "he"/"she" after it votes only when no other
+character of that gender, known from an honorific or a given name, was named just before it: the "she"
+near the Gryphon is Alice's. What is left gives a gender to the creatures a book calls both "it" and
+"he", and none to those it calls only "it" ("the Caterpillar")."""
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections import Counter, defaultdict
 
@@ -13,7 +22,7 @@ from fabula.characters._lexicon import (
     PRONOUN_GENDER,
     given_name_gender,
 )
-from fabula.characters._text import split_honorific
+from fabula.characters._text import dialogue_regions, split_honorific
 
 _LOOKAHEAD = 160  # characters after a mention searched for the first third-person pronoun
 _THIRD_PERSON = re.compile(r"(?<![\w'’])(?:he|him|his|himself|she|her|hers|herself)(?![\w'’])", re.IGNORECASE)
@@ -23,6 +32,10 @@ _GIVEN_NAME_CONFIDENCE = 0.5  # a census gender is a prior, not evidence from th
 _THIRD_PERSON_OR_IT = re.compile(
     r"(?<![\w'’])(?:he|him|his|himself|she|her|hers|herself|it|its|itself)(?![\w'’])", re.IGNORECASE
 )
+#: characters before a mention where another character of a pronoun's gender makes it ambiguous
+RIVAL_WINDOW = 300
+#: "he"/"she" votes a creature the book mostly calls "it" needs to be given a gender ("the Gryphon")
+MIN_GENDERED_BESIDE_IT = 2
 
 
 def estimate_genders(book: Book, characters: list[Character], names: list[Mention]) -> None:
@@ -30,7 +43,8 @@ def estimate_genders(book: Book, characters: list[Character], names: list[Mentio
     votes: dict[str, dict[str, float]] = defaultdict(lambda: {"male": 0.0, "female": 0.0, "neuter": 0.0})
     given: dict[str, Counter[str]] = defaultdict(Counter)  # character -> untitled first words of its names
     text = book.text
-    for i, m in enumerate(names):
+    dialogue = dialogue_regions(book)
+    for m in names:
         if m.character_id is None:
             continue
         surface = text[m.start : m.end]
@@ -40,28 +54,73 @@ def estimate_genders(book: Book, characters: list[Character], names: list[Mentio
         implied = HONORIFICS.get(honorific or surface.lower().removeprefix("the ").rstrip("."), "unknown")
         if implied != "unknown":
             votes[m.character_id][implied] += _HONORIFIC_WEIGHT
+    known = _known_genders(characters, votes, given)
+    seen: dict[str, tuple[list[int], list[str]]] = {g: ([], []) for g in ("male", "female")}
+    for m in names:
+        g = known.get(m.character_id or "")
+        if g in seen:
+            seen[g][0].append(m.start)
+            seen[g][1].append(m.character_id or "")
+    for i, m in enumerate(names):
+        if m.character_id is None:
+            continue
         limit = min(m.end + _LOOKAHEAD, names[i + 1].start if i + 1 < len(names) else len(text))
         pronoun = (_THIRD_PERSON_OR_IT if m.kind == "title" else _THIRD_PERSON).search(text, m.end, limit)
-        if pronoun is not None:
-            votes[m.character_id][PRONOUN_GENDER.get(pronoun.group().lower(), "neuter")] += 1
+        if pronoun is None or dialogue.index(pronoun.start()) != dialogue.index(m.start):
+            continue  # '"It's all his fancy," said the Gryphon': a speaker's "his" is someone else's
+        gender = PRONOUN_GENDER.get(pronoun.group().lower(), "neuter")
+        if m.kind == "title" and gender in seen and _rival(seen[gender], m.character_id, m.start):
+            continue
+        votes[m.character_id][gender] += 1
     for character in characters:
         if character.gender != "unknown":
             continue
         v = votes.get(character.id, {"male": 0.0, "female": 0.0, "neuter": 0.0})
         total = v["male"] + v["female"]
-        if v["neuter"] > total:
-            continue  # "the Caterpillar ... it": no gender to give (not "her", Alice's, nearby)
+        if v["neuter"] > total and total < MIN_GENDERED_BESIDE_IT:
+            continue  # "the Caterpillar ... it": no gender to give
         if total < 1:
             _from_given_name(character, given[character.id])
             continue
         gender = "male" if v["male"] >= v["female"] else "female"
         share = max(v["male"], v["female"]) / total
         confidence = share * total / (total + 2)  # few votes -> lower confidence
-        if share >= 0.6:
+        if share >= 0.6 and known.get(character.id, gender) == gender:
             character.gender = gender  # type: ignore[assignment]
             character.gender_confidence = round(confidence, 3)
-        else:
+        else:  # the pronouns are unclear or say otherwise than a clear given name ("Fanny")
             _from_given_name(character, given[character.id])
+
+
+def _known_genders(
+    characters: list[Character], votes: dict[str, dict[str, float]], given: dict[str, Counter[str]]
+) -> dict[str, str]:
+    """Genders that need no pronoun: already set, from honorifics, or a clear given name."""
+    out: dict[str, str] = {}
+    for c in characters:
+        if c.gender in ("male", "female"):
+            out[c.id] = c.gender
+            continue
+        v = votes.get(c.id)
+        if v and v["male"] != v["female"]:
+            out[c.id] = "male" if v["male"] > v["female"] else "female"
+            continue
+        for word, _ in given[c.id].most_common(1):
+            g = given_name_gender(word, CLEAR_GIVEN_NAME)
+            if g != "unknown":
+                out[c.id] = g
+    return out
+
+
+def _rival(seen: tuple[list[int], list[str]], character_id: str, start: int) -> bool:
+    """Whether another character of this gender was named in the `RIVAL_WINDOW` before ``start``."""
+    positions, ids = seen
+    i = bisect.bisect_left(positions, start) - 1
+    while i >= 0 and positions[i] >= start - RIVAL_WINDOW:
+        if ids[i] != character_id:
+            return True
+        i -= 1
+    return False
 
 
 def _from_given_name(character: Character, first_words: Counter[str]) -> None:
