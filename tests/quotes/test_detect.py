@@ -40,6 +40,23 @@ def test_british_single_quotes_ignore_apostrophes() -> None:
     assert _quotes(text) == [["I don't know,", "but 'tis the boys' room, isn't it?"], ["Of course it is."]]
 
 
+def test_single_quotes_before_words_that_could_be_elisions() -> None:
+    # a capitalised word after the mark opens a speech ("'Is", "'Round"); only 'Tis and kin are elided
+    text = "'What is his name?'\n\n'Bingley.'\n\n'Is he married or single?'\n\n'Round the corner,' said he.\n"
+    assert _quotes(text) == [
+        ["What is his name?"],
+        ["Bingley."],
+        ["Is he married or single?"],
+        ["Round the corner,"],
+    ]
+    # after a speech tag's comma, the mark resumes the speech, even before "is" ('is = his in dialect)
+    text = "'Pride,' observed Mary, who read a great deal, 'is a very common failing.'\n"
+    assert _quotes(text) == [["Pride,", "is a very common failing."]]
+    # inside a speech and in plain narration the elisions stay elisions
+    assert _quotes("'I saw 'im,' said he, 'on 'is horse.'\n") == [["I saw 'im,", "on 'is horse."]]
+    assert _quotes("He knocked 'im down, and 'is hat fell off.\n") == []
+
+
 def test_nested_quote_stays_inside_the_outer_one() -> None:
     text = "\"He told me 'never again,' and left,\" said Jane.\n"
     assert _quotes(text) == [["He told me 'never again,' and left,"]]

@@ -266,7 +266,7 @@ def _single_marks(text: str, start: int, end: int) -> list[tuple[int, str]]:
             if (
                 (before.isspace() or before in '([—-"“')
                 and not after.isspace()
-                and not _is_elision(text, offset)
+                and (not _is_elision(text, offset) or _resumes_speech(text, start, offset, marks))
             ):
                 marks.append((offset, "open"))
                 is_open = True
@@ -279,6 +279,14 @@ def _single_marks(text: str, start: int, end: int) -> list[tuple[int, str]]:
     return marks
 
 
+def _resumes_speech(text: str, start: int, offset: int, marks: list[tuple[int, str]]) -> bool:
+    """A mark after a speech tag's comma or dash, once a quote of the paragraph has closed, reopens the
+    speech even before a word that could be an elision: ``'Pride,' observed Mary, 'is a failing'``."""
+    if not marks or marks[-1][1] != "close":
+        return False
+    return text[start:offset].rstrip().endswith((",", ":", ";", "-", "—"))
+
+
 def _closes_here(text: str, offset: int, end: int) -> bool:
     """A letter + quote + space: a closing quote unless it reads as a plural possessive (``boys' room``)."""
     rest = text[offset + 1 : min(end, offset + 40)].lstrip()
@@ -287,9 +295,19 @@ def _closes_here(text: str, offset: int, end: int) -> bool:
     return not (text[offset - 1] in "sS" and rest[0].islower())
 
 
+#: elisions that are written capitalised at the start of a sentence ("'Tis true"); a capitalised word
+#: after a mark is otherwise the first word of a speech ("'Is he married?'", "'Round the corner'")
+_CAPITALISED_ELISIONS = frozenset(["tis", "twas", "twere", "twill", "twould"])
+
+
 def _is_elision(text: str, offset: int) -> bool:
     match = re.match(r"[A-Za-z]+", text[offset + 1 : offset + 12])
-    return match is not None and match.group().lower() in _ELISIONS
+    if match is None:
+        return False
+    word = match.group()
+    if word[0].isupper():
+        return word.lower() in _CAPITALISED_ELISIONS
+    return word in _ELISIONS
 
 
 _DASH_START = re.compile(r"\s*(?:[—―]|--)\s*")
