@@ -34,28 +34,37 @@ class HuggingFaceLLM(LLM):
         super().__init__(spec, str(model_dir.resolve()), **kwargs)
         self.concurrency = 1
         self._torch = torch
+        self._encoding_type = transformers.BatchEncoding
         self._device = "cuda" if torch.cuda.is_available() else "cpu"
         try:
             self._tokenizer = transformers.AutoTokenizer.from_pretrained(model_dir, local_files_only=True)
             self._model = transformers.AutoModelForCausalLM.from_pretrained(
                 model_dir, local_files_only=True, torch_dtype="auto"
-            ).to(self._device)
+            )
         except (OSError, ValueError) as exc:
             raise BackendError(f"transformers cannot load this model ({exc})", model_dir) from exc
+        # moved in place through torch's typed Module.to (the call still runs the model's own override):
+        # transformers 5 wraps PreTrainedModel.to with functools.wraps, which type checkers see unbound
+        module: torch.nn.Module = self._model
+        module.to(self._device)
         self._model.eval()
         self._model_lock = threading.Lock()
 
     def _complete(self, messages: list[ChatMessage], options: GenerateOptions) -> Generation:
         torch = self._torch
         chat = [m.model_dump() for m in messages]
+        # return_dict=True: transformers 5 returns the encoding by default, 4.x the bare ids unless asked
         if getattr(self._tokenizer, "chat_template", None):
-            input_ids = self._tokenizer.apply_chat_template(
-                chat, add_generation_prompt=True, return_tensors="pt"
+            encoded = self._tokenizer.apply_chat_template(
+                chat, add_generation_prompt=True, return_tensors="pt", return_dict=True
             )
+            if not isinstance(encoded, self._encoding_type):
+                raise BackendError(
+                    f"the chat template gave {type(encoded).__name__}, not token ids", self.spec
+                )
         else:
-            text = "\n\n".join(m.content for m in messages)
-            input_ids = self._tokenizer(text, return_tensors="pt").input_ids
-        input_ids = input_ids.to(self._device)
+            encoded = self._tokenizer("\n\n".join(m.content for m in messages), return_tensors="pt")
+        input_ids = encoded["input_ids"].to(self._device)
         sampling: dict[str, Any] = (
             {"do_sample": True, "temperature": options.temperature, "top_p": options.top_p or 1.0}
             if options.temperature > 0
@@ -64,7 +73,9 @@ class HuggingFaceLLM(LLM):
         with self._model_lock, torch.no_grad():
             if options.seed is not None:
                 torch.manual_seed(options.seed)
-            output = self._model.generate(
+            # transformers 5 declares generate (under torch.no_grad) with an explicit ``self`` parameter,
+            # which mypy then reads as unbound: the one call it cannot check
+            output = self._model.generate(  # type: ignore[misc,unused-ignore]
                 input_ids,
                 max_new_tokens=options.max_tokens,
                 pad_token_id=self._tokenizer.pad_token_id or self._tokenizer.eos_token_id,
@@ -72,6 +83,8 @@ class HuggingFaceLLM(LLM):
             )
         new_tokens = output[0, input_ids.shape[1] :]
         text = self._tokenizer.decode(new_tokens, skip_special_tokens=True)
+        if not isinstance(text, str):  # one sequence decodes to one string; a list would be a bug here
+            raise BackendError(f"the tokenizer decoded one answer to {type(text).__name__}", self.spec)
         finish = "length" if len(new_tokens) >= options.max_tokens else "stop"
         for stop in options.stop:
             if stop in text:
