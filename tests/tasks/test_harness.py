@@ -15,6 +15,7 @@ from pathlib import Path
 import orjson
 import pytest
 
+from fabula.errors import ConfigError
 from fabula.llm.testing import ScriptedOpenAIServer
 from fabula.tasks import get_task, log_path_for, run_eval, task_names
 from tests.conftest import ROOT, run_cli
@@ -37,7 +38,7 @@ def test_toy_task_runs_through_the_cli_with_its_declared_options(tmp_path: Path)
     out = tmp_path / "toy.json"
     assert run_cli("eval", "toy-sums", "--label", "y", "--json", out) == 0
     report = orjson.loads(out.read_bytes())
-    assert report["task"] == "toy-sums" and report["settings"] == {"limit": None, "label": "y"}
+    assert report["task"] == "toy-sums" and report["settings"] == {"label": "y"}
     assert report["items"] == 6 and report["novels"] == {}
     assert report["mean"] == {"accuracy": pytest.approx(4 / 6)}  # items 2 and 5 are wrong
     add = report["groups"]["category"]["add"]
@@ -55,7 +56,51 @@ def test_toy_task_runs_through_the_cli_with_its_declared_options(tmp_path: Path)
 def test_declared_option_is_checked(capsys: pytest.CaptureFixture[str]) -> None:
     assert run_cli("eval", "toy-sums", "--label", "z") == 2
     assert "--label must be one of x, y" in capsys.readouterr().err
-    assert run_cli("eval", "toy-sums", "--limit", "2") == 0
+
+
+def test_limit_runs_the_first_items_and_is_a_setting_of_the_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "toy.json"
+    assert run_cli("eval", "toy-sums", "--limit", "2", "--json", out) == 0
+    report = orjson.loads(out.read_bytes())
+    assert report["items"] == 2 and report["settings"] == {"label": "x", "limit": 2}
+    assert [r["id"] for r in lines(log_path_for(out)) if "id" in r] == ["q0", "q1"]
+    assert run_cli("eval", "toy-sums", "--limit", "0") == 2
+    assert "--limit" in capsys.readouterr().err
+    with pytest.raises(ConfigError, match="--limit must be at least 1"):
+        run_eval(get_task("toy-sums")(), limit=0, progress=False)
+    assert run_eval(get_task("toy-sums")(), limit=99, progress=False).items == 6  # more than there are
+
+
+def test_every_task_takes_limit(capsys: pytest.CaptureFixture[str]) -> None:
+    for name in task_names():
+        assert run_cli("eval", name, "--help") == 0
+        assert "--limit" in capsys.readouterr().out, name
+
+
+def test_an_interrupted_run_resumes_only_with_the_same_limit(tmp_path: Path) -> None:
+    out = tmp_path / "toy.json"
+    log = log_path_for(out)
+
+    def cut_after_two_items() -> None:  # header, q0 (marked, to see whether it is run again), q1
+        header, first, second = lines(log)[:3]
+        log.write_bytes(
+            b"".join(orjson.dumps(r) + b"\n" for r in (header, {**first, "prediction": -1}, second))
+        )
+
+    run_eval(get_task("toy-sums")(), json_path=out, progress=False, limit=4)
+    cut_after_two_items()
+    resumed = run_eval(get_task("toy-sums")(), json_path=out, progress=False, limit=4)
+    assert resumed.items == 4 and resumed.settings["limit"] == 4
+    records = [r for r in lines(log) if "id" in r]
+    assert [r["id"] for r in records] == ["q0", "q1", "q2", "q3"] and records[0]["prediction"] == -1
+    cut_after_two_items()
+    wider = run_eval(get_task("toy-sums")(), json_path=out, progress=False, limit=5)
+    records = [r for r in lines(log) if "id" in r]
+    assert wider.items == 5 and [r["id"] for r in records] == [f"q{i}" for i in range(5)]
+    assert records[0]["prediction"] == 3  # another limit is another run: started afresh
+    assert "limit" not in run_eval(get_task("toy-sums")(), progress=False).settings
 
 
 def test_unwritable_report_fails_before_the_work(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -155,7 +200,7 @@ def test_killed_run_resumes_with_zero_repeated_model_calls(tmp_path: Path) -> No
 def test_a_finished_log_is_not_resumed(tmp_path: Path) -> None:
     out = tmp_path / "toy.json"
     first = run_eval(get_task("toy-sums")(), json_path=out, progress=False)
-    again = run_eval(get_task("toy-sums")(limit=3), json_path=out, progress=False)
+    again = run_eval(get_task("toy-sums")(), json_path=out, progress=False, limit=3)
     assert first.items == 6 and again.items == 3
     assert len([r for r in lines(log_path_for(out)) if "id" in r]) == 3
 

@@ -332,3 +332,18 @@ def test_anonymized_lfed_is_refused_in_one_line(tmp_path: Path) -> None:
         llm = get_llm(f"openai:m@{server.url}", cache=False)
         with pytest.raises(ConfigError, match=r"needs each question's book .* 9 of 9 questions have none"):
             run_eval(LiteraryMcq(data=_questions(tmp_path)), llm=llm, anonymize=Anonymizer(), progress=False)
+
+
+def test_limit_asks_the_first_questions_and_checks_only_those(tmp_path: Path) -> None:
+    from fabula.anonymize import Anonymizer
+    from fabula.errors import ConfigError
+
+    data = _questions(tmp_path)
+    with ScriptedOpenAIServer("答案：A") as server:
+        llm = get_llm(f"openai:m@{server.url}", cache=False)
+        with pytest.raises(ConfigError, match=r"2 of 2 questions have none"):
+            run_eval(LiteraryMcq(data=data), llm=llm, anonymize=Anonymizer(), progress=False, limit=2)
+        report = run_eval(LiteraryMcq(data=data, shots=1), llm=llm, progress=False, limit=2)
+        assert server.requests == 2
+    assert report.items == 2 and report.settings["limit"] == 2
+    assert set(report.novels) == {"红楼梦"}  # the first two questions are both about it

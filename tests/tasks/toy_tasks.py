@@ -18,10 +18,10 @@ QUESTIONS = [  # (a, b, op, the toy method's answer): the method is wrong on ite
 ]
 
 
-def _items(limit: int | None) -> list[EvalItem]:
+def _items() -> list[EvalItem]:
     return [
         EvalItem(f"q{i}", {"category": op, "level": "1" if a < 3 else "2"}, (a, b, op, answer))
-        for i, (a, b, op, answer) in enumerate(QUESTIONS[:limit])
+        for i, (a, b, op, answer) in enumerate(QUESTIONS)
     ]
 
 
@@ -36,12 +36,11 @@ class ToySums(Task):
     counts: ClassVar[list[str]] = ["items"]
     group_by: ClassVar[list[str]] = ["category", "level"]
     options: ClassVar[list[TaskOption]] = [
-        TaskOption("limit", int, metavar="N", help="Only the first N questions."),
         TaskOption("label", str, default="x", choices=("x", "y"), help="A setting with choices."),
     ]
 
     def items(self) -> list[EvalItem]:
-        return _items(self.options_given["limit"])
+        return _items()
 
     def run_item(self, item: EvalItem, llm: LLM | None) -> ItemOutcome:
         a, b, op, answer = item.payload
@@ -64,7 +63,7 @@ class ToyLlm(Task):
     options: ClassVar[list[TaskOption]] = []
 
     def items(self) -> list[EvalItem]:
-        return _items(None)
+        return _items()
 
     def run_item(self, item: EvalItem, llm: LLM | None) -> ItemOutcome:
         assert llm is not None
@@ -94,7 +93,7 @@ class ToyBatch(Task):
     llm = "required"
 
     def items(self) -> list[EvalItem]:
-        return _items(None)
+        return _items()
 
     def run_item(self, item: EvalItem, llm: LLM | None) -> ItemOutcome:
         assert llm is not None

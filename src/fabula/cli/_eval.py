@@ -30,6 +30,16 @@ ConcurrencyOption = Annotated[
         "--concurrency", metavar="N", min=1, help="Items run at once with a model (default: the model's own)."
     ),
 ]
+LimitOption = Annotated[
+    int | None,
+    typer.Option(
+        "--limit",
+        metavar="N",
+        min=1,
+        help="Run only the first N items, to try a task or a model on a few (the report's settings say so; "
+        "only a run with the same N resumes its log).",
+    ),
+]
 NoResumeOption = Annotated[
     bool,
     typer.Option(
@@ -98,6 +108,7 @@ AnonymizeSeedOption = Annotated[
 _COMMON = {
     "json_out": (JsonOutOption, None),
     "no_resume": (NoResumeOption, False),
+    "limit": (LimitOption, None),
     "anonymize": (None, False),  # per task: `anonymize_option`
     "anonymize_seed": (AnonymizeSeedOption, 0),
 }
@@ -147,6 +158,7 @@ def run_task_command(task_class: type[Task], values: dict[str, Any]) -> None:
     anonymize_seed = int(values.pop("anonymize_seed", 0))
     engine = str(values.pop("engine", "local"))
     ray_address: str | None = values.pop("ray_address", None)
+    limit: int | None = values.pop("limit", None)
     options = {o.name: values[o.name] for o in task_class.options if o.name in values}
     for option in task_class.options:
         if option.multiple and options.get(option.name) == []:
@@ -173,6 +185,7 @@ def run_task_command(task_class: type[Task], values: dict[str, Any]) -> None:
             anonymize=anonymizer,
             engine=engine,
             ray_address=ray_address,
+            limit=limit,
             on_item_error=lambda item, error: stderr.print(
                 f"fabula: error: {item}: {error}", markup=False, highlight=False, soft_wrap=True
             ),

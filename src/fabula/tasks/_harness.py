@@ -25,6 +25,9 @@ What the harness does, so no task does it again:
   over with the copy's offset map and name mapping, or refuses in one line (``anonymize_refusal``);
 * aggregates: per-group means for each ``group_by`` key, ``mean`` (macro over novels when the task says
   ``macro_over = "novel"``, else over items), the task's optional ``micro``, in the one `EvalReport` layout;
+* runs only the first ``limit`` items (``--limit N``, as lm-evaluation-harness's: to try a task or a
+  model on a few items); the limit is one of the run's settings, so the report says so and only a run
+  with the same limit resumes its log (`Task.limit` tells a task that checks more than its items);
 * shows a progress bar (rich, on a terminal);
 * with ``engine="ray"`` (tasks whose items group by novel, no model), runs each novel's items as one Ray
   task (`fabula._ray`, the plumbing ``fabula analyze --engine ray`` uses): the worker rebuilds the task
@@ -126,6 +129,9 @@ class Task(ABC):
     anonymize_refusal: ClassVar[str | None] = "it does not say how to map its gold data onto renamed books"
     anonymize_note: ClassVar[str] = ""  # what ``--anonymize`` needs or renames here (shown in --help)
     anonymizer: Anonymizer | None = None
+    #: the run's ``--limit`` (set by `run_eval` before `check` and `items`): the harness keeps only the
+    #: first ``limit`` items itself; a task reads it where it checks or reports more than its items
+    limit: int | None = None
 
     def __init__(self, **settings: Any) -> None:
         known = {o.name: o for o in self.options}
@@ -244,11 +250,16 @@ def run_eval(
     anonymize: Anonymizer | None = None,
     engine: str = "local",
     ray_address: str | None = None,
+    limit: int | None = None,
 ) -> EvalReport:
-    """Run every item of ``task`` and aggregate the report (written to ``json_path`` when given, with
-    the per-item log beside it). ``anonymize``: on renamed copies of the books (`Task.anonymize_with`;
-    the report's settings say ``anonymized``). See the module docstring for logging, resuming,
-    failures and engines."""
+    """Run every item of ``task`` (only the first ``limit``, when given) and aggregate the report
+    (written to ``json_path`` when given, with the per-item log beside it). ``anonymize``: on renamed
+    copies of the books (`Task.anonymize_with`; the report's settings say ``anonymized``). See the
+    module docstring for logging, resuming, failures and engines."""
+    if limit is not None:
+        if limit < 1:
+            raise ConfigError(f"--limit must be at least 1, not {limit}", "--limit")
+        task.limit = limit
     if anonymize is not None:
         task.anonymize_with(anonymize)
     if task.llm == "required" and llm is None:
@@ -262,7 +273,9 @@ def run_eval(
         from fabula.llm import redact_credentials
 
         settings = {**settings, "llm": redact_credentials(llm.spec)}
-    items = list(task.items())
+    if limit is not None:
+        settings = {**settings, "limit": limit}
+    items = list(task.items())[:limit]
     ids = [i.id for i in items]
     if len(set(ids)) != len(ids):
         raise ConfigError(f"task {task.name!r} lists an item id twice")

@@ -91,7 +91,6 @@ class BookWormTask(Task):
             "bertscore_model", str, metavar="DIR", help="Local transformers model folder for BERTScore."
         ),
         TaskOption("nli_model", str, metavar="DIR", help="Local NLI model folder (else the LLM judges NLI)."),
-        TaskOption("limit", int, metavar="N", help="Evaluate only the first N items."),
     ]
 
     def __init__(self, **settings: Any) -> None:
@@ -126,7 +125,6 @@ class BookWormTask(Task):
             "method": given["method"],
             "metrics": self.metrics,
             "seed": given["seed"],
-            "limit": given["limit"],
         }
         if given["method"] == "llm":
             settings |= {"context": given["context"], "budget": given["budget"]}
@@ -152,8 +150,7 @@ class BookWormTask(Task):
             kind = str(record.get("kind", "description"))
             payload = {**record, "book_path": book}
             items.append(EvalItem(str(record["id"]), {"novel": novel, "kind": kind}, payload))
-        limit = self.options_given["limit"]
-        return items[:limit] if limit else items
+        return items
 
     # --- one item ---------------------------------------------------------------------------------
     def run_item(self, item: EvalItem, llm: LLM | None) -> ItemOutcome:

@@ -80,7 +80,6 @@ class LiteraryMcq(Task):
             "How questions without a category get one: keyword rules or the model (llm, cached).",
             choices=("keyword", "llm"),
         ),
-        TaskOption("limit", int, None, "Only the first N questions.", "N"),
         TaskOption("seed", int, 0, "Seed for drawing the few-shot examples."),
     ]
 
@@ -89,14 +88,15 @@ class LiteraryMcq(Task):
         if not 0 <= self.options_given["shots"] <= 5:
             raise ConfigError("--shots must be between 0 and 5", "--shots")
         self.data = load_mcq(self.options_given["data"])
-        questions = self.data.questions
-        if self.options_given["limit"] is not None:
-            questions = questions[: max(0, self.options_given["limit"])]
-        self.questions = questions
         self._books: dict[Path, tuple[Book, Retriever]] = {}
         self._copies: dict[Path, AnonymizedBook] = {}
         self._books_lock = threading.Lock()
         self._llm_categories: dict[str, str] = {}
+
+    @property
+    def questions(self) -> list[McqQuestion]:
+        """The questions this run asks: the first ``--limit`` (the harness's) or all."""
+        return self.data.questions[: self.limit]
 
     def check(self, llm: LLM | None) -> None:
         """``--anonymize`` needs every question's book, in English: the names to replace are its
