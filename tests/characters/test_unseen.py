@@ -202,3 +202,26 @@ def test_a_clear_given_name_outweighs_pronouns_that_follow_it() -> None:
     ) * 4
     cast = {c.name: c.gender for c in find_characters(book_from_text(text))}
     assert cast["Fanny"] == "female", cast
+
+
+def test_a_pet_name_joins_no_formal_name_used_only_in_other_chapters() -> None:
+    # "Bill" the ferryman of the first chapters is not "William Hart" of the last ones; "Lizzy",
+    # used in the chapters where "Elizabeth Grey" is, is she
+    first = (
+        "Bill rowed the boat across the river, and Bill sang as he rowed. Elizabeth Grey sat in the "
+        'stern. "Row faster," said Elizabeth Grey. Lizzy laughed at Bill, and Bill laughed too.\n\n'
+        "Elizabeth trailed her hand in the water. Bill said nothing; Lizzy said nothing either.\n\n"
+    )
+    last = (
+        "William Hart came home from the war. William Hart was tired, and he slept. In the evening William "
+        'read the letters. "Who wrote these?" said William Hart. Nobody knew, and William burned them.\n\n'
+    )
+    text = "".join(
+        [f"CHAPTER {n}\n\n{first * 2}" for n in ("I", "II", "III")]
+        + [f"CHAPTER {n}\n\n{last * 2}" for n in ("IV", "V", "VI")]
+    )
+    cast = {c.name: c.all_names() for c in find_characters(book_from_text(text))}
+    bill = [name for name, names in cast.items() if "Bill" in names]
+    assert len(bill) == 1 and "William Hart" not in cast[bill[0]], cast
+    lizzy = [name for name, names in cast.items() if "Lizzy" in names]
+    assert len(lizzy) == 1 and "Elizabeth Grey" in cast[lizzy[0]], cast

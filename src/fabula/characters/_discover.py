@@ -17,7 +17,9 @@ NER pipeline, when the user names one, adds PERSON evidence (`_ner.py`); Chinese
    "Mr. Bennet", "Mrs. Bennet" and "Jane Bennet" stay apart: different honorific classes never join.
 4. Later joins: textual links ("Miss Hamilton, now Mrs Smith"), vocatives answered by tagged names,
    given-name variants. Every join is vetoed by cannot-link evidence: names sharing sentences, or
-   tagging the turns of one conversation.
+   tagging the turns of one conversation; a pet name also needs to be used where its formal name's
+   bearer is (between the first and last chapter naming them: "Bill" of the first chapters is not
+   the "William" of the last).
 
 Genders come from honorifics, then a full name's given name (as the book styles it, else the US census
 list in ``given_names.tsv``), then pronouns after the mentions.
@@ -125,6 +127,8 @@ BROTHER_NAMED = 10  # bare given-name mentions that make a man "known by his giv
 #: a pet name seen once or twice may be anyone's ("his daughter Nancy"): it needs this many uses to
 #: join a formal name by the nickname list alone
 MIN_NICKNAME_USES = 3
+#: ... and this share of its uses in chapters that also name the formal name's bearer
+NEAR_SHARE = 0.5
 TURN_WEIGHT = 2  # shared sentences one exchange of tagged turns counts as
 MIN_SURNAME_USES = 3  # a bare surname seen fewer times is left unresolved where a family shares it
 MIN_MENTIONS = 2  # a name seen once is not a character (unless NER or an honorific vouches for it)
@@ -219,7 +223,9 @@ def discover_characters(book: Book, *, ner_model: str | None = None) -> tuple[li
     turns = _turn_takers(book, occurrences, dialogue)
     links = _textual_links(text, occurrences, dialogue) + _vocative_replies(book, occurrences, dialogue)
     addressed = _address_replies(book, occurrences, dialogue)
-    clusters, form_cluster = _cluster(occurrences, votes, together, links, addressed, turns)
+    clusters, form_cluster = _cluster(
+        occurrences, votes, together, links, addressed, turns, _form_chapters(book, occurrences)
+    )
     mentions: list[Mention] = []
     for o in occurrences:
         cid = form_cluster.get(_form(o))
@@ -627,6 +633,15 @@ def _compatible(a: str, b: str) -> bool:
     return a == "unknown" or b == "unknown" or a == b
 
 
+def _form_chapters(book: Book, occurrences: list[_Occurrence]) -> dict[_FormKey, Counter[int]]:
+    """For each form, how often each chapter (or synthetic section) of the book uses it."""
+    chapters: dict[_FormKey, Counter[int]] = defaultdict(Counter)
+    for o in occurrences:
+        chapter = book.chapter_at(o.start)
+        chapters[_form(o)][chapter.id if chapter is not None else -1] += 1
+    return chapters
+
+
 def _cluster(
     occurrences: list[_Occurrence],
     votes: _GenderEvidence,
@@ -634,6 +649,7 @@ def _cluster(
     links: Counter[tuple[_FormKey, _FormKey]] | None = None,
     addressed: Counter[tuple[_FormKey, _FormKey]] | None = None,
     turns: Counter[tuple[_FormKey, _FormKey]] | None = None,
+    chapters: dict[_FormKey, Counter[int]] | None = None,
 ) -> tuple[dict[int, _Cluster], dict[_FormKey, int]]:
     """Alias clusters of the accepted name forms (see the module docstring for the steps).
     ``together`` (shared sentences) and ``turns`` (tagged turns of one conversation) are cannot-link
@@ -644,6 +660,7 @@ def _cluster(
         votes=votes,
         together=together,
         apart=together + (turns or Counter()),
+        chapters=chapters or {},
     )
     forms = sorted(
         state.counts, key=lambda f: (-len(f[1]), -(f[0] is not None and f[0] != "the"), -state.counts[f])
@@ -658,13 +675,13 @@ def _cluster(
     _cluster_the_titles(state, forms)
     clusters, assign = state.clusters, state.assign
     # nicknames that became their own cluster before their formal name existed: join them now
-    _join_nicknames(clusters, assign, state.conflict)
+    _join_nicknames(clusters, assign, state.conflict, state.near)
     _join_orphans(clusters, assign, state.conflict)
     _join_linked(clusters, assign, state.sentence_conflict, links or Counter())
     _join_addressed(
         clusters, assign, lambda form, c: _shared_sentences(state.apart, form, c), addressed or Counter()
     )
-    _join_name_variants(clusters, assign, state.conflict)
+    _join_name_variants(clusters, assign, state.conflict, state.near)
     return clusters, assign
 
 
@@ -676,6 +693,7 @@ class _Clustering:
     votes: _GenderEvidence
     together: Counter[tuple[_FormKey, _FormKey]]  # shared sentences: cannot-link evidence
     apart: Counter[tuple[_FormKey, _FormKey]]  # shared sentences and tagged turns
+    chapters: dict[_FormKey, Counter[int]] = field(default_factory=dict)  # `_form_chapters`
     clusters: dict[int, _Cluster] = field(default_factory=dict)
     assign: dict[_FormKey, int] = field(default_factory=dict)
 
@@ -711,6 +729,19 @@ class _Clustering:
 
     def sentence_conflict(self, form: _FormKey, cluster: _Cluster) -> bool:
         return _conflict(self.together, self.counts, form, cluster)
+
+    def near(self, form: _FormKey, cluster: _Cluster) -> bool:
+        """Whether ``form`` is used where ``cluster``'s story is: at least `NEAR_SHARE` of its uses
+        fall between the first and the last chapter naming the cluster (a "Bill" of the first
+        chapters is not the "William" of the last ones; "Nancy" among the chapters of "Anne" may be
+        her). Without chapter information, near."""
+        own = self.chapters.get(form)
+        theirs = [chapter for other in cluster.forms for chapter in self.chapters.get(other, ())]
+        if not own or not theirs:
+            return True
+        first, last = min(theirs), max(theirs)
+        inside = sum(n for chapter, n in own.items() if first <= chapter <= last)
+        return inside >= NEAR_SHARE * sum(own.values())
 
     def female_alone(self, word: str) -> _Cluster | None:
         """The one female full-named cluster with surname ``word`` that is never "Miss", if it is the
@@ -770,6 +801,8 @@ class _Clustering:
         target = _dominant(named)
         if target is None and word.lower() in NICKNAMES and self.counts[form] >= MIN_NICKNAME_USES:
             target = _dominant(_nickname_targets(word, self.clusters.values(), form))
+            if target is not None and not self.near(form, target):
+                target = None  # "Bill" of the first chapters is not the "William" of the last
         return None if target is None or self.conflict(form, target) else target
 
 
@@ -1403,7 +1436,10 @@ def _find_same(
 
 
 def _join_nicknames(
-    clusters: dict[int, _Cluster], assign: dict[_FormKey, int], conflict: Callable[[_FormKey, _Cluster], bool]
+    clusters: dict[int, _Cluster],
+    assign: dict[_FormKey, int],
+    conflict: Callable[[_FormKey, _Cluster], bool],
+    near: Callable[[_FormKey, _Cluster], bool],
 ) -> None:
     for cluster in list(clusters.values()):
         if len(cluster.forms) != 1:
@@ -1415,7 +1451,7 @@ def _join_nicknames(
         if cluster.size < MIN_NICKNAME_USES:
             continue
         target = _dominant(_nickname_targets(words[0], clusters.values(), form))
-        if target is not None and not conflict(form, target):
+        if target is not None and not conflict(form, target) and near(form, target):
             _absorb(clusters, assign, target, cluster)
 
 
@@ -1433,7 +1469,10 @@ def _variant_names(a: str, b: str) -> bool:
 
 
 def _join_name_variants(
-    clusters: dict[int, _Cluster], assign: dict[_FormKey, int], conflict: Callable[[_FormKey, _Cluster], bool]
+    clusters: dict[int, _Cluster],
+    assign: dict[_FormKey, int],
+    conflict: Callable[[_FormKey, _Cluster], bool],
+    near: Callable[[_FormKey, _Cluster], bool],
 ) -> None:
     """Clusters that differ only by a variant of the given name: "Jim Vane" and "James Vane", "Frank" (of
     "Frank Oakley") and "Francis Oakley", a lone "Kit" and "Kitty Hamilton", "Michael" and "Mike
@@ -1471,6 +1510,8 @@ def _join_name_variants(
         if len(targets) != 1:
             continue
         (target,) = targets
+        if not full and not near(next(iter(cluster.forms)), target):
+            continue  # "Bill" of the first chapters, "William" of the last
         small, large = sorted((cluster, target), key=lambda c: c.size)
         # pronoun votes mislead here ("Jim" came out female); titles do not ("Mrs. Charlie" is no Charles)
         titled = [
