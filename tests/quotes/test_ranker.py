@@ -262,3 +262,23 @@ def test_name_tags_anchor_the_alternation_from_both_sides() -> None:
     # the shipped weights read the untagged turns as the alternation the tags fix
     quotes = rank_speakers(_book(text), load_model()[0])
     assert [q.speaker_id for q in quotes] == ["emma", "knightley", "emma", "knightley", "emma"]
+
+
+def test_he_and_she_tags_anchor_the_alternation_by_gender() -> None:
+    text = (
+        "Emma and Mr. Knightley walked on together.\n\n"
+        '"A fine day," she said.\n\n"Very fine."\n\n"Shall we go on?"\n\n"If you like," he said.\n\n"Gladly."\n'
+    )
+    _, items = _items(text)
+    by_turn = {item.turn: item for item in items}
+    # turn 1: one turn after "she said" (odd: not the woman), two before "he said" (even: the man)
+    second = by_turn[1]
+    assert _feature(second, "emma", "gender_anchor_odd_match") == 1.0
+    assert _feature(second, "knightley", "gender_anchor_even_match") == 1 / np.sqrt(2)
+    assert _feature(second, "knightley", "gender_anchor_odd_match") == 0.0
+    # a tagged turn's own tag is not its anchor: turn 3's nearest tag is "she said", three turns back
+    fourth = by_turn[3]
+    assert _feature(fourth, "emma", "gender_anchor_odd_match") == 1 / np.sqrt(3)
+    assert _feature(fourth, "knightley", "gender_anchor_even_match") == 0.0
+    quotes = rank_speakers(_book(text), load_model()[0])
+    assert [q.speaker_id for q in quotes] == ["emma", "knightley", "emma", "knightley", "emma"]

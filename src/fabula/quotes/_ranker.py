@@ -108,6 +108,8 @@ FEATURES = [
     "anchor_even_two_party",
     "anchor_odd_two_party",
     "tagged_in_conversation",
+    "gender_anchor_even_match",
+    "gender_anchor_odd_match",
 ]
 _INDEX = {name: i for i, name in enumerate(FEATURES)}
 
@@ -301,6 +303,7 @@ class _BookStats:
     frequent: list[str]  # the `_MAIN_CAST` most-named characters
     quoted: _QuotedText
     anchors: dict[int, list[tuple[int, str]]]  # conversation -> (turn, speaker) of its name-tagged turns
+    gendered: dict[int, list[tuple[int, str]]]  # conversation -> (turn, gender) of its he/she-tagged turns
 
     @classmethod
     def of(cls, context: SieveContext, turns: list[Turn]) -> _BookStats:
@@ -320,6 +323,7 @@ class _BookStats:
             sorted(mention_counts, key=lambda who: -mention_counts[who])[:_MAIN_CAST],
             _QuotedText(turns),
             _name_tag_anchors(context, turns),
+            _gendered_tags(context, turns),
         )
 
 
@@ -614,6 +618,46 @@ def _conversation_structure(t: TurnRows) -> None:
         )
 
 
+def _gendered_tags(context: SieveContext, turns: list[Turn]) -> dict[int, list[tuple[int, str]]]:
+    """The turns whose tag gives the speaker's gender and no name ("…," she said), by conversation."""
+    text = context.book.text
+    tags: dict[int, list[tuple[int, str]]] = {}
+    for index, turn in enumerate(turns):
+        gender = _tag_gender(text, turn)
+        if gender is not None:
+            tags.setdefault(turn.conversation, []).append((index, gender))
+    return tags
+
+
+def _nearest(marks: list[tuple[int, str]], index: int) -> list[tuple[int, str]]:
+    """The nearest of ``marks`` (sorted (turn, value) pairs) before and after turn ``index``."""
+    position = bisect.bisect_left(marks, (index, ""))
+    after_at = position + 1 if position < len(marks) and marks[position][0] == index else position
+    return [
+        m
+        for m in (
+            marks[position - 1] if position > 0 else None,
+            marks[after_at] if after_at < len(marks) else None,
+        )
+        if m
+    ]
+
+
+def _gender_anchors(t: TurnRows) -> None:
+    """The nearest he/she-tagged turn of the conversation on each side, read by parity like the name
+    anchors: in a two-party scene between a man and a woman an even distance to a "she said" says this
+    turn is the woman's, an odd one the man's, without resolving the pronoun to anyone."""
+    tags = t.stats.gendered.get(t.turn.conversation)
+    if not tags:
+        return
+    for index, gender in _nearest(tags, t.index):
+        distance = abs(t.index - index)
+        feature = "gender_anchor_even_match" if distance % 2 == 0 else "gender_anchor_odd_match"
+        for who, row in t.rows.items():
+            if t.context.gender(who) == gender:
+                row[_INDEX[feature]] = max(row[_INDEX[feature]], 1.0 / math.sqrt(distance))
+
+
 def _tag_anchors(t: TurnRows) -> None:
     """The nearest name-tagged turn of the conversation on each side, by the parity of the distance:
     in a two-party exchange an anchor an even number of turns away is this turn's speaker, an odd one
@@ -766,6 +810,9 @@ FEATURE_FAMILIES: tuple[FeatureFamily, ...] = (
             "conversation_turn_share",
         ),
         False,
+    ),
+    FeatureFamily(
+        "gender anchors", _gender_anchors, ("gender_anchor_even_match", "gender_anchor_odd_match"), False
     ),
     FeatureFamily("untagged first name", _untagged_first_name, ("own_paragraph_first_name_untagged",), False),
 )
