@@ -40,6 +40,7 @@ class Named(Protocol):
 
 
 C = TypeVar("C", bound=type[Named])
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 class Registry(Generic[T]):
@@ -65,12 +66,13 @@ class Registry(Generic[T]):
         self._lock = threading.RLock()
 
     # --- registration --------------------------------------------------------------------------
-    def register(self, name: str) -> Callable[[T], T]:
-        """Decorator: register the decorated object under ``name`` (a duplicate raises ConfigError)."""
+    def register(self: Registry[Callable[..., Any]], name: str) -> Callable[[F], F]:
+        """Decorator: register the decorated function under ``name`` (a duplicate raises ConfigError)
+        and return it unchanged, its own signature kept for callers."""
 
-        def decorate(entry: T) -> T:
-            self.add(name, entry)
-            return entry
+        def decorate(function: F) -> F:
+            self.add(name, function)
+            return function
 
         return decorate
 

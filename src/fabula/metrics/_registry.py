@@ -14,12 +14,7 @@ METRICS: Registry[Callable[..., Any]] = Registry("metric", entry_point_group="fa
 
 def metric(name: str) -> Callable[[F], F]:
     """Register a metric function under ``name`` (a decorator; the function is returned unchanged)."""
-
-    def register(function: F) -> F:
-        METRICS.add(name, function)
-        return function
-
-    return register
+    return METRICS.register(name)
 
 
 def get_metric(name: str) -> Callable[..., Any]:

@@ -25,22 +25,12 @@ ANSWER_FILTERS: Registry[Callable[[str], Any]] = Registry(
 
 def prompt_format(name: str) -> Callable[[F], F]:
     """Register a prompt-building function under ``name`` (a decorator)."""
-
-    def register(function: F) -> F:
-        PROMPT_FORMATS.add(name, function)
-        return function
-
-    return register
+    return PROMPT_FORMATS.register(name)
 
 
 def answer_filter(name: str) -> Callable[[F], F]:
     """Register an answer filter (raw text -> parsed answer) under ``name`` (a decorator)."""
-
-    def register(function: F) -> F:
-        ANSWER_FILTERS.add(name, function)
-        return function
-
-    return register
+    return ANSWER_FILTERS.register(name)
 
 
 @answer_filter("strip")

@@ -43,12 +43,7 @@ METHODS: Registry[Callable[..., AttributionResult]] = Registry(
 
 def attribution_method(name: str) -> Callable[[F], F]:
     """Register a quote attribution method under ``name`` (a decorator; a duplicate name is an error)."""
-
-    def register(function: F) -> F:
-        METHODS.add(name, function)
-        return function
-
-    return register
+    return METHODS.register(name)
 
 
 def available_methods() -> list[str]:
