@@ -88,6 +88,7 @@ def _stop_now(pool: ProcessPoolExecutor) -> None:
     """Cancel what has not started and terminate the workers (an interrupt must stop work at once)."""
     terminate = getattr(pool, "terminate_workers", None)  # public from Python 3.14
     processes = list((getattr(pool, "_processes", None) or {}).values())
+    manager = getattr(pool, "_executor_manager_thread", None)
     pool.shutdown(wait=False, cancel_futures=True)
     if terminate is not None:
         with contextlib.suppress(Exception):
@@ -98,6 +99,11 @@ def _stop_now(pool: ProcessPoolExecutor) -> None:
     for process in processes:
         with contextlib.suppress(Exception):
             process.join(timeout=5)
+    # let the pool's manager thread see its workers gone and close its wake-up pipe now: left running,
+    # it races the interpreter's exit hook, which writes to that pipe ("Exception ignored … OSError: Bad
+    # file descriptor" printed after "interrupted")
+    if manager is not None:
+        manager.join(timeout=5)
 
 
 @contextlib.contextmanager
