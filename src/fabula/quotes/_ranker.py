@@ -670,19 +670,14 @@ def _tag_anchors(t: TurnRows) -> None:
     two_party = len(tagged) <= 2
     for who in tagged:
         t.put(who, "tagged_in_conversation")
-    position = bisect.bisect_left(anchors, (t.index, ""))
-    before = anchors[position - 1] if position > 0 else None
-    after_at = position + 1 if position < len(anchors) and anchors[position][0] == t.index else position
-    after = anchors[after_at] if after_at < len(anchors) else None
-    for anchor, side in ((before, "before"), (after, "after")):
-        if anchor is None:
-            continue
-        distance = abs(t.index - anchor[0])
+    for index, speaker in _nearest(anchors, t.index):
+        side = "before" if index < t.index else "after"
+        distance = abs(t.index - index)
         parity = "even" if distance % 2 == 0 else "odd"
         value = 1.0 / math.sqrt(distance)
-        t.put(anchor[1], f"anchor_{side}_{parity}", value)
+        t.put(speaker, f"anchor_{side}_{parity}", value)
         if two_party:
-            t.put(anchor[1], f"anchor_{parity}_two_party", value)
+            t.put(speaker, f"anchor_{parity}_two_party", value)
 
 
 def _untagged_first_name(t: TurnRows) -> None:
