@@ -666,7 +666,7 @@ def _tag_anchors(t: TurnRows) -> None:
     anchors = t.stats.anchors.get(t.turn.conversation, [])
     if not anchors:
         return
-    tagged = {speaker for _, speaker in anchors}
+    tagged = list(dict.fromkeys(speaker for _, speaker in anchors))  # in order: no hash-seed dependence
     two_party = len(tagged) <= 2
     for who in tagged:
         t.put(who, "tagged_in_conversation")
