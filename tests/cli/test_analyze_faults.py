@@ -90,6 +90,18 @@ def _wait_gone(pids: set[int], seconds: float) -> set[int]:
     return {pid for pid in pids if _alive(pid)}
 
 
+def _ctrl_c(process: subprocess.Popen[bytes], seconds: float, lost: str) -> str:
+    """Press Ctrl-C as a terminal does (SIGINT to the whole foreground group) and wait for the run to
+    end; its stderr, or the test fails with ``lost`` when it is still running after ``seconds``."""
+    os.killpg(process.pid, signal.SIGINT)
+    try:
+        _, err = process.communicate(timeout=seconds)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        pytest.fail(lost)
+    return err.decode()
+
+
 def test_sigkill_of_the_parent_ends_every_worker(tmp_path: Path, pdnc_dir: Path) -> None:
     process, workers = _start_corpus_run(_many_books(pdnc_dir), tmp_path / "out")
     assert workers
@@ -106,13 +118,7 @@ def test_ctrl_c_stops_at_once_keeps_what_finished_and_says_so(tmp_path: Path, pd
     books = _many_books(pdnc_dir)
     out = tmp_path / "out"
     process, workers = _start_corpus_run(books, out)
-    os.killpg(process.pid, signal.SIGINT)  # a terminal's Ctrl-C reaches the whole foreground group
-    try:
-        _, err = process.communicate(timeout=20)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        pytest.fail("Ctrl-C did not stop fabula analyze within 20 s")
-    text = err.decode()
+    text = _ctrl_c(process, 20, "Ctrl-C did not stop fabula analyze within 20 s")
     assert process.returncode == 130, text
     assert "Traceback" not in text and "KeyboardInterrupt" not in text, text
     assert "interrupted" in text and "run the same command again" in text, text
@@ -137,13 +143,8 @@ def test_ctrl_c_while_the_workers_start_is_not_lost(tmp_path: Path, pdnc_dir: Pa
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and process.poll() is None and not _children(process.pid):
         time.sleep(0.01)
-    os.killpg(process.pid, signal.SIGINT)  # the first child exists: the pool is starting
-    try:
-        _, err = process.communicate(timeout=30)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        pytest.fail("a Ctrl-C during the workers' start was lost: fabula analyze went on")
-    text = err.decode()
+    # the first child exists: the pool is starting
+    text = _ctrl_c(process, 30, "a Ctrl-C during the workers' start was lost: fabula analyze went on")
     assert process.returncode == 130, text
     assert "Traceback" not in text and "EOFError" not in text, text  # no child cut off while starting
     assert text.count("fabula: interrupted") == 1, text
