@@ -42,77 +42,6 @@ _RECENT_PARAGRAPHS = 6  # characters named in this many paragraphs before the tu
 _SCENE_TURNS = 20  # a candidate's share of the conversation is counted over this many turns each side
 BEAM_WIDTH = 4  # readings of a conversation kept by the last pass (1: turn by turn; see `beam_decode`)
 
-FEATURES = [
-    *(f"sieve_{rule}" for rule in SIEVE_RULES),
-    "sieve_confidence",
-    "quote_tag_name",
-    "quote_tag_pronoun",
-    "quote_beat",
-    "prev1_speaker",
-    "prev2_speaker",
-    "prev3_speaker",
-    "next1_speaker",
-    "next2_speaker",
-    "prev2_tagged",
-    "next2_tagged",
-    "prev1_tagged",
-    "addressed_by_prev",
-    "addressed_by_next",
-    "addressed_in_turn",
-    "named_inside_quote",
-    "own_paragraph_name",
-    "own_paragraph_first_name",
-    "own_paragraph_before_quote",
-    "own_paragraph_after_quote",
-    "prev_paragraph_name",
-    "prev_paragraph_last_name",
-    "next_paragraph_name",
-    "log_distance_before",
-    "log_distance_after",
-    "pronoun_tag_gender_match",
-    "pronoun_tag_gender_mismatch",
-    "speaker_share",
-    "mention_share",
-    "narrator",
-    "conversation_participant",
-    "multi_party",
-    "parity",
-    "parity_multi_party",
-    "own_paragraph_first_name_untagged",
-    "recent_speaker",
-    "recent_speaker_rank",
-    "recent_speaker_other_conversation",
-    "named_recently",
-    "frequent_character",
-    "two_party_run_before",
-    "two_party_run_after",
-    "conversation_turn_share",
-    "prev_narration_first_name",
-    "pronoun_recent_1",
-    "pronoun_recent_2",
-    "pronoun_subject_1",
-    "pronoun_subject_2",
-    "pronoun_prev_speaker_1",
-    "pronoun_prev_speaker_2",
-    "pronoun_mention_layer",
-    "continuation_tag_prev_speaker",
-    "reply_tag_prev_speaker",
-    *(f"pronoun_step_{step}" for step in PRONOUN_STEPS),
-    "tag_before_quote",
-    "tag_inside_quote",
-    "beat_pronoun",
-    "anchor_before_even",
-    "anchor_before_odd",
-    "anchor_after_even",
-    "anchor_after_odd",
-    "anchor_even_two_party",
-    "anchor_odd_two_party",
-    "tagged_in_conversation",
-    "gender_anchor_even_match",
-    "gender_anchor_odd_match",
-]
-_INDEX = {name: i for i, name in enumerate(FEATURES)}
-
 
 @dataclass(slots=True)
 class TurnCandidates:
@@ -811,6 +740,10 @@ FEATURE_FAMILIES: tuple[FeatureFamily, ...] = (
     ),
     FeatureFamily("untagged first name", _untagged_first_name, ("own_paragraph_first_name_untagged",), False),
 )
+
+#: every feature, family by family: the order of the weights in ``ranker.json``
+FEATURES = [name for family in FEATURE_FAMILIES for name in family.features]
+_INDEX = {name: i for i, name in enumerate(FEATURES)}
 
 
 def _features(
