@@ -66,7 +66,8 @@ def test_malformed_rows_are_reported_with_their_line_and_skipped(tmp_path: Path)
     assert loaded.problems[2].startswith("4: answer 7 is outside the 4 options")
     assert loaded.problems[3].startswith("5: not JSON")
     summary = LiteraryMcq(data=path).summary(None)  # type: ignore[arg-type]
-    assert summary[0] == "skipped 4 malformed row(s):" and summary[1].startswith("  line 2: option B")
+    assert summary[0].startswith("categories (approx_category) are approximate: ")
+    assert summary[1] == "skipped 4 malformed row(s):" and summary[2].startswith("  line 2: option B")
 
 
 def test_a_file_with_no_readable_question_is_an_error(tmp_path: Path) -> None:
@@ -120,10 +121,12 @@ def test_chinese_prompts_are_well_formed() -> None:
             options=["甲", "乙", "丙", "丁"],
             language="zh",
             style=style,
-            examples=[("例题？", ["一", "二", "三", "四"], "C")],
+            examples=[("活着", "例题？", ["一", "二", "三", "四"], "C")],
         )
-        assert "《围城》" in text and "例题：" in text and "答案：C" in text
-        assert text.rstrip().endswith("答案：")  # the answer cue ends the prompt
+        assert (
+            "《围城》" in text and "例题：" in text and "《活着》\n例题？" in text and "正确答案是：C" in text
+        )
+        assert text.rstrip().endswith("正确答案是：")  # the paper's suffix ends the prompt
         assert "A. 甲\nB. 乙\nC. 丙\nD. 丁" in text and "$" not in text
 
 
@@ -172,7 +175,7 @@ def test_each_extraction_branch(tmp_path: Path) -> None:
         text = messages[-1]["content"]
         key = re.search(r"Q (\w+)\?", text)[1]  # type: ignore[index]
         asked[key] = asked.get(key, 0) + 1
-        directly = "Answer directly" in text
+        directly = "please output the answer directly" in text
         return {
             "single": "B",
             "several": "I'd say C, not B. C.",
@@ -189,7 +192,7 @@ def test_each_extraction_branch(tmp_path: Path) -> None:
     assert logs["several"]["prediction"] == "C"
     assert logs["retry"]["prediction"] == "D" and logs["retry"]["details"]["retried"] == 1
     assert logs["never"]["prediction"] is None and logs["never"]["details"]["failed"] == 1
-    assert asked == {"single": 1, "several": 1, "retry": 2, "never": 4}  # three re-asks, then wrong
+    assert asked == {"single": 1, "several": 1, "retry": 2, "never": 3}  # at most three runs, then wrong
     assert report.mean["accuracy"] == pytest.approx(0.75)
 
 
@@ -209,10 +212,12 @@ def test_few_shot_examples_never_come_from_the_question_s_own_novel(tmp_path: Pa
         )
     assert len(prompts) == 9
     for prompt in prompts:
-        own = re.search(r"小说《(.+?)》", prompt)[1]  # type: ignore[index]
+        own = re.search(r"关于《(.+?)》", prompt.rsplit("例题：", 1)[1].rsplit("\n\n", 1)[1])[1]  # type: ignore[index]
         examples = prompt.split("例题：", 1)[1].rsplit("\n\n", 1)[0]
-        assert examples.count("答案：") == 3
+        assert examples.count("正确答案是：") == 3
         assert f"《{own}》" not in examples
+        titles = re.findall(r"^《(.+?)》$", examples, flags=re.M)
+        assert len(titles) == 3 and len(set(titles)) == 2  # both other novels before a second from either
 
 
 def test_cli_report_per_category_and_a_rerun_makes_no_model_call(
@@ -231,7 +236,7 @@ def test_cli_report_per_category_and_a_rerun_makes_no_model_call(
     report = json.loads(out.read_text())
     assert report["task"] == "mcq" and report["mean"]["accuracy"] == pytest.approx(3 / 9)
     assert set(report["novels"]) == {"红楼梦", "围城", "活着"}
-    assert "category" in report["groups"]
+    assert "approx_category" in report["groups"] and "approximate" in report["settings"]["category_source"]
     assert (tmp_path / "mcq.items.jsonl").is_file()
 
 
@@ -260,7 +265,7 @@ def test_the_whole_lfed_set_end_to_end_and_a_rerun_makes_no_model_call(
     report = json.loads(out.read_text())
     assert report["items"] == len(load_mcq(LFED).questions) == first
     assert 0.15 < report["mean"]["accuracy"] < 0.40  # "always B" scores the share of B answers
-    assert len(report["groups"]["category"]) == 8
+    assert len(report["groups"]["approx_category"]) == 8
 
 
 def test_loglik_picks_the_option_letter_the_model_finds_most_likely(tmp_path: Path) -> None:
@@ -273,7 +278,7 @@ def test_loglik_picks_the_option_letter_the_model_finds_most_likely(tmp_path: Pa
     def logprobs(words: list[str]) -> list[float]:
         # every prompt word -1; a final option letter gets its scripted log-probability
         values = [-1.0] * (len(words) - 1)
-        if words[-1] in likely and words[-2].endswith(("Answer:", "答案：")):
+        if words[-1] in likely and words[-2].endswith(("is:", "答案是：")):
             values[-1] = likely[words[-1]]
         return values
 
@@ -347,3 +352,137 @@ def test_limit_asks_the_first_questions_and_checks_only_those(tmp_path: Path) ->
         assert server.requests == 2
     assert report.items == 2 and report.settings["limit"] == 2
     assert set(report.novels) == {"红楼梦"}  # the first two questions are both about it
+
+
+# --- the paper's protocol on the loopback server ----------------------------------------------------
+
+PAPER_SHORT = "Select the desired answer based on the given question"
+PAPER_LONG = (
+    "Give you a multiple-choice question about a fiction, and you need to provide an answer. The provided "
+    "string can be divided into three parts: the first part represents the title of the fiction, the second "
+    "part is a question about the fiction, the third part includes four answer choices. Please only output "
+    "the answer indicator (e.g., A, B, C or D)."
+)
+PAPER_SUFFIX = "the correct answer is:"
+PAPER_REASK = (
+    "According to the above question, please output the answer directly and do not output any rationals."
+)
+
+
+@pytest.mark.parametrize(("style", "instruction"), [("short", PAPER_SHORT), ("long", PAPER_LONG)])
+def test_the_prompts_received_are_the_paper_s_wording(tmp_path: Path, style: str, instruction: str) -> None:
+    data = _write_jsonl(
+        tmp_path / "q.jsonl",
+        [
+            {
+                "id": "q",
+                "novel": "围城",
+                "question": "方鸿渐是谁？",
+                "options": ["甲", "乙", "丙", "丁"],
+                "answer": "B",
+            }
+        ],
+    )
+    with ScriptedOpenAIServer("no idea") as server:  # never a letter: all three runs are made
+        llm = get_llm(f"openai:m@{server.url}", cache=False)
+        report = run_eval(LiteraryMcq(data=data, prompt=style, prompt_language="en"), llm=llm, progress=False)
+        received = [body["messages"][-1]["content"] for body in server.bodies]
+    body = '"围城"\n方鸿渐是谁？\nA. 甲\nB. 乙\nC. 丙\nD. 丁\n'
+    assert received == [
+        f"{instruction}\n\n{body}{PAPER_SUFFIX}",
+        f"{instruction}\n\n{body}{PAPER_REASK}",
+        f"{instruction}\n\n{body}{PAPER_REASK}",
+    ]
+    assert report.settings["prompt_languages"] == ["en"]
+    assert report.settings["prompt_templates"][0] == f"mcq/{style}_en@2"
+    # the default for a Chinese question: fabula's Chinese rendering, recorded as such
+    zh = LiteraryMcq(data=data, prompt=style).settings
+    assert zh["prompt_languages"] == ["zh"] and zh["prompt_templates"][0] == f"mcq/{style}_zh@2"
+
+
+def _lfed_or_generated(tmp_path: Path) -> Path:
+    """200 LFED questions when the shared data is there, else 200 generated ones (answers spread over A-D)."""
+    if LFED.is_file():
+        return LFED
+    rows: list[dict[str, object] | str] = [
+        {
+            "id": f"g{i}",
+            "novel": f"N{i % 7}",
+            "question": f"问题{i}？",
+            "options": ["甲", "乙", "丙", "丁"],
+            "answer": "ABCD"[(i * 7) % 11 % 4],
+        }
+        for i in range(200)
+    ]
+    return _write_jsonl(tmp_path / "g.jsonl", rows)
+
+
+def test_an_english_because_answer_scores_exactly_the_share_of_a_and_a_rerun_makes_no_call(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FABULA_CACHE_DIR", str(tmp_path / "cache"))
+    data = _lfed_or_generated(tmp_path)
+    out = tmp_path / "mcq.json"
+    with ScriptedOpenAIServer("The answer is A because the hero leaves home.") as server:
+        args = [
+            "eval",
+            "mcq",
+            "--data",
+            data,
+            "--llm",
+            f"openai:m@{server.url}",
+            "--json",
+            out,
+            "--limit",
+            "200",
+        ]
+        assert run_cli(*args) == 0
+        assert server.requests == 200  # one run per question: the answer is read at the first
+        assert run_cli(*args, "--no-resume") == 0
+        assert server.requests == 200  # the re-run is served from the LLM cache
+    questions = load_mcq(data).questions[:200]
+    share_of_a = sum(q.answer_letter == "A" for q in questions) / len(questions)
+    items = [json.loads(line) for line in (tmp_path / "mcq.items.jsonl").read_text().splitlines()]
+    predictions = [r["prediction"] for r in items if "id" in r]
+    assert predictions == ["A"] * 200
+    accuracy = sum(r["scores"]["accuracy"] for r in items if "id" in r) / 200
+    assert accuracy == pytest.approx(share_of_a)
+    assert json.loads(out.read_text())["mean"]["accuracy"] == pytest.approx(share_of_a)
+
+
+def test_few_shot_1_to_5_averages_the_five_runs(tmp_path: Path) -> None:
+    data = _questions(tmp_path)
+    shots_seen: list[int] = []
+
+    def answer(messages: list[dict[str, str]]) -> str:
+        text = messages[-1]["content"]
+        shots = text.count("正确答案是：") - 1
+        shots_seen.append(shots)
+        return "A" if shots % 2 else "B"  # right for A-questions at odd n, for B-questions at even n
+
+    with ScriptedOpenAIServer(answer) as server:
+        llm = get_llm(f"openai:m@{server.url}", cache=False)
+        report = run_eval(LiteraryMcq(data=data, shots="1-5"), llm=llm, progress=False)
+    assert sorted(set(shots_seen)) == [1, 2, 3, 4, 5] and len(shots_seen) == 9 * 5
+    answers = [q.answer_letter for q in load_mcq(data).questions]
+    per_n = {n: sum(a == ("A" if n % 2 else "B") for a in answers) / 9 for n in range(1, 6)}
+    for n, value in per_n.items():
+        assert report.mean[f"accuracy_{n}shot"] == pytest.approx(value)
+    assert report.mean["accuracy"] == pytest.approx(sum(per_n.values()) / 5)
+
+
+def test_the_category_agreement_quoted_in_reports_is_measured_on_the_hand_labels() -> None:
+    import csv
+
+    from fabula.tasks._mcq_categories import HELD_OUT_AGREEMENT
+
+    if not LFED.is_file():
+        pytest.skip(f"LFED not found at {LFED} (the shared data directory is absent)")
+    questions = {q.id: q for q in load_mcq(LFED).questions}
+    path = Path(__file__).parents[2] / "data" / "lfed" / "category_check.tsv"
+    with path.open(encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle, delimiter="\t"))
+    agree = sum(
+        categorize(questions[r["id"]].question, questions[r["id"]].options) == r["category"] for r in rows
+    )
+    assert (agree, len(rows)) == HELD_OUT_AGREEMENT

@@ -101,26 +101,34 @@ def list_prompts() -> list[str]:
 
 
 from fabula.prompts._mcq import (  # noqa: E402  (needs load_prompt above)
-    ANSWER_DIRECTLY,
-    EXAMPLE_CUE,
+    CHAINS,
+    Choice,
     majority_letter,
     mcq_prompt,
-    mcq_prompt_id,
+    mcq_prompt_ids,
     option_letters,
+    option_text,
+    prompt_language,
+    read_choice,
+    stated_letter,
 )
 
 __all__ = [
-    "ANSWER_DIRECTLY",
     "ANSWER_FILTERS",
-    "EXAMPLE_CUE",
+    "CHAINS",
     "PROMPT_FORMATS",
+    "Choice",
     "PromptTemplate",
     "answer_filter",
     "list_prompts",
     "load_prompt",
     "majority_letter",
     "mcq_prompt",
-    "mcq_prompt_id",
+    "mcq_prompt_ids",
     "option_letters",
+    "option_text",
     "prompt_format",
+    "prompt_language",
+    "read_choice",
+    "stated_letter",
 ]

@@ -1,18 +1,27 @@
 """Literary multiple-choice QA (LFED: Yu, Liu and Xiong, LREC-COLING 2024), and any MCQ set of the same shape
 (∞Bench En.MC, NovelQA): ``fabula eval mcq --data FILE --llm SPEC``.
 
-The protocol, as the paper runs it:
-* prompts: a short or a long instruction, zero-shot or n-shot (n = 1-5 worked examples drawn from *other*
-  novels, never the question's own), in Chinese for Chinese questions, ending with the answer cue;
-* answer extraction as a filter chain (`fabula.prompts` filters ``option_letters`` → ``majority_letter``):
-  one option letter → it; several → the most frequent; none → ask again with "answer directly" appended,
-  at most three times, then the item is wrong. Every attempt is recorded in the item's log, and the report
-  counts items answered at the first try, after a re-ask, or never;
+The protocol, as the paper (section 4.1) describes it:
+* prompts: the paper's short or long instruction, then the title, the question, the four choices and the suffix
+  "the correct answer is:" (`fabula.prompts.mcq_prompt`; the paper's English wording word for word, or
+  fabula's Chinese rendering of it, since the paper sends Chinese inputs: ``--prompt-language``, recorded in the
+  report's settings);
+* zero-shot, n-shot (n = 1-5 worked examples, each from a different novel, never the question's own), or
+  ``--shots 1-5``: every question asked with 1, 2, 3, 4 and 5 examples and the five accuracies averaged, the
+  paper's "few-shot" number (each n is reported too);
+* answer extraction (`fabula.prompts.read_choice`, ``--extraction fabula|paper``): the paper's script counts
+  answer indicators (one → it; several → the most frequent); fabula's chain first reads an answer stated in
+  words. No answer → run again with the suffix changed to the paper's "According to the above question, please
+  output the answer directly and do not output any rationals.", at most three runs in all, then the item is
+  wrong. Every run is recorded in the item's log, and the report counts items answered at the first run, at a
+  later run, or never;
 * ``--method loglik``: each option scored by the log-probability of its letter after the prompt, where the
-  backend returns prompt log-probabilities (no extraction needed);
+  backend returns prompt log-probabilities (no extraction needed; not the paper's method);
 * with a book (the JSONL's ``book`` field, or ``--book-dir`` holding ``NOVEL.txt``): BM25 passages for the
-  question and its options are put in the prompt within ``--budget`` tokens;
-* accuracy overall and per category (LFED's eight, `fabula.tasks._mcq_categories`), and per novel;
+  question and its options are put in the prompt within ``--budget`` tokens (not the paper's: LFED is closed-book);
+* accuracy overall, per novel and per category: a data set's own ``category``, or for LFED (whose CSV has no
+  category column) *approximate* categories from a keyword classifier, reported under ``approx_category`` with
+  its measured agreement with hand labels (`fabula.tasks._mcq_categories`);
 * ``--anonymize``: each book renamed (its discovered cast), the question, its options and the few-shot
   examples renamed by their own book's mapping, passages drawn from the renamed copy. It needs every
   question's book, in English: LFED (Chinese, no texts) is refused in one line.
@@ -28,17 +37,10 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from fabula.datasets import McqQuestion, load_mcq
 from fabula.errors import BackendError, ConfigError, InputError
-from fabula.prompts import (
-    ANSWER_DIRECTLY,
-    EXAMPLE_CUE,
-    majority_letter,
-    mcq_prompt,
-    mcq_prompt_id,
-    option_letters,
-)
+from fabula.prompts import CHAINS, mcq_prompt, mcq_prompt_ids, prompt_language, read_choice
 from fabula.tasks._evaluation import EvalReport
 from fabula.tasks._harness import EvalItem, ItemOutcome, Task, TaskOption, task
-from fabula.tasks._mcq_categories import categorize
+from fabula.tasks._mcq_categories import CATEGORY_AGREEMENT, categorize
 
 if TYPE_CHECKING:
     from fabula.anonymize import AnonymizedBook
@@ -46,9 +48,23 @@ if TYPE_CHECKING:
     from fabula.llm import LLM
     from fabula.retrieval import Retriever
 
-MAX_REASKS = 3  # the paper re-asks at most three times before counting the item wrong
+MAX_RUNS = 3  # "We run this process at most three times, or we will treat as LLMs answer wrong" (LFED 4.1)
 ANSWER_TOKENS = 48  # room for "答案是B" or a one-line explanation; the letter comes first in practice
-RETRY_TEMPERATURE = 0.7  # re-asks sample (with a seed per attempt), so they are not copies of one answer
+RETRY_TEMPERATURE = (
+    0.7  # the third run samples (with a seed), else it would repeat the second's cached answer
+)
+FEW_SHOT_RANGE = "1-5"  # the paper's few-shot number: the average over 1, 2, 3, 4 and 5 examples
+
+
+def _shot_counts(value: str) -> list[int]:
+    """``"0"``-``"5"`` → [n]; ``"1-5"`` → [1, 2, 3, 4, 5]; anything else is a `ConfigError`."""
+    if value == FEW_SHOT_RANGE:
+        return [1, 2, 3, 4, 5]
+    if value.isdigit() and 0 <= int(value) <= 5:
+        return [int(value)]
+    raise ConfigError(
+        f"--shots must be 0-5 or {FEW_SHOT_RANGE} (the average over 1-5 shots), not {value!r}", "--shots"
+    )
 
 
 @task("mcq")
@@ -62,13 +78,37 @@ class LiteraryMcq(Task):
     anonymize_note = "Needs every question's book, in English (so not LFED): title, question, options and passages renamed."
     options: ClassVar[list[TaskOption]] = [
         TaskOption("data", Path, required=True, metavar="FILE", help="LFED .csv or a .jsonl question file."),
-        TaskOption("shots", int, 0, "Worked examples from other novels before the question (0-5)."),
-        TaskOption("prompt", str, "short", "Instruction: short or long.", choices=("short", "long")),
+        TaskOption(
+            "shots",
+            str,
+            "0",
+            "Worked examples from other novels before the question: 0-5, or 1-5 for the paper's few-shot "
+            "number (each question asked with 1..5 examples, the accuracies averaged).",
+        ),
+        TaskOption(
+            "prompt", str, "short", "The paper's short or long instruction.", choices=("short", "long")
+        ),
+        TaskOption(
+            "prompt_language",
+            str,
+            "auto",
+            "Prompt language: auto (the question's: Chinese for LFED, as the paper sends), zh (fabula's "
+            "rendering) or en (the paper's printed English, word for word).",
+            choices=("auto", "zh", "en"),
+        ),
+        TaskOption(
+            "extraction",
+            str,
+            "fabula",
+            "Answer extraction: fabula (a stated answer first, then the paper's rules) or paper (answer "
+            "indicators counted, as the paper's script).",
+            choices=CHAINS,
+        ),
         TaskOption(
             "method",
             str,
             "generate",
-            "generate (answer extraction with re-asks) or loglik (option log-probabilities).",
+            "generate (answer extraction, at most three runs) or loglik (option log-probabilities).",
             choices=("generate", "loglik"),
         ),
         TaskOption("book_dir", Path, None, "Folder of NOVEL.txt files: passages go in the prompt.", "DIR"),
@@ -77,21 +117,31 @@ class LiteraryMcq(Task):
             "categories",
             str,
             "keyword",
-            "How questions without a category get one: keyword rules or the model (llm, cached).",
+            "How questions without a category get an approximate one: keyword rules or the model (llm, cached).",
             choices=("keyword", "llm"),
         ),
         TaskOption("seed", int, 0, "Seed for drawing the few-shot examples."),
     ]
 
     def __init__(self, **settings: Any) -> None:
+        settings["shots"] = str(settings.get("shots", "0"))
         super().__init__(**settings)
-        if not 0 <= self.options_given["shots"] <= 5:
-            raise ConfigError("--shots must be between 0 and 5", "--shots")
+        self.shot_counts = _shot_counts(self.options_given["shots"])
         self.data = load_mcq(self.options_given["data"])
         self._books: dict[Path, tuple[Book, Retriever]] = {}
         self._copies: dict[Path, AnonymizedBook] = {}
         self._books_lock = threading.Lock()
         self._llm_categories: dict[str, str] = {}
+        # categories a classifier guessed are reported under their own name, never as the data's
+        self.approximate = any(q.category is None for q in self.data.questions)
+        self.category_key = "approx_category" if self.approximate else "category"
+        # per instance: the group name and the per-n metrics depend on the data and --shots
+        self.group_by = [self.category_key, "novel"]  # type: ignore[misc]
+        if len(self.shot_counts) > 1:
+            self.metrics = [  # type: ignore[misc]
+                "accuracy",
+                *(f"accuracy_{n}shot" for n in self.shot_counts),
+            ]
 
     @property
     def questions(self) -> list[McqQuestion]:
@@ -121,16 +171,25 @@ class LiteraryMcq(Task):
     @property
     def settings(self) -> dict[str, Any]:
         out = super().settings
-        languages = sorted({q.language for q in self.questions})
-        out["prompt_templates"] = [mcq_prompt_id(self.options_given["prompt"], lang) for lang in languages]
+        languages = sorted({self._language(q) for q in self.questions})
+        out["prompt_languages"] = languages
+        out["prompt_templates"] = [
+            name for lang in languages for name in mcq_prompt_ids(self.options_given["prompt"], lang)
+        ]
+        out["max_runs"] = MAX_RUNS
         out["skipped_rows"] = len(self.data.problems)
+        if self.approximate:
+            out["category_source"] = (
+                f"approximate: {self.options_given['categories']} classifier (the data has no category); "
+                f"{CATEGORY_AGREEMENT}"
+            )
         return out
 
     def items(self) -> list[EvalItem]:
         items = []
         for question in self.questions:
             category = question.category or categorize(question.question, question.options)
-            groups = {"category": category, "novel": question.novel or "?"}
+            groups = {self.category_key: category, "novel": question.novel or "?"}
             items.append(EvalItem(question.id, groups, question))
         return items
 
@@ -138,56 +197,102 @@ class LiteraryMcq(Task):
         if llm is None:
             raise ConfigError("the mcq task needs a model: give --llm SPEC", "--llm")
         question: McqQuestion = item.payload
-        category = item.groups["category"]
+        category = item.groups[self.category_key]
         if self.options_given["categories"] == "llm" and question.category is None:
             category = _llm_category(llm, question) or category
         rename = self._renamer(question)
-        prompt = mcq_prompt(
-            novel=rename(question.novel),
-            question=rename(question.question),
-            options=tuple(rename(o) for o in question.options),
-            language=question.language,
-            style=self.options_given["prompt"],
-            examples=self._examples(question),
-            context=self._context(question),
-        )
-        if self.options_given["method"] == "loglik":
-            choice, details = _choose_by_loglik(llm, prompt, question)
+        examples = self._examples(question)
+        language = self._language(question)
+        context = self._context(question)
+        scores: dict[str, float | None] = {}
+        runs: dict[str, Any] = {}
+        totals = {"first_try": 0, "retried": 0, "failed": 0}
+        choice: str | None = None
+        for shots in self.shot_counts:
+
+            def prompt(reask: bool, shots: int = shots) -> str:
+                return mcq_prompt(
+                    novel=rename(question.novel),
+                    question=rename(question.question),
+                    options=tuple(rename(o) for o in question.options),
+                    language=language,
+                    style=self.options_given["prompt"],
+                    examples=examples[:shots],
+                    context=context,
+                    reask=reask,
+                )
+
+            if self.options_given["method"] == "loglik":
+                choice, details = _choose_by_loglik(llm, prompt(False), question)
+            else:
+                choice, details = _choose_by_generation(
+                    llm, prompt, question, self.options_given["extraction"]
+                )
+            for key in totals:
+                totals[key] += details.pop(key)
+            scores[f"accuracy_{shots}shot"] = 1.0 if choice == question.answer_letter else 0.0
+            runs[str(shots)] = {"prediction": choice, **details}
+        accuracy = sum(v or 0.0 for v in scores.values()) / len(scores)
+        if len(self.shot_counts) == 1:
+            (only,) = runs.values()
+            details = {k: v for k, v in only.items() if k != "prediction"}
+            prediction: Any = choice
         else:
-            choice, details = _choose_by_generation(llm, prompt, question)
-        right = choice == question.answer_letter
-        details.update({"questions": 1, "gold": question.answer_letter, "category": category})
-        return ItemOutcome({"accuracy": 1.0 if right else 0.0}, prediction=choice, details=details)
+            details = {"by_shots": runs}
+            prediction = {n: run["prediction"] for n, run in runs.items()}
+            details |= {"_shot_scores": scores}
+        details.update({"questions": 1, **totals, "gold": question.answer_letter, "category": category})
+        out_scores = {"accuracy": accuracy, **(scores if len(self.shot_counts) > 1 else {})}
+        return ItemOutcome(out_scores, prediction=prediction, details=details)
 
     def finish(self, report: EvalReport) -> None:
         if self.data.problems:
             report.settings["skipped"] = self.data.problems[:50]
 
     def summary(self, report: EvalReport) -> list[str]:
+        lines = []
+        if self.approximate:
+            lines.append(f"categories ({self.category_key}) are approximate: {CATEGORY_AGREEMENT}")
         problems = self.data.problems
-        if not problems:
-            return []
-        more = f" (and {len(problems) - 5} more)" if len(problems) > 5 else ""
-        return [f"skipped {len(problems)} malformed row(s){more}:", *(f"  line {p}" for p in problems[:5])]
+        if problems:
+            more = f" (and {len(problems) - 5} more)" if len(problems) > 5 else ""
+            lines += [
+                f"skipped {len(problems)} malformed row(s){more}:",
+                *(f"  line {p}" for p in problems[:5]),
+            ]
+        return lines
 
     def title(self) -> str:
         given = self.options_given
-        return f"fabula eval mcq ({given['prompt']} prompt, {given['shots']}-shot, {given['method']})"
+        return (
+            f"fabula eval mcq ({given['prompt']} prompt, {given['shots']}-shot, {given['method']}, "
+            f"{given['extraction']} extraction)"
+        )
 
     # --- parts -------------------------------------------------------------------------------------
 
-    def _examples(self, question: McqQuestion) -> list[tuple[str, tuple[str, ...], str]]:
-        """``shots`` questions from other novels (same language when possible), fixed per question."""
-        shots = self.options_given["shots"]
-        if not shots:
+    def _language(self, question: McqQuestion) -> str:
+        return prompt_language(question.language, self.options_given["prompt_language"])
+
+    def _examples(self, question: McqQuestion) -> list[tuple[str, str, tuple[str, ...], str]]:
+        """Up to five worked examples, each from a different novel and none from the question's own (the
+        paper: "the examples provided to LLMs in the prompt are from different novels"), fixed per question;
+        an n-shot prompt shows the first n, so the 1..5-shot runs differ only in n."""
+        most = max(self.shot_counts)
+        if not most:
             return []
         others = [q for q in self.data.questions if q.novel != question.novel and q.id != question.id]
         same_language = [q for q in others if q.language == question.language]
-        pool = same_language if len(same_language) >= shots else others
+        pool = same_language if len({q.novel for q in same_language}) >= most else others
         rng = random.Random(f"{self.options_given['seed']}:{question.id}")
-        chosen = rng.sample(pool, min(shots, len(pool)))
+        rng.shuffle(pool := list(pool))
+        chosen: list[McqQuestion] = []
+        for candidate in pool:  # one per novel first; more from the same novels only when too few novels
+            if len(chosen) < most and candidate.novel not in {q.novel for q in chosen}:
+                chosen.append(candidate)
+        chosen += [q for q in pool if q not in chosen][: most - len(chosen)]
         return [
-            (rename(q.question), tuple(rename(o) for o in q.options), q.answer_letter)
+            (rename(q.novel), rename(q.question), tuple(rename(o) for o in q.options), q.answer_letter)
             for q, rename in ((q, self._renamer(q)) for q in chosen)
         ]
 
@@ -234,31 +339,29 @@ class LiteraryMcq(Task):
             return self._books[path]
 
 
-def _choose_by_generation(llm: LLM, prompt: str, question: McqQuestion) -> tuple[str | None, dict[str, Any]]:
-    """Ask; extract the letter; re-ask with "answer directly" up to `MAX_REASKS` times."""
+def _choose_by_generation(
+    llm: LLM, prompt: Callable[[bool], str], question: McqQuestion, chain: str
+) -> tuple[str | None, dict[str, Any]]:
+    """Ask; read the choice; with none, run again with the paper's "answer directly" suffix, at most
+    `MAX_RUNS` runs in all (the third samples, so it is not the second's cached answer)."""
     from fabula.llm import GenerateOptions
 
-    count = len(question.options)
     attempts: list[dict[str, Any]] = []
-    asked = prompt
-    for attempt in range(MAX_REASKS + 1):
+    for run in range(MAX_RUNS):
         options = GenerateOptions(
             max_tokens=ANSWER_TOKENS,
-            temperature=0.0 if attempt <= 1 else RETRY_TEMPERATURE,
-            seed=None if attempt <= 1 else attempt,
+            temperature=0.0 if run <= 1 else RETRY_TEMPERATURE,
+            seed=None if run <= 1 else run,
         )
-        generation = llm.generate(asked, options)
-        letters = option_letters(generation.text, count)
-        record: dict[str, Any] = {"raw": generation.text, "letters": letters}
+        generation = llm.generate(prompt(run > 0), options)
+        choice = read_choice(generation.text, question.options, chain)
+        record: dict[str, Any] = {"raw": generation.text, "parsed": choice.letter, "rule": choice.rule}
         if generation.error is not None:
             record["error"] = generation.error
         attempts.append(record)
-        if letters:
-            record["rule"] = "single" if len(set(letters)) == 1 else "most frequent"
-            status = {"first_try": int(attempt == 0), "retried": int(attempt > 0), "failed": 0}
-            return majority_letter(generation.text, count), {"attempts": attempts, **status}
-        language = question.language
-        asked = f"{prompt}\n{ANSWER_DIRECTLY[language]}\n{EXAMPLE_CUE[language]}"
+        if choice.letter is not None:
+            status = {"first_try": int(run == 0), "retried": int(run > 0), "failed": 0}
+            return choice.letter, {"attempts": attempts, **status}
     return None, {"attempts": attempts, "first_try": 0, "retried": 0, "failed": 1}
 
 
