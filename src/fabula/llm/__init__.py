@@ -11,10 +11,17 @@ from fabula.llm._record import CallRecord, CallRecorder, record_calls
 from fabula.llm._scripted import ScriptedLLM, ScriptExhaustedError
 from fabula.llm._spec import BACKENDS, LLMConfig, get_llm, open_cache, parse_llm_spec
 from fabula.llm._structured import JsonAnswer, ask_json, ask_json_many, require_usable_answers
-from fabula.llm._tokens import default_token_counter, heuristic_token_count
+from fabula.llm._tokens import (
+    APPROXIMATE_TOKENIZER,
+    TokenSpans,
+    approximate_token_spans,
+    default_token_counter,
+    heuristic_token_count,
+)
 from fabula.llm._types import ChatMessage, GenerateOptions, Generation, Prompt, UsageSummary, to_messages
 
 __all__ = [
+    "APPROXIMATE_TOKENIZER",
     "BACKENDS",
     "CACHE_FILE_NAME",
     "DEFAULT_TIMEOUT",
@@ -32,8 +39,10 @@ __all__ = [
     "ResponseCache",
     "ScriptExhaustedError",
     "ScriptedLLM",
+    "TokenSpans",
     "TransientError",
     "UsageSummary",
+    "approximate_token_spans",
     "ask_json",
     "ask_json_many",
     "default_cache_dir",

@@ -19,7 +19,12 @@ from typing import Any
 from fabula.errors import BackendError
 from fabula.llm._cache import ResponseCache, request_key
 from fabula.llm._record import note_call
-from fabula.llm._tokens import default_token_counter
+from fabula.llm._tokens import (
+    APPROXIMATE_TOKENIZER,
+    TokenSpans,
+    approximate_token_spans,
+    default_token_counter,
+)
 from fabula.llm._types import ChatMessage, GenerateOptions, Generation, Prompt, UsageSummary, to_messages
 
 DEFAULT_OPTIONS = GenerateOptions()
@@ -110,6 +115,10 @@ class LLM(abc.ABC):
         """The backend's own tokenizer as (count function, name), if it has one."""
         return None
 
+    def _backend_token_spans(self, text: str) -> TokenSpans | None:
+        """Character spans of ``text``'s tokens by the backend's own tokenizer, if it has one."""
+        return None
+
     # --- public API ----------------------------------------------------------------------------
     @property
     def usage(self) -> UsageSummary:
@@ -127,6 +136,16 @@ class LLM(abc.ABC):
         """Tokens in ``text`` by the best counter available (see `token_counter_name`)."""
         self._ensure_counter()
         return int(self._counter(text))
+
+    def token_spans(self, text: str) -> tuple[TokenSpans, str]:
+        """``text`` cut into tokens, as (start, end) character offsets covering it, and the tokenizer's
+        name: the model's own tokenizer where the backend has one (llama.cpp), else the documented
+        approximation `fabula.llm.approximate_token_spans` (for chunking a text by token counts, e.g. the
+        4096-token chunks of a paper protocol)."""
+        own = self._backend_token_spans(text)
+        if own is not None:
+            return own, self.token_counter_name
+        return approximate_token_spans(text), APPROXIMATE_TOKENIZER
 
     def _ensure_counter(self) -> None:
         if self._counter is None:

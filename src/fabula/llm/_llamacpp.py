@@ -90,6 +90,27 @@ class LlamaCppLLM(LLM):
 
         return count, f"llama.cpp:{self._path.name}"
 
+    def _backend_token_spans(self, text: str) -> list[tuple[int, int]] | None:
+        data = text.encode("utf-8")
+        with self._model_lock:
+            tokens = self._llama.tokenize(data, add_bos=False, special=False)
+            pieces = [self._llama.detokenize([token]) for token in tokens]
+        if b"".join(pieces) != data:  # a tokenizer that rewrites the text (e.g. a leading space): no spans
+            return None
+        # byte offset -> character offset
+        char_at = [0] * (len(data) + 1)
+        chars = 0
+        for position, byte in enumerate(data):
+            char_at[position] = chars  # a continuation byte: the next character's index (rounds up)
+            chars += (byte & 0xC0) != 0x80
+        char_at[len(data)] = len(text)
+        spans: list[tuple[int, int]] = []
+        offset = 0
+        for piece in pieces:
+            start, offset = offset, offset + len(piece)
+            spans.append((char_at[start], char_at[offset]))
+        return [s for s in spans if s[1] > s[0]] or [(0, len(text))]
+
     def _prompt_logprobs(self, text: str) -> list[float] | None:
         import numpy as np
 
