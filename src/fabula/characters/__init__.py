@@ -6,6 +6,7 @@
 shared with quote attribution.
 """
 
+from fabula.characters._discover import PASS_NAMES as DISCOVERY_PASSES
 from fabula.characters._find import find_characters
 from fabula.characters._gold import load_character_list
 from fabula.characters._gold_match import is_pseudo_name, match_gold_names
@@ -27,6 +28,7 @@ from fabula.characters._resolve import resolve_name
 from fabula.characters._text import is_vocative, name_key
 
 __all__ = [
+    "DISCOVERY_PASSES",
     "FEMALE_PRONOUNS",
     "FIRST_PERSON_PRONOUNS",
     "HONORIFICS",

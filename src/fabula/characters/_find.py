@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Collection
 
 from fabula.book import Book, Character, Mention
 from fabula.characters._gender import estimate_genders
@@ -17,7 +18,11 @@ _NARRATOR_DIALOGUE_SHARE = 0.8
 
 
 def find_characters(
-    book: Book, *, gold: list[Character] | None = None, ner_model: str | None = None
+    book: Book,
+    *,
+    gold: list[Character] | None = None,
+    ner_model: str | None = None,
+    skip: Collection[str] = (),
 ) -> list[Character]:
     """The characters of ``book`` with their aliases, gender, counts and rank; sets ``book.characters``
     and ``book.mentions`` (name, title and pronoun mentions sorted by start).
@@ -26,7 +31,8 @@ def find_characters(
     are discovered (ids ``C1``, ``C2``, … by importance). Only ``book.text`` is read, so a truncated
     book (``book.truncated(offset)``) yields exactly what a reader at that offset knows. When quotes
     are already on the book, first-person pronouns inside them go to the quote's speaker.
-    ``ner_model`` (a spaCy package name or path) adds PERSON entities as extra evidence in discovery.
+    ``ner_model`` (a spaCy package name or path) adds PERSON entities as extra evidence in discovery;
+    ``skip`` switches discovery passes off by name (`fabula.characters.DISCOVERY_PASSES`), to measure them.
     """
     if gold is not None:
         characters = [_fresh(c) for c in gold]
@@ -34,7 +40,7 @@ def find_characters(
     else:
         from fabula.characters._discover import discover_characters
 
-        characters, names = discover_characters(book, ner_model=ner_model)
+        characters, names = discover_characters(book, ner_model=ner_model, skip=skip)
     dialogue = dialogue_regions(book)
     narrator_id: str | None = None
     if characters and is_first_person(book, dialogue):

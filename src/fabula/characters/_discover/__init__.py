@@ -1,0 +1,12 @@
+"""Character discovery without a list (see `_passes` for the method and the table of passes)."""
+
+from fabula.characters._discover._passes import (
+    PASS_NAMES,
+    PASSES,
+    Discovery,
+    Pass,
+    discover_characters,
+    run_passes,
+)
+
+__all__ = ["PASSES", "PASS_NAMES", "Discovery", "Pass", "discover_characters", "run_passes"]

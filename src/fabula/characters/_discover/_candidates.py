@@ -1,0 +1,436 @@
+"""Name candidates: runs of capitalised words (with an honorific, or "the X" titles) in the narration
+and dialogue, cleaned (headings, verse, title-case tails, sentence-initial common words), and the
+person test that keeps the forms that name people (`_accept`)."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+
+from fabula.book import Book
+from fabula.characters._lexicon import (
+    HONORIFIC_CLASSES,
+    HONORIFICS,
+    NAME_PARTICLES,
+    NICKNAMES,
+    NON_NAMES,
+    PERSON_VERBS,
+    PLACE_PREPOSITIONS,
+    PLACE_WORDS,
+    SPEECH_VERBS,
+    given_name_gender,
+)
+from fabula.characters._text import Regions, is_sentence_initial
+
+_UPPER = "A-ZÀ-ÖØ-Þ"
+
+
+_LOWER = "a-zß-öø-ÿ"
+
+
+_CAP_WORD = rf"[{_UPPER}][{_LOWER}]+(?:['’-][{_UPPER}{_LOWER}][{_LOWER}]+)*"
+
+
+_HONORIFIC_ALT = "|".join(sorted((h.capitalize() for h in HONORIFICS), key=len, reverse=True))
+
+
+#: honorifics written as abbreviations: only these take a period ("said the Admiral. Anne" is two sentences)
+_ABBREVIATIONS = frozenset({"mr", "mrs", "ms", "dr", "rev", "capt", "lieut", "prof", "m", "mme", "mlle"})
+
+
+_ABBREV_ALT = "|".join(
+    sorted((h.capitalize() for h in _ABBREVIATIONS & HONORIFICS.keys()), key=len, reverse=True)
+)
+
+
+_FULL_ALT = "|".join(
+    sorted((h.capitalize() for h in HONORIFICS.keys() - _ABBREVIATIONS), key=len, reverse=True)
+)
+
+
+_GAP = r"[ \t]*\n?[ \t]*"  # words of one name may be split by a line break, never by a blank line
+
+
+#: particles that may open a surname after an honorific: "Mrs. van der Luyden", "Monsieur de Griers"
+_LEADING_PARTICLES = "van|von|der|den|de|du|des|la|le|di|da|del|della|ten|ter"
+
+
+_RUN = re.compile(
+    rf"(?<![\w'’.])(?<!\w-)(?:(?:(?P<abbr>{_ABBREV_ALT})\.?|(?P<hon>{_FULL_ALT})){_GAP})?"
+    rf"(?P<name>(?:(?(abbr)|(?(hon)|(?!)))(?:{_LEADING_PARTICLES})(?:[ \t]+(?:{_LEADING_PARTICLES}))?[ \t]+)?{_CAP_WORD}(?:{_GAP}(?:(?:{'|'.join(p for p in NAME_PARTICLES if p != 'of')}){_GAP}){{0,2}}(?!(?:{_HONORIFIC_ALT})\b)(?:{_CAP_WORD}|[{_UPPER}]\.))*)"
+    rf"(?P<poss>['’]s)?(?![\w])"
+)
+
+
+_LOWER_WORD = re.compile(rf"(?<![\w'’])[{_LOWER}][{_LOWER}'’-]*")
+
+
+_THE_LOWER = re.compile(rf"(?<![\w'’])the\s+([{_LOWER}]+)(?![\w'’])")
+
+
+_LOWER_COMPOUND = re.compile(rf"[{_UPPER}][{_LOWER}]+-[{_LOWER}]+")  # "Cold-hearted Elinor", not "Mary-Ann"
+
+
+_PLACE_AFTER = re.compile(
+    rf"[ \t]+(?:{'|'.join(w.capitalize() for w in sorted(PLACE_WORDS) if w.isalpha())})\b"
+)
+
+
+_PREV_WORD = re.compile(r"([A-Za-z]+)[^\w\n]{0,3}$")
+
+
+#: a capitalised word and "of" just before a name: "the Queen of Hearts", "the Prince of Wales"
+_TITLE_OF = re.compile(rf"({_CAP_WORD})\s+of\s+$")
+
+
+_POSSESSIVES = frozenset({"your", "his", "her", "their", "our", "its"})
+
+
+#: person verbs any noun takes ("what Latitude was", "the Arno had"): weak evidence on their own
+_AUXILIARIES = frozenset({"was", "is", "had", "has"})
+
+
+#: mid-sentence uses that, with only an auxiliary after one of them, make a bare word a person when
+#: the word is no given name
+MIN_AUXILIARY_MID = 3
+
+
+#: "he"/"she" within a few words after a name, in its sentence
+_SUBJECT_PRONOUN_AFTER = re.compile(r"[^,.!?;:\n\"“”]{0,30}?(?<![\w'’])(?:he|she)(?![\w'’])", re.IGNORECASE)
+
+
+#: first words of a place's name ("Upper Norwood", "South Lambeth")
+_PLACE_QUALIFIERS = frozenset({"upper", "lower", "north", "south", "east", "west"})
+
+
+_QUALIFIED_PLACE = re.compile(r"\b(?:Upper|Lower|North|South|East|West)[ \t]+([A-Z][a-z]{2,})\b")
+
+
+def _qualified_places(text: str) -> set[str]:
+    """Words the book also writes after a place qualifier ("Upper Norwood", "South Lambeth"): the book
+    itself says they name a place, so their bare uses ("this Norwood business") are places too."""
+    return {m.group(1) for m in _QUALIFIED_PLACE.finditer(text)}
+
+
+_NOBLE = frozenset(
+    {"lady", "sir", "lord", "duke", "duchess", "earl", "count", "countess", "prince", "princess"}
+)
+
+
+_FormKey = tuple[str | None, tuple[str, ...]]  # (honorific or "the" or None, words)
+
+
+#: honorifics used with a first name ("Lady Catherine", "Aunt Juley"), not with a surname
+_FIRST_NAME_TITLES = frozenset({"lady", "sir", "lord", "aunt", "uncle", "cousin", "auntie", "granny"})
+
+
+#: honorifics of a married woman: "Mrs. X" joins only a cluster already holding one (or a lone wife)
+#: family words (and "Comrade") used as titles: they say nothing about Mr./Mrs./Miss ("Aunt Juley" is
+#: Mrs. Munt, "Comrade Syme" is Mr. Syme)
+_KINSHIP = frozenset({"aunt", "uncle", "cousin", "auntie", "granny", "grandfather", "grandmother", "comrade"})
+
+
+_CIVIL_CLASSES = frozenset({"plain", "married", "unmarried"})  # Mr./Mrs./Miss, not "King James"
+
+
+_WIFE_TITLES = frozenset({h for h, kind in HONORIFIC_CLASSES.items() if kind == "married"} | {"lady"})
+
+
+_MALE_TITLES = frozenset({"dr", "doctor", "professor", "inspector"})
+
+
+@dataclass(slots=True)
+class _Occurrence:
+    start: int
+    end: int
+    honorific: str | None  # lowercase, without the period
+    words: tuple[str, ...]
+    initial: bool
+    titled: bool  # "the X"
+    speech: bool
+    person_verb: bool
+    auxiliary: bool  # the verb after it is "was"/"is"/"had"/"has": any noun may take it
+    pronoun_after: bool  # "he"/"she" soon after it in its sentence ("the fault of Euphemia is that she")
+    place_prep: bool
+    possessed: bool  # "your Majesty", "his Lordship": a form of address, not a name
+    title_of: bool = False  # "(the Queen) of Hearts": the complement of a capitalised title
+
+
+#: a block of at least this many lines, each opening with a capital and none longer than
+#: `VERSE_LINE_CHARS`, is verse: prose is wrapped at ~70 characters and its lines rarely all open so
+VERSE_MIN_LINES = 3
+
+
+VERSE_LINE_CHARS = 60
+
+
+_LINE_OPENING = re.compile(r"[\s\"'“‘(_*-]*")
+
+
+def _headings(book: Book) -> Regions:
+    """Chapter heading spans, from the book's structure."""
+    return Regions(sorted((c.heading.start, c.heading.end) for c in book.chapters if c.heading is not None))
+
+
+def _verse(book: Book) -> Regions:
+    """Verse blocks: paragraphs set as a poem (short lines, each opening with a capital)."""
+    spans: list[tuple[int, int]] = []
+    text = book.text
+    for start, end in book.paragraphs.pairs():
+        lines = [line for line in text[start:end].split("\n") if line.strip()]
+        if len(lines) < VERSE_MIN_LINES or max(len(line) for line in lines) > VERSE_LINE_CHARS:
+            continue
+        openings = [line[_LINE_OPENING.match(line).end() :] for line in lines]  # type: ignore[union-attr]
+        if all(o[:1].isupper() for o in openings):
+            spans.append((start, end))
+    return Regions(sorted(spans))
+
+
+def _form(o: _Occurrence) -> tuple[str | None, tuple[str, ...]]:
+    return ("the" if o.titled else o.honorific, o.words)
+
+
+def _candidates(book: Book, dialogue: Regions) -> list[_Occurrence]:
+    text = book.text
+    out: list[_Occurrence] = []
+    for m in _RUN.finditer(text, book.body.start, book.body.end):
+        honorific = m.group("hon") or m.group("abbr")
+        name_start = m.start("name")
+        spans = [(name_start + w.start(), w.group()) for w in re.finditer(r"\S+", m.group("name"))]
+        start = name_start if honorific is None else m.start()
+        initial = is_sentence_initial(text, m.start())
+        if honorific is not None:
+            honorific = honorific.lower()
+        # at a sentence start, drop leading non-names ("Poor Harriet", "But Emma")
+        while spans and initial and honorific is None and spans[0][1].lower() in NON_NAMES:
+            spans = spans[1:]
+            if spans:
+                start = spans[0][0]
+                initial = False
+        words = [w for _, w in spans]
+        if not words:
+            continue
+        if honorific is None and len(words) > 1 and words[0].lower() in HONORIFICS:
+            honorific = words[0].lower()  # "Lady Catherine", "Colonel Brandon" spelled as one run
+            words = words[1:]
+        if (
+            any(w.lower() in PLACE_WORDS for w in words[1:])
+            or (len(words) == 1 and words[0].lower() in NON_NAMES)
+            # "Thank God", "Good Heavens": an exclamation; "Upper Norwood": a place
+            or (honorific is None and len(words) > 1 and words[-1].lower() in NON_NAMES)
+            or (honorific is None and len(words) > 1 and words[0].lower() in _PLACE_QUALIFIERS)
+        ):
+            continue
+        if any(
+            w.lower() in {"street", "road", "house", "hall", "park", "square", "lane"} for w in words
+        ) and not (honorific is not None and len(words) == 1):
+            continue  # "Hall" and "Park" are places, but "Mr. Hall" and "Mrs. Park" are people
+        end = m.end("name")
+        if m.group("poss") and _PLACE_AFTER.match(text, m.end()):
+            continue  # "Lynde's Hollow", "Smith's Wharf": a place named after someone
+        prev = _PREV_WORD.search(text, max(0, start - 30), start)
+        prev_word = prev.group(1).lower() if prev else ""
+        titled = honorific is None and prev_word == "the" and not initial
+        if titled and prev is not None:
+            start = prev.start(1)
+            # "along the Embankment": the place preposition stands before "the"
+            before_the = _PREV_WORD.search(text, max(0, start - 30), start)
+            prev_word = before_the.group(1).lower() if before_the else ""
+        after = text[end : end + 30].split(None, 2)
+        next_word = after[0].lower().strip(',;:.!?"”’') if after else ""
+        # a tag names its speaker in the narration: 'said "Consider, my dear' opens a speech instead
+        speech = (prev_word in SPEECH_VERBS or next_word in SPEECH_VERBS) and start not in dialogue
+        title = _TITLE_OF.search(text, max(0, start - 40), start) if prev_word == "of" else None
+        out.append(
+            _Occurrence(
+                start=start,
+                end=end,
+                honorific=honorific,
+                words=_particles_lowered(tuple(_clean(w) for w in words)),
+                initial=initial and honorific is None,
+                titled=titled,
+                speech=speech,
+                person_verb=next_word in PERSON_VERBS,
+                auxiliary=next_word in _AUXILIARIES,
+                pronoun_after=_SUBJECT_PRONOUN_AFTER.match(text, end) is not None,
+                place_prep=prev_word in PLACE_PREPOSITIONS,
+                possessed=prev_word in _POSSESSIVES,
+                title_of=title is not None and not is_sentence_initial(text, title.start(1)),
+            )
+        )
+    return out
+
+
+def _trim_common_tails(
+    text: str, occurrences: list[_Occurrence], lowercase: Counter[str]
+) -> list[_Occurrence]:
+    """Cut title-case headings off the names they run into: "Miss Lucy Honeychurch Drive Out",
+    "Mrs. Rachel Lynde Is Properly Horrified". Two or more trailing words that are mostly written in
+    lowercase elsewhere are a heading's words, not a name's; one such word ("Mr. Mark Young") stays.
+    At a sentence start, a first word written lowercase elsewhere, or a compound with a lowercase
+    second part, and never capitalised mid-sentence, is no name either ("Whatever Marianne thought",
+    "Cold-hearted Elinor!")."""
+    capitalised = Counter(w for o in occurrences for w in o.words)
+
+    def common(word: str) -> bool:
+        return lowercase.get(word.lower(), 0) >= 3 and lowercase.get(word.lower(), 0) > capitalised[word]
+
+    # capitalised inside a sentence somewhere: a name's word ("Will Ladislaw"), not "Whatever Marianne"
+    mid = {w for o in occurrences if not o.initial for w in o.words}
+    for o in occurrences:
+        words = o.words
+        if (
+            o.initial
+            and o.honorific is None
+            and len(words) > 1
+            and words[0] not in mid
+            and (common(words[0]) or _LOWER_COMPOUND.fullmatch(words[0]))
+        ):
+            tokens = list(re.finditer(r"\S+", text[o.start : o.end]))[-len(words) :]
+            o.start += tokens[1].start()
+            o.words = words = words[1:]
+            o.initial = False
+        keep = len(words)
+        while keep > 1 and common(words[keep - 1]):
+            keep -= 1
+        if len(words) - keep < 2:
+            continue
+        tokens = list(re.finditer(r"\S+", text[o.start : o.end]))[-len(words) :]
+        o.end = o.start + tokens[keep - 1].end()
+        o.words = words[:keep]
+    return occurrences
+
+
+def _particles_lowered(words: tuple[str, ...]) -> tuple[str, ...]:
+    """ "De Griers" at a sentence start and "Monsieur de Griers" are one name: particles before another
+    word are compared in lowercase."""
+    return tuple(
+        w.lower() if i + 1 < len(words) and w.lower() in NAME_PARTICLES else w for i, w in enumerate(words)
+    )
+
+
+def _clean(word: str) -> str:
+    return word.replace("’", "'")
+
+
+def _accept(
+    occurrences: list[_Occurrence],
+    lowercase: Counter[str],
+    ner_votes: Counter[str],
+    ner_against: Counter[str],
+    lowercase_titles: Counter[str] | None = None,
+    places: set[str] | frozenset[str] = frozenset(),
+) -> set[tuple[str | None, tuple[str, ...]]]:
+    """The forms that are person names, judged on the evidence over all their occurrences (``places``:
+    words the book elsewhere qualifies as a place, `_qualified_places`)."""
+    by_words: dict[tuple[str, ...], list[_Occurrence]] = defaultdict(list)
+    for o in occurrences:
+        by_words[o.words].append(o)
+    person_words: set[tuple[str, ...]] = set()
+    mid_caps = Counter(w for o in occurrences if not o.initial for w in o.words)
+    for words, occ in by_words.items():
+        if any(w.lower() in NON_NAMES for w in words if len(words) == 1):
+            continue
+        honored = sum(1 for o in occ if o.honorific and o.honorific not in {"the"})
+        mid = sum(1 for o in occ if not o.initial and not o.titled)
+        speech = sum(1 for o in occ if o.speech)
+        verbs = sum(1 for o in occ if o.person_verb)
+        titled_only = all(o.titled for o in occ)
+        if (
+            len(words) == 1
+            and not titled_only
+            and mid < MIN_AUXILIARY_MID
+            and given_name_gender(words[0]) == "unknown"
+        ):
+            # "I wonder what Latitude … (Alice had no idea what Latitude was": a word that is no given
+            # name, seen twice mid-sentence, is no person because an auxiliary follows it once, unless
+            # a "she" says so ("the fault of Euphemia is that she will not")
+            verbs = sum(1 for o in occ if o.person_verb and (not o.auxiliary or o.pronoun_after))
+        place = sum(1 for o in occ if o.place_prep)
+        key = " ".join(words)
+        low = sum(lowercase.get(w.lower(), 0) for w in words) / len(words)
+        capital = len(occ)
+        if titled_only and len(words) == 1 and lowercase_titles is not None:
+            # "the Cat" is compared with "the cat" (the book may speak of cats), a longer title with its words
+            low = lowercase_titles.get(words[0].lower(), 0)
+        evidence = 3 * honored + 2 * speech + verbs + ner_votes.get(key, 0)
+        if ner_against.get(key, 0) > 2 * max(1, ner_votes.get(key, 0)) and honored == 0 and speech == 0:
+            continue  # NER says place/organisation, and nothing in the text says person ("cried Lydia" does)
+        if low > 0.5 * capital and honored == 0 and not _common_surname(words, occ, lowercase, mid_caps):
+            continue  # "Hope", "Will", "Grace": mostly a common word
+        if place > 0.25 * capital and honored == 0 and speech == 0:
+            continue  # "in Highbury", "at Randalls"
+        if len(words) == 1 and words[0] in places and honored == 0 and speech == 0:
+            continue  # "Norwood" where the book also says "Upper Norwood"
+        if sum(1 for o in occ if o.possessed) > 0.5 * capital and honored == 0:
+            continue  # "your Majesty", "his Lordship": how one is addressed, not who
+        if all(o.title_of for o in occ) and honored == 0 and speech == 0:
+            continue  # "Hearts" only ever in "the Queen/Knave of Hearts": a part of a title, no one
+        if titled_only:
+            if len(occ) >= 3 and (speech or verbs) and low < 0.5 * capital:
+                person_words.add(words)
+            continue
+        if (
+            honored
+            or (mid >= 2 and (evidence >= 1 or mid >= 4))
+            or (mid >= 1 and speech >= 1)
+            or ner_votes.get(key, 0) >= 2
+        ):
+            person_words.add(words)
+    # a full name is a person when its first or last word is ("Catherine Morland" used thrice)
+    singles = {w[0] for w in person_words if len(w) == 1}
+    for words in by_words:
+        if (
+            len(words) > 1
+            and (words[0] in singles or words[-1] in singles)
+            and not any(w.lower() in NON_NAMES for w in words)
+        ):
+            person_words.add(words)
+    # ... and the parts of an accepted full name, or a nickname of an accepted first name, are names
+    parts = {w for words in person_words if len(words) > 1 for w in (words[0], words[-1])}
+    firsts = {w[0].lower() for w in person_words}
+    for words in by_words:
+        if len(words) != 1 or words[0].lower() in NON_NAMES:
+            continue
+        word = words[0]
+        formal = NICKNAMES.get(word.lower(), ())
+        if word in parts or any(f in firsts for f in formal):
+            person_words.add(words)
+    return {_form(o) for o in occurrences if o.words in person_words}
+
+
+#: a common word is a name when the book capitalises it mid-sentence at least this share as often as it
+#: writes it in lowercase ("Small" 38 times beside 46 "small"); words merely capitalised in a heading
+#: or a verse fall far short
+NAME_LIKE_SHARE = 0.25
+
+
+MIN_FULL_NAME_USES = 2  # mid-sentence uses of "Jonathan Small" that make a common word a surname
+
+
+def _common_surname(
+    words: tuple[str, ...], occ: list[_Occurrence], lowercase: Counter[str], mid_caps: Counter[str]
+) -> bool:
+    """Whether a full name ends in a common word the text treats as a surname: "Jonathan Small",
+    "Jefferson Hope", used mid-sentence after a given name, the last word capitalised mid-sentence
+    often enough beside its lowercase uses (`NAME_LIKE_SHARE`)."""
+    if len(words) < 2 or sum(1 for o in occ if not o.initial) < MIN_FULL_NAME_USES:
+        return False
+    first, last = words[0], words[-1]
+    if lowercase.get(first.lower(), 0) > mid_caps[first] or given_name_gender(first) == "unknown":
+        return False  # "May Day": the first word must be a given name, not a common word
+    return mid_caps[last] >= NAME_LIKE_SHARE * lowercase.get(last.lower(), 0)
+
+
+def _common_word_at_start(o: _Occurrence, lowercase: Counter[str], mid_caps: Counter[str]) -> bool:
+    """A bare word the book writes in lowercase more often than capitalised mid-sentence, at a
+    sentence start with no speech verb beside it, is the word ("Small wonder"), even where the book
+    also uses it as a surname ("said Small")."""
+    return (
+        o.initial
+        and o.honorific is None
+        and len(o.words) == 1
+        and not o.speech
+        and lowercase.get(o.words[0].lower(), 0) > mid_caps[o.words[0]]
+    )

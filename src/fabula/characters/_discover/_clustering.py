@@ -1,0 +1,601 @@
+"""Alias clustering: the clusters being built (`_Clustering`), phases 1-5 (full names, first names,
+titled words, bare words, "the X" titles) and the helpers every join consults (cannot-link conflicts,
+honorific classes, families)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from fabula.characters._choice import DOMINANCE, clear_winner
+from fabula.characters._discover._candidates import (
+    _FIRST_NAME_TITLES,
+    _KINSHIP,
+    _MALE_TITLES,
+    _NOBLE,
+    _WIFE_TITLES,
+    _FormKey,
+)
+from fabula.characters._discover._evidence import (
+    _gender_of,
+    _GenderEvidence,
+)
+from fabula.characters._lexicon import (
+    HONORIFICS,
+    NAME_PARTICLES,
+    NICKNAMES,
+    STANDALONE_TITLES,
+    SURNAME_HONORIFICS,
+    honorific_class,
+)
+
+#: two forms that share this share of the rarer one's sentences name two different people
+CONFLICT_SHARE = 0.05
+
+
+CONFLICT_MIN = 3  # sentences: a name beside another twice may be a slip of the segmenter
+
+
+#: how many times more often the leading brother must be mentioned to be the "Mr. X"
+BROTHERS_DOMINANCE = 4.0
+
+
+WIFE_DOMINANCE = 5.0  # ... and the leading woman never styled "Miss" to be the "Mrs. X"
+
+
+BROTHER_NAMED = 10  # bare given-name mentions that make a man "known by his given name"
+
+
+#: a pet name seen once or twice may be anyone's ("his daughter Nancy"): it needs this many uses to
+#: join a formal name by the nickname list alone
+MIN_NICKNAME_USES = 3
+
+
+#: ... and this share of its uses in chapters that also name the formal name's bearer
+NEAR_SHARE = 0.5
+
+
+MIN_SURNAME_USES = 3  # a bare surname seen fewer times is left unresolved where a family shares it
+
+
+TITLE_HOLDER_LEAD = 3.0  # "the Admiral" is Admiral Croft when he bears the title 3x as often as any other
+
+
+#: a word used with a rank this often ("Colonel Fitzwilliam") is a surname before a first name
+MIN_RANK_USES = 3
+
+
+#: "Mr. John Knightley" used this often is a habit that tells him from "Mr. Knightley"
+MIN_HABIT_USES = 3
+
+
+#: ... when "Mr. Knightley" is named this many times as often as his brother's personal names
+TITLE_HABIT_LEAD = 3.0
+
+
+#: ... or, for "Mr. Emerson" beside "Mr. George Emerson", unless the full name is this much more usual
+FULL_NAME_LEAD = 2.0
+
+
+#: the narrator names one of several in full ("Berry Hamilton") or styles one "Miss Daisy Miller" at
+#: least this often, and this many times as often as any other, to make them the surname's owner
+STYLED_MIN, STYLED_LEAD = 3, 3.0
+
+
+@dataclass(slots=True)
+class _Cluster:
+    id: int
+    forms: Counter[tuple[str | None, tuple[str, ...]]] = field(default_factory=Counter)
+    gender: str = "unknown"
+    first_names: set[str] = field(default_factory=set)
+    last_names: set[str] = field(default_factory=set)
+    honorifics: set[str] = field(default_factory=set)
+
+    @property
+    def size(self) -> int:
+        return sum(self.forms.values())
+
+
+def _compatible(a: str, b: str) -> bool:
+    return a == "unknown" or b == "unknown" or a == b
+
+
+@dataclass(slots=True)
+class _Clustering:
+    """The clusters being built and the evidence every phase of `_cluster` consults."""
+
+    counts: Counter[_FormKey]  # uses of each accepted form
+    votes: _GenderEvidence
+    together: Counter[tuple[_FormKey, _FormKey]]  # shared sentences: cannot-link evidence
+    apart: Counter[tuple[_FormKey, _FormKey]]  # shared sentences and tagged turns
+    chapters: dict[_FormKey, Counter[int]] = field(default_factory=dict)  # `_form_chapters`
+    clusters: dict[int, _Cluster] = field(default_factory=dict)
+    assign: dict[_FormKey, int] = field(default_factory=dict)
+    #: the forms in the order the phases take them: longest first, titled before bare, most used first
+    order: list[_FormKey] = field(default_factory=list)
+    links: Counter[tuple[_FormKey, _FormKey]] = field(default_factory=Counter)  # the text says one person
+    addressed: Counter[tuple[_FormKey, _FormKey]] = field(
+        default_factory=Counter
+    )  # vocative -> tagged answer
+
+    def new_cluster(self, form: _FormKey, gender: str) -> _Cluster:
+        cluster = _Cluster(len(self.clusters) + 1, gender=gender)
+        self.clusters[cluster.id] = cluster
+        self.add(cluster, form)
+        return cluster
+
+    def add(self, cluster: _Cluster, form: _FormKey) -> None:
+        honorific, words = form
+        cluster.forms[form] += self.counts[form]
+        self.assign[form] = cluster.id
+        if honorific and honorific != "the":
+            cluster.honorifics.add(honorific)
+        if (len(words) > 1 or honorific in _FIRST_NAME_TITLES) and words[0] not in NAME_PARTICLES:
+            cluster.first_names.add(words[0])  # "Mr. van der Luyden" has no first name
+        if len(words) > 1 or (honorific not in (None, "the") and honorific not in _FIRST_NAME_TITLES):
+            cluster.last_names.add(words[-1])
+        gender = _gender_of(honorific, words, self.votes)
+        if cluster.gender == "unknown":
+            cluster.gender = gender
+
+    def add_or_new(self, target: _Cluster | None, form: _FormKey, gender: str) -> None:
+        """Join ``target`` unless it is None or the names share too much to be one person."""
+        if target is None or self.conflict(form, target):
+            self.new_cluster(form, gender)
+        else:
+            self.add(target, form)
+
+    def conflict(self, form: _FormKey, cluster: _Cluster) -> bool:
+        return _conflict(self.apart, self.counts, form, cluster)
+
+    def sentence_conflict(self, form: _FormKey, cluster: _Cluster) -> bool:
+        return _conflict(self.together, self.counts, form, cluster)
+
+    def near(self, form: _FormKey, cluster: _Cluster) -> bool:
+        """Whether ``form`` is used where ``cluster``'s story is: at least `NEAR_SHARE` of its uses
+        fall between the first and the last chapter naming the cluster (a "Bill" of the first
+        chapters is not the "William" of the last ones; "Nancy" among the chapters of "Anne" may be
+        her). Without chapter information, near."""
+        own = self.chapters.get(form)
+        theirs = [chapter for other in cluster.forms for chapter in self.chapters.get(other, ())]
+        if not own or not theirs:
+            return True
+        first, last = min(theirs), max(theirs)
+        inside = sum(n for chapter, n in own.items() if first <= chapter <= last)
+        return inside >= NEAR_SHARE * sum(own.values())
+
+    def female_alone(self, word: str) -> _Cluster | None:
+        """The one female full-named cluster with surname ``word`` that is never "Miss", if it is the
+        only woman of that surname: "Mrs. Pontellier" is "Edna Pontellier" when no daughter shares it."""
+        named = [
+            c
+            for c in self.clusters.values()
+            if word in c.last_names and any(len(w) > 1 for (_, w) in c.forms)
+        ]
+        women = [c for c in named if c.gender == "female"]
+        # the daughters are "Miss": "Mrs. Hamilton" is "Fannie Hamilton" beside "Miss Kitty Hamilton";
+        # of two women never "Miss", one far more often named ("Ellen Olenska", not a stray "Hang
+        # Ellen Olenska")
+        wives = [c for c in women if not {honorific_class(h) for h in c.honorifics} & {"unmarried"}]
+        if wives:
+            return _dominant(wives, WIFE_DOMINANCE)
+        # ... and when they are all "Miss", the one untitled full name of unknown gender is the mother
+        unknown = [c for c in named if c.gender == "unknown" and not c.honorifics]
+        # ... unless a "Mr. Palmer" is about and no man of that surname has a full name: it may be his
+        mister = any(HONORIFICS.get(h or "") == "male" and w == (word,) for (h, w) in self.counts)
+        named_man = any(c.gender == "male" for c in named)
+        return unknown[0] if len(unknown) == 1 and (named_man or not mister) else None
+
+    def title_holder(self, form: _FormKey) -> _Cluster | None:
+        """For a bare title ("the Admiral", "Colonel"), the one cluster that bears it ("Admiral Croft"),
+        or the bearer named with it at least three times as often as any other (Croft 14, Baldwin 4)."""
+        words = form[1]
+        if len(words) != 1 or words[0].lower() not in STANDALONE_TITLES:
+            return None
+        title = honorific_class(words[0].lower())
+        uses = [
+            (
+                c,
+                sum(
+                    n
+                    for (h, _), n in c.forms.items()
+                    if h not in (None, "the") and honorific_class(h) == title
+                ),
+            )
+            for c in self.clusters.values()
+        ]
+        holder = clear_winner(uses, at_least=1, factor=TITLE_HOLDER_LEAD)
+        return None if holder is None or self.conflict(form, holder) else holder
+
+    def by_first_name(self, form: _FormKey, gender: str) -> _Cluster | None:
+        """The full-name cluster this first name (or nickname) belongs to, if one dominates. With an
+        honorific only clusters of its class compete, and for "Sir/Lady/Aunt + first name" those
+        already holding that very honorific win ("Sir John" is "Sir John Middleton", not Willoughby)."""
+        honorific, (word, *_) = form
+        named = [
+            c
+            for c in self.clusters.values()
+            if word in c.first_names and _compatible(c.gender, gender) and _same_class(c, honorific)
+        ]
+        if honorific in _FIRST_NAME_TITLES:
+            named = [c for c in named if honorific in c.honorifics] or named
+        target = _dominant(named)
+        if target is None and word.lower() in NICKNAMES and self.counts[form] >= MIN_NICKNAME_USES:
+            target = _dominant(_nickname_targets(word, self.clusters.values(), form))
+            if target is not None and not self.near(form, target):
+                target = None  # "Bill" of the first chapters is not the "William" of the last
+        return None if target is None or self.conflict(form, target) else target
+
+
+def _cluster_full_names(state: _Clustering) -> None:
+    """Phase 1: full names (two or more words) make one cluster each, or join the longer name that
+    contains them."""
+    forms = state.order
+    for form in forms:
+        honorific, words = form
+        if len(words) < 2 or honorific == "the":
+            continue
+        gender = _gender_of(honorific, words, state.votes)
+        target = None
+        for cluster in state.clusters.values():
+            if not _compatible(cluster.gender, gender) or not _same_class(cluster, honorific):
+                continue
+            if (
+                honorific is None
+                and {honorific_class(h) for h in cluster.honorifics} == {"married"}
+                and _gender_of(None, words[:1], state.votes) != "female"
+            ):
+                continue  # "John Dashwood" is not "Mrs. John Dashwood"; "Rachel Lynde" is "Mrs. Rachel Lynde"
+            if any(_contains(other, words) for (_, other) in cluster.forms if len(other) >= len(words)):
+                target = cluster
+                break
+        state.add_or_new(target, form, gender)
+
+
+def _cluster_first_names(state: _Clustering) -> None:
+    """Phase 2: a first name alone joins the full name it starts ("Emma" -> "Emma Woodhouse")."""
+    forms = state.order
+    counts = state.counts
+    for form in forms:
+        honorific, words = form
+        if form in state.assign or len(words) != 1 or honorific is not None:
+            continue
+        # "Fitzwilliam" is Colonel Fitzwilliam's surname before it is Mr. Fitzwilliam Darcy's first name
+        ranked = sum(
+            n
+            for (h, w), n in counts.items()
+            if w == words and h in STANDALONE_TITLES | _MALE_TITLES and h not in _FIRST_NAME_TITLES
+        )
+        named = sum(n for (_, w), n in counts.items() if len(w) > 1 and w[0] == words[0])
+        if ranked >= MIN_RANK_USES and ranked > named:
+            continue
+        target = state.by_first_name(form, _gender_of(None, words, state.votes))
+        if target is not None:
+            state.add(target, form)
+
+
+def _cluster_titled_words(state: _Clustering) -> None:
+    """Phase 3: an honorific and one word ("Mr. Darcy", "Lady Catherine", "Miss Bennet"), the most
+    frequent first."""
+    # "Mr." before "General" on a tie, so "General Tilney" finds "Mr. Tilney" already taken
+    forms = sorted(state.order, key=lambda f: (-state.counts[f], honorific_class(f[0]) != "plain"))
+    for form in forms:
+        honorific, words = form
+        if form in state.assign or len(words) != 1 or honorific in (None, "the"):
+            continue
+        gender = _gender_of(honorific, words, state.votes)
+        target = _titled_word_owner(state, form, gender)
+        if target is not None and _known_apart_by_first_name(state, form, target):
+            target = None
+        if target is not None and state.conflict(form, target):
+            target = None
+        if target is None:
+            target = _find_same(state.clusters, honorific, words)
+        if target is None:
+            state.new_cluster(form, gender)
+        else:
+            state.add(target, form)
+
+
+def _titled_word_owner(state: _Clustering, form: _FormKey, gender: str) -> _Cluster | None:
+    """The cluster "Hon Word" belongs to: a surname's bearer of that honorific class, a sister, a wife,
+    a clergyman, or the owner of a first name ("Miss Marianne")."""
+    honorific, (word,) = form
+    assert honorific is not None
+    clusters = state.clusters
+    surname = any(word in c.last_names for c in clusters.values())
+    # "Lady Otway" is a wife, like "Mrs. Otway"; "Lady Catherine" is a first name
+    married = honorific_class(honorific) == "married" or (honorific == "lady" and surname)
+    candidates = [
+        c
+        for c in clusters.values()
+        if _compatible(c.gender, gender)
+        and _same_class(c, honorific)
+        and word in c.last_names
+        # "Mrs. Dashwood" is the mother, not "Marianne Dashwood": only join a cluster already married
+        and (not married or c.honorifics & _WIFE_TITLES)
+    ]
+    # "Mr. Wilcox" beside the brothers "Charles" and "Paul Wilcox" is likelier their father than the
+    # elder brother: two sons known by their given names need a much clearer winner
+    plain = honorific_class(honorific) == "plain"
+    factor = BROTHERS_DOMINANCE if _brothers(candidates) and plain else DOMINANCE
+    # a candidate known to be of the form's gender beats those of unknown gender ("Comrade Gregory",
+    # a man by his pronouns, is "Mr. Lucian Gregory", not "Rosamond Gregory")
+    confirmed = [c for c in candidates if gender != "unknown" and c.gender == gender]
+    if len(confirmed) == 1 and honorific != "miss":
+        candidates = confirmed
+    # "Miss Bennet" with several Bennet sisters about: only a unique candidate is safe
+    target = _dominant(candidates, factor) if honorific != "miss" or len(candidates) == 1 else None
+    if target is None and honorific == "miss":
+        target = _styled_so(candidates, honorific, word) or _eldest_sister(candidates, word)
+    if target is None and honorific_class(honorific) == "married" and not candidates:
+        target = state.female_alone(word)
+        if target is not None and state.conflict(form, target):
+            target = None
+    if target is None and plain and not candidates:
+        # a clergyman is "Mr. Eager" as often as "the Rev. Cuthbert Eager": the one of that surname
+        clergy = _family(clusters, word)
+        if len(clergy) == 1 and {honorific_class(h) for h in clergy[0].honorifics} == {"reverend"}:
+            target = None if state.conflict(form, clergy[0]) else clergy[0]
+    if target is None and not surname:
+        target = state.by_first_name(form, gender)  # "Miss Marianne", "Mr. Thaddeus", "Lady Catherine"
+        if target is not None and not _same_class(target, honorific):
+            target = None
+    return target
+
+
+def _known_apart_by_first_name(state: _Clustering, form: _FormKey, target: _Cluster) -> bool:
+    """Whether ``target`` names its "Mr. X" with a first name to tell him from another "Mr. X":
+    "Mr. John Knightley" beside "Mr. Knightley", "Mr. George Emerson" beside his father."""
+    honorific, (word,) = form
+    if honorific not in SURNAME_HONORIFICS or word not in target.last_names:
+        return False
+    counts, votes = state.counts, state.votes
+    married = honorific_class(honorific) == "married"
+    personal = sum(n for (h, w), n in target.forms.items() if len(w) > 1 or w[0] in target.first_names)
+    first_named = [w for (h, w) in target.forms if h == honorific and len(w) > 1]
+    own_first_name = married and all(_gender_of(None, w[:1], votes) == "female" for w in first_named)
+    # ... and a first name used once or twice is no such habit ("Mr. John Knightley" in a list)
+    habitual = sum(counts[(honorific, w)] for w in first_named) >= MIN_HABIT_USES
+    # ... nor one the narrator gives a man with no family of his name about ("Mr. Thomas Marvel")
+    kin = any(c is not target for c in _family(state.clusters, word))
+    # the son's first name alone is common too: "Mr. Emerson" is the father of "George"
+    # ... unless the full name is what the text calls him ("Dorian Gray" twice as often as "Mr. Gray")
+    bare_first = sum(counts[(None, w[:1])] for w in first_named)
+    full_named = sum(n for (_, w), n in target.forms.items() if len(w) > 1 and w[-1] == word)
+    return bool(
+        first_named
+        and not own_first_name
+        and habitual
+        and (
+            (counts[form] > TITLE_HABIT_LEAD * max(1, personal) and kin)
+            or (
+                honorific_class(honorific) == "plain"
+                and bare_first >= counts[form]
+                and full_named < FULL_NAME_LEAD * counts[form]
+            )
+        )
+    )
+
+
+def _cluster_bare_words(state: _Clustering) -> None:
+    """Phase 4: one word alone: a bare title, a surname, a first name or nickname, or a new character."""
+    forms = state.order
+    counts = state.counts
+    for form in forms:
+        honorific, words = form
+        if form in state.assign or len(words) != 1 or honorific is not None:
+            continue
+        word = words[0]
+        holder = state.title_holder(form)  # "Colonel" alone is the one colonel
+        if holder is not None:
+            state.add(holder, form)
+            continue
+        gender = _gender_of(None, words, state.votes)
+        by_last = _family(state.clusters, word)
+        target = _surname_owner(state, form, by_last)
+        if target is None and not by_last:
+            target = state.by_first_name(form, gender)
+        # "Emerson" with a father and a son about is ambiguous: no one's, and no one new; so is a
+        # surname used once or twice in a family ("Bennet" may be Mr. or Mrs. Bennet)
+        # (one used more than any of the family's named members is a character known by it: kept)
+        if (
+            len(by_last) >= 2
+            and (target is None or counts[form] < MIN_SURNAME_USES)
+            and counts[form] <= max(c.size for c in by_last)
+        ):
+            continue
+        state.add_or_new(target, form, gender)
+
+
+def _surname_owner(state: _Clustering, form: _FormKey, by_last: list[_Cluster]) -> _Cluster | None:
+    """Whose a bare surname is: a man's ("Bennet" is Mr. Bennet) before a woman's."""
+    (word,) = form[1]
+    men = [
+        c
+        for c in by_last
+        if c.gender == "male"
+        or c.honorifics & _MALE_TITLES
+        or any(HONORIFICS.get(h) == "male" for h in c.honorifics)
+    ]
+    if _brothers(men):
+        # of brothers known by their given names: a "Mr. X" known by no given name, named at least
+        # as often as the bare surname, owns it like the title ("Wilcox" is Mr. Wilcox, the father
+        # of Charles and Paul; two "Monsieur Lebrun"s do not claim six "Lebrun"s); else a clear
+        # lead, or the one the narrator names in full ("Hamilton" is Berry Hamilton, the father,
+        # not his son Joe, though Joe is named more)
+        titled = [c for c in men if c.forms and all(_family_title(f) for f in c.forms)]
+        if len(titled) == 1 and titled[0].size >= state.counts[form]:
+            return titled[0]
+        return _dominant(men, BROTHERS_DOMINANCE) or _most_full_named(men, word)
+    target = _dominant(men) or _dominant([c for c in by_last if c.gender != "female"])
+    if (
+        target is None
+        and not men
+        and not any(c.gender != "female" for c in by_last)
+        and len(by_last) == 1
+        and {honorific_class(h) for h in by_last[0].honorifics} != {"married"}
+    ):
+        # a woman's only when she is the one woman of that surname ("Cominges" may be Blanche or her
+        # mother), and never a "Mrs." ("Braddocks" is Mr., whom the text may not title)
+        target = by_last[0]
+    return target
+
+
+def _cluster_the_titles(state: _Clustering) -> None:
+    """Phase 5: "the Colonel", "the Caterpillar": a titled person alone, else one of a kind."""
+    forms = state.order
+    for form in forms:
+        honorific, words = form
+        if form in state.assign or honorific != "the":
+            continue
+        holder = state.title_holder(form)
+        if holder is not None:
+            state.add(holder, form)
+            continue
+        bare = state.clusters.get(state.assign.get((None, words), -1))
+        if bare is not None:
+            state.add(bare, form)
+            continue
+        # "the Cat" is "the Cheshire Cat" when only one longer title ends in its word
+        longer = [
+            c
+            for c in state.clusters.values()
+            if any(h == "the" and len(w) > len(words) and w[-len(words) :] == words for (h, w) in c.forms)
+        ]
+        state.add_or_new(longer[0] if len(longer) == 1 else None, form, "unknown")
+
+
+def _styled_miss(cluster: _Cluster, surname: str) -> bool:
+    """Whether the text styles ``cluster`` "Miss <first name>" ("Miss Elizabeth (Bennet)"): a younger
+    sister, not the "Miss Bennet" of that surname."""
+    return any(h == "miss" and w[0] in cluster.first_names and w != (surname,) for (h, w) in cluster.forms)
+
+
+def _absorb(
+    clusters: dict[int, _Cluster], assign: dict[_FormKey, int], target: _Cluster, cluster: _Cluster
+) -> None:
+    """Move every form of ``cluster`` into ``target`` and forget ``cluster``."""
+    target.forms.update(cluster.forms)
+    target.honorifics |= cluster.honorifics
+    target.first_names |= cluster.first_names
+    target.last_names |= cluster.last_names
+    for form in cluster.forms:
+        assign[form] = target.id
+    del clusters[cluster.id]
+
+
+def _conflict(
+    together: Counter[tuple[_FormKey, _FormKey]], counts: Counter[_FormKey], form: _FormKey, cluster: _Cluster
+) -> bool:
+    """Whether ``form`` names someone else than ``cluster``: they share sentences too often."""
+    shared = _shared_sentences(together, form, cluster)
+    return shared >= max(CONFLICT_MIN, CONFLICT_SHARE * min(counts[form], cluster.size))
+
+
+def _shared_sentences(together: Counter[tuple[_FormKey, _FormKey]], form: _FormKey, cluster: _Cluster) -> int:
+    """Sentences naming ``form`` beside another name of ``cluster`` (not a part of the same name)."""
+    # "Knightley" and "Mr. Knightley", "Anne" and "Anne Shirley" in one sentence are one person
+    # ... nor a bare "Lynde" and "Mrs. Rachel" when the cluster holds "Rachel Lynde": parts of one name
+    fulls = [set(w) for (_, w) in cluster.forms if len(w) > 1] if form[0] is None else []
+    return sum(
+        together.get((form, other), 0)
+        for other in cluster.forms
+        if not (_contains(other[1], form[1]) or _contains(form[1], other[1]))
+        and not any(set(form[1]) | set(other[1]) <= full for full in fulls)
+    )
+
+
+def _nickname_targets(word: str, clusters: Iterable[_Cluster], form: _FormKey) -> list[_Cluster]:
+    formal = {f.capitalize() for f in NICKNAMES.get(word.lower(), ())}
+    return [
+        c
+        for c in clusters
+        if (form not in c.forms)
+        and not c.honorifics & _NOBLE  # nobody calls Lady Catherine "Kitty"
+        and (formal & c.first_names or any((None, (f,)) in c.forms for f in formal))
+    ]
+
+
+def _same_class(cluster: _Cluster, honorific: str | None) -> bool:
+    """Mr./Mrs./Miss/General/Captain forms of one surname are different people ("General Tilney",
+    "Captain Tilney", "Mr. Tilney"): forms with different honorific classes never join."""
+    if honorific is None or honorific == "the" or honorific in _KINSHIP:
+        return True  # "Aunt Medora" is "Medora Manson" whether she is Mrs. or Marchioness
+    classes = {honorific_class(h) for h in cluster.honorifics if h not in _KINSHIP}
+    return not classes or honorific_class(honorific) in classes
+
+
+def _contains(longer: tuple[str, ...], shorter: tuple[str, ...]) -> bool:
+    if len(shorter) > len(longer):
+        return False
+    n = len(shorter)
+    if shorter[0] in NAME_PARTICLES:  # "van der Luyden" is the surname of "Henry van der Luyden"
+        return longer[-n:] == shorter
+    # "Walter Elliot" is not "William Walter Elliot": a name of several words must keep the first one
+    return any(longer[i : i + n] == shorter for i in range(len(longer) - n + 1)) and (
+        longer[0] == shorter[0] or (n == 1 and longer[-1] == shorter[-1])
+    )
+
+
+def _most_full_named(candidates: list[_Cluster], surname: str) -> _Cluster | None:
+    """The candidate named in full ("Berry Hamilton") at least three times, and three times as often
+    as any other."""
+    uses = [
+        (c, sum(n for (_, w), n in c.forms.items() if len(w) > 1 and w[-1] == surname)) for c in candidates
+    ]
+    return clear_winner(uses, at_least=STYLED_MIN, factor=STYLED_LEAD)
+
+
+def _family_title(form: _FormKey) -> bool:
+    """Whether ``form`` is "Mr. Surname": a title any man of the family may bear."""
+    return len(form[1]) == 1 and honorific_class(form[0]) == "plain"
+
+
+def _family(clusters: dict[int, _Cluster], surname: str) -> list[_Cluster]:
+    return [c for c in clusters.values() if surname in c.last_names]
+
+
+def _brothers(candidates: list[_Cluster]) -> bool:
+    """Whether two or more of the candidates are men the text calls by their given names alone."""
+    named = [
+        c
+        for c in candidates
+        if c.gender == "male" and sum(c.forms[(None, (f,))] for f in c.first_names) >= BROTHER_NAMED
+    ]
+    return len(named) >= 2
+
+
+def _dominant(candidates: list[_Cluster], factor: float = DOMINANCE) -> _Cluster | None:
+    """The only candidate, or one mentioned at least ``factor`` times as often as the next."""
+    return clear_winner([(c, c.size) for c in candidates], factor=factor)
+
+
+def _styled_so(candidates: list[_Cluster], honorific: str, surname: str) -> _Cluster | None:
+    """Among several of one surname, the one the text itself styles "Miss Daisy Miller" at least three
+    times, and three times as often as anyone else is styled so: "Miss Miller" is her. Sisters whom
+    the text styles alike ("Miss Elizabeth/Lydia Bennet") leave "Miss Bennet" open."""
+    uses = [
+        (c, sum(n for (h, w), n in c.forms.items() if h == honorific and len(w) > 1 and w[-1] == surname))
+        for c in candidates
+    ]
+    return clear_winner(uses, at_least=STYLED_MIN, factor=STYLED_LEAD)
+
+
+def _eldest_sister(candidates: list[_Cluster], surname: str) -> _Cluster | None:
+    """Among sisters, "Miss Bennet" is the eldest, and the younger ones are the ones the text styles
+    "Miss Elizabeth (Bennet)", "Miss Lydia": when all but one of the women of that surname are styled
+    so, the one left is "Miss Bennet"."""
+    women = [c for c in candidates if c.gender != "male"]
+    unstyled = [c for c in women if not _styled_miss(c, surname)]
+    return unstyled[0] if len(women) > 1 and len(unstyled) == 1 else None
+
+
+def _find_same(
+    clusters: dict[int, _Cluster], honorific: str | None, words: tuple[str, ...]
+) -> _Cluster | None:
+    for cluster in clusters.values():
+        if (honorific, words) in cluster.forms:
+            return cluster
+    return None

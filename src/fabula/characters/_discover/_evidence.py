@@ -1,0 +1,282 @@
+"""Evidence read off the book for clustering: gender votes (pronouns after a name, styled given names),
+cannot-links (names sharing a sentence, names tagging the turns of one conversation), and the links
+the text states or implies ("Miss Hamilton, now Mrs Smith", a vocative answered by a tagged name)."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from fabula.book import Book
+from fabula.characters._choice import clear_winner
+from fabula.characters._discover._candidates import (
+    _FIRST_NAME_TITLES,
+    _KINSHIP,
+    _WIFE_TITLES,
+    _form,
+    _FormKey,
+    _Occurrence,
+)
+from fabula.characters._lexicon import (
+    CLEAR_GIVEN_NAME,
+    HONORIFICS,
+    NAME_PARTICLES,
+    PRONOUN_GENDER,
+    given_name_gender,
+)
+from fabula.characters._text import Regions, is_vocative
+
+TURN_WEIGHT = 2  # shared sentences one exchange of tagged turns counts as
+
+
+#: a vocative answered by one tagged name at least this often, and this many times as often as any other
+ANSWER_MIN, ANSWER_LEAD = 2, 2.0
+
+
+@dataclass(slots=True)
+class _GenderEvidence:
+    """What says a name's gender besides an honorific: the pronouns after its mentions, and the given
+    names the book itself styles with a gendered title ("Lady Brett Ashley", "Miss Kitty Hamilton")."""
+
+    votes: dict[tuple[str, ...], Counter[str]]
+    styled: dict[str, str]
+    given: frozenset[str]  # words that open a full name and never end one: given names of this book
+
+
+def _gender_evidence(text: str, occurrences: list[_Occurrence]) -> _GenderEvidence:
+    """Pronoun votes: for each name, which pronoun ("he"/"she") most often follows it before another
+    name does. Styled given names: the first word of a name written after "Miss", "Mr.", "Lady", "Sir",
+    ... ("Mrs." and "Madame" are left out: "Mrs. Julius Beaufort" bears her husband's name)."""
+    votes: dict[tuple[str, ...], Counter[str]] = defaultdict(Counter)
+    pattern = re.compile(r"(?<![\w'’])(he|him|his|she|her|hers)(?![\w'’])", re.IGNORECASE)
+    for i, o in enumerate(occurrences):
+        limit = min(o.end + 120, occurrences[i + 1].start if i + 1 < len(occurrences) else len(text))
+        m = pattern.search(text, o.end, limit)
+        if m:
+            votes[o.words][PRONOUN_GENDER[m.group().lower()]] += 1
+    styled_votes: dict[str, Counter[str]] = defaultdict(Counter)
+    for o in occurrences:
+        implied = HONORIFICS.get(o.honorific or "", "unknown")
+        if implied == "unknown" or o.honorific in _WIFE_TITLES - {"lady"} or o.words[0] in NAME_PARTICLES:
+            continue
+        if len(o.words) > 1 or o.honorific in _FIRST_NAME_TITLES:
+            styled_votes[o.words[0]][implied] += 1
+    styled = {w: c.most_common(1)[0][0] for w, c in styled_votes.items() if len(c) == 1}
+    full = [o.words for o in occurrences if len(o.words) > 1]
+    given = {w[0] for w in full if w[0] not in NAME_PARTICLES} - {w[-1] for w in full}
+    return _GenderEvidence(votes, styled, frozenset(given))
+
+
+def _sentence_cooccurrence(
+    book: Book, occurrences: list[_Occurrence], dialogue: Regions
+) -> Counter[tuple[_FormKey, _FormKey]]:
+    """How many sentences name both forms (both orders stored). Two names in one sentence are
+    almost always two people ("Mr. Emerson and George", "'Jane,' said Elizabeth"), so this count
+    is the cannot-link evidence that keeps fathers, sons, sisters and nickname look-alikes apart.
+    Only names on the same side of a quotation mark count: '"Miss Woodhouse," said he, and Emma
+    smiled' addresses the person the narration then names."""
+    layer = book.sentences if len(book.sentences) else book.paragraphs
+    index = np.searchsorted(layer.starts, np.array([o.start for o in occurrences]), side="right") - 1
+    by_sentence: dict[tuple[int, int], set[_FormKey]] = defaultdict(set)
+    for o, i in zip(occurrences, index.tolist(), strict=True):
+        by_sentence[(i, dialogue.index(o.start))].add(_form(o))
+    out: Counter[tuple[_FormKey, _FormKey]] = Counter()
+    for forms in by_sentence.values():
+        if len(forms) < 2:
+            continue
+        for a in forms:
+            for b in forms:
+                if a != b:
+                    out[(a, b)] += 1
+    return out
+
+
+def _turn_takers(
+    book: Book, occurrences: list[_Occurrence], dialogue: Regions
+) -> Counter[tuple[_FormKey, _FormKey]]:
+    """Names that take turns in one conversation: a speech tagged "said Madge" answered within two
+    paragraphs by one tagged "said Margaret". Each such exchange counts as two shared sentences of
+    cannot-link evidence, so two exchanges keep a pet name apart from the formal name it resembles,
+    while a narrator who once writes "said Mike" and then "said Michael" is not taken for two people."""
+    if not len(book.paragraphs):
+        return Counter()
+    paragraph = _paragraph_indices(book, occurrences)
+    tagged = _tagged_paragraphs(occurrences, paragraph, dialogue, lambda o: not o.titled)
+    out: Counter[tuple[_FormKey, _FormKey]] = Counter()
+    for p, a in tagged.items():
+        for q in (p + 1, p + 2):
+            b = tagged.get(q)
+            if b is not None and b != a:
+                out[(a, b)] += TURN_WEIGHT
+                out[(b, a)] += TURN_WEIGHT
+    return out
+
+
+def _gender_of(honorific: str | None, words: tuple[str, ...], votes: _GenderEvidence) -> str:
+    if honorific and honorific != "the":
+        implied = HONORIFICS.get(honorific, "unknown")
+        if implied != "unknown":
+            return implied
+    # a full name's first word is a given name: how the book styles it ("Lady Brett") decides, then
+    # a clear census gender, which outweighs the pronouns ("Mrs. Julius Beaufort ... she" is near him)
+    if len(words) > 1 and words[0] not in NAME_PARTICLES:
+        lexical = votes.styled.get(words[0]) or given_name_gender(words[0], CLEAR_GIVEN_NAME)
+        if lexical != "unknown":
+            return lexical
+    v = Counter(votes.votes.get(words, Counter()))
+    if len(words) > 1:
+        v.update(votes.votes.get(words[:1], Counter()))
+    total = v["male"] + v["female"]
+    if total >= 2 and max(v.values()) >= 0.7 * total:
+        return v.most_common(1)[0][0]
+    if len(words) == 1 and words[0] in votes.given:  # "Henry" alone, his pronouns unclear
+        return votes.styled.get(words[0]) or given_name_gender(words[0])
+    return "unknown"
+
+
+def _form_chapters(book: Book, occurrences: list[_Occurrence]) -> dict[_FormKey, Counter[int]]:
+    """For each form, how often each chapter (or synthetic section) of the book uses it."""
+    chapters: dict[_FormKey, Counter[int]] = defaultdict(Counter)
+    for o in occurrences:
+        chapter = book.chapter_at(o.start)
+        chapters[_form(o)][chapter.id if chapter is not None else -1] += 1
+    return chapters
+
+
+#: what may stand between two names of one person: "Miss Hamilton, now Mrs Smith", "Frieda Mosebach,
+#: now Frau Liesecke", "Mrs. Grey, née Miss Dunn", "Tom, whose name was Thomas"
+_LINK_GAP = re.compile(
+    r"[ \t]*[,(]?\s*(?:now|formerly|n[ée]e|afterwards|whose\s+(?:real\s+|maiden\s+)?name\s+(?:was|is)"
+    r"|otherwise\s+called|known\s+as|alias)\s+"
+)
+
+
+_PAREN_OPEN = re.compile(r"[ \t]*\(\s*")
+
+
+_PAREN_CLOSE = re.compile(r"\s*\)")
+
+
+#: "Hilbery's", or "Hilbery s" where a text lost its apostrophes
+_POSSESSIVE_NEXT = re.compile(r"(?:['’]| )s\b")
+
+
+_APPOSITION_GAP = re.compile(r"[ \t]*,\s*")
+
+
+_LIST_NEXT = re.compile(r"\s*(?:,\s*)?(?:and|or|nor)\b|\s*,\s*[A-Z]")
+
+
+def _textual_links(
+    text: str, occurrences: list[_Occurrence], dialogue: Regions
+) -> Counter[tuple[_FormKey, _FormKey]]:
+    """Pairs of forms the text itself says name one person, counted: "Miss Hamilton, now Mrs Smith",
+    "Mrs. Cosham (Aunt Millicent)",
+    and, in narration, a family title set beside a formal one ("Aunt Celia, Mrs. Milvain, who ...")
+    when they are not items of a list ("Aunt Celia, Mrs. Cosham, and Mr. Hilbery")."""
+    links: Counter[tuple[_FormKey, _FormKey]] = Counter()
+    for i in range(len(occurrences) - 1):
+        a, b = occurrences[i], occurrences[i + 1]
+        gap = text[a.end : b.start]
+        if len(gap) > 60 or "\n\n" in gap:
+            continue
+        if _LINK_GAP.fullmatch(gap) or (
+            _PAREN_OPEN.fullmatch(gap) and _PAREN_CLOSE.match(text, b.end) and not (a.titled or b.titled)
+        ):  # "Miss Hamilton, now Mrs Smith"; "Mrs. Cosham (Aunt Millicent)"
+            links[(_form(a), _form(b))] += 1
+            continue
+        kinds = {a.honorific in _KINSHIP, b.honorific in _KINSHIP}
+        if (
+            _APPOSITION_GAP.fullmatch(gap)
+            and kinds == {True, False}
+            and a.honorific not in (None, "the")
+            and b.honorific not in (None, "the")
+            and a.start not in dialogue
+            and not _LIST_NEXT.match(text, b.end)
+            and not _POSSESSIVE_NEXT.match(text, b.end)  # "Cousin Caroline, Mrs. Hilbery's cousin"
+            and not text[max(0, a.start - 3) : a.start].strip().endswith(",")
+        ):
+            links[(_form(a), _form(b))] += 1
+    return links
+
+
+def _vocative_replies(
+    book: Book, occurrences: list[_Occurrence], dialogue: Regions
+) -> Counter[tuple[_FormKey, _FormKey]]:
+    """Family titles to the formal names that answer them: a speech addressing "Aunt Juley" followed,
+    in the next paragraph, by one tagged "said Mrs. Munt". The one addressed usually answers, so when
+    one formal name answers a family title at least twice, and twice as often as any other, it is hers."""
+    if not len(book.paragraphs):
+        return Counter()
+    paragraph = _paragraph_indices(book, occurrences)
+    # paragraph -> the first formal name tagged with a speech verb
+    tagged = _tagged_paragraphs(
+        occurrences, paragraph, dialogue, lambda o: o.honorific not in (None, "the", *_KINSHIP)
+    )
+    replies: dict[_FormKey, Counter[_FormKey]] = defaultdict(Counter)
+    for o, p in zip(occurrences, paragraph, strict=True):
+        if o.honorific in _KINSHIP and o.start in dialogue and p + 1 in tagged:
+            replies[_form(o)][tagged[p + 1]] += 1
+    return _clear_answers(replies)
+
+
+def _address_replies(
+    book: Book, occurrences: list[_Occurrence], dialogue: Regions
+) -> Counter[tuple[_FormKey, _FormKey]]:
+    """Names people are addressed by to the names the narration gives them: a speech that says
+    "Henry, …" is answered in the next paragraph, or answers the previous one, by a turn the
+    narration tags "said Mr. Wilcox". Counted per (vocative, tag) pair; a vocative answered at least
+    twice by one tagged name, and twice as often as by any other, links the two (`_join_addressed`
+    decides whether the names can be one person's)."""
+    if not len(book.paragraphs) or not len(dialogue):
+        return Counter()
+    text = book.text
+    paragraph = _paragraph_indices(book, occurrences)
+    tagged = _tagged_paragraphs(occurrences, paragraph, dialogue, lambda o: not o.titled)
+    replies: dict[_FormKey, Counter[_FormKey]] = defaultdict(Counter)
+    for o, p in zip(occurrences, paragraph, strict=True):
+        region = dialogue.index(o.start)
+        if region < 0 or o.titled or o.honorific in _KINSHIP:
+            continue
+        if not is_vocative(text, o.start, o.end, (dialogue.starts[region], dialogue.ends[region])):
+            continue
+        form, own = _form(o), tagged.get(p)
+        for answer in (tagged.get(p - 1), tagged.get(p + 1)):
+            if answer is not None and answer != own and answer != form:
+                replies[form][answer] += 1
+    return _clear_answers(replies)
+
+
+def _tagged_paragraphs(
+    occurrences: list[_Occurrence],
+    paragraph: list[int],
+    dialogue: Regions,
+    accept: Callable[[_Occurrence], bool],
+) -> dict[int, _FormKey]:
+    """Paragraph -> the first name the narration tags a speech with there ("said Mr. Wilcox"), among
+    the occurrences ``accept`` lets through."""
+    tagged: dict[int, _FormKey] = {}
+    for o, p in zip(occurrences, paragraph, strict=True):
+        if o.speech and o.start not in dialogue and accept(o):
+            tagged.setdefault(p, _form(o))
+    return tagged
+
+
+def _paragraph_indices(book: Book, occurrences: list[_Occurrence]) -> list[int]:
+    """The paragraph each occurrence starts in."""
+    starts = np.array([o.start for o in occurrences])
+    return (np.searchsorted(book.paragraphs.starts, starts, side="right") - 1).tolist()
+
+
+def _clear_answers(replies: dict[_FormKey, Counter[_FormKey]]) -> Counter[tuple[_FormKey, _FormKey]]:
+    """(vocative, answer) links where one answer came at least twice, and twice as often as any other."""
+    links: Counter[tuple[_FormKey, _FormKey]] = Counter()
+    for vocative, answers in replies.items():
+        best = clear_winner(answers.items(), at_least=ANSWER_MIN, factor=ANSWER_LEAD)
+        if best is not None:
+            links[(vocative, best)] = answers[best]
+    return links

@@ -1,0 +1,260 @@
+"""Later joins between whole clusters: nicknames, orphaned one-word clusters, textual links,
+addressed names answered by tagged names, and given-name variants. Each is vetoed by the
+cannot-link evidence of `_clustering._conflict`."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+
+from fabula.characters._discover._candidates import (
+    _CIVIL_CLASSES,
+    _FIRST_NAME_TITLES,
+    _NOBLE,
+    _WIFE_TITLES,
+    _FormKey,
+)
+from fabula.characters._discover._clustering import (
+    BROTHERS_DOMINANCE,
+    MIN_NICKNAME_USES,
+    _absorb,
+    _brothers,
+    _Cluster,
+    _Clustering,
+    _compatible,
+    _dominant,
+    _family,
+    _family_title,
+    _most_full_named,
+    _nickname_targets,
+    _same_class,
+    _shared_sentences,
+    _styled_miss,
+)
+from fabula.characters._lexicon import (
+    HONORIFICS,
+    NICKNAMES,
+    SURNAME_HONORIFICS,
+    given_name_gender,
+    honorific_class,
+)
+
+
+def _linked_clusters(
+    clusters: dict[int, _Cluster], assign: dict[_FormKey, int], links: Counter[tuple[_FormKey, _FormKey]]
+) -> Iterator[tuple[tuple[_FormKey, _FormKey], int, _Cluster, _Cluster]]:
+    """The linked form pairs, most often linked first, with their two clusters as they stand when
+    reached (joins along the way count): only pairs still in two gender-compatible clusters."""
+    for pair, n in links.most_common():
+        ca, cb = clusters.get(assign.get(pair[0], -1)), clusters.get(assign.get(pair[1], -1))
+        if ca is not None and cb is not None and ca is not cb and _compatible(ca.gender, cb.gender):
+            yield pair, n, ca, cb
+
+
+def _join_addressed(state: _Clustering) -> None:
+    """Join a name people address someone by to the name the narration tags their answers with
+    ("Henry" and "Mr. Wilcox", "Miss Dashwood" and "Elinor") when nothing in the two names disagrees:
+    genders agree, neither has a first name or a surname the other lacks a match for, and a
+    "Miss Bennet" never joins a sister the text styles "Miss Elizabeth" (she is not the eldest)."""
+    clusters, assign, links = state.clusters, state.assign, state.addressed
+
+    def shared(form: _FormKey, c: _Cluster) -> int:
+        return _shared_sentences(state.apart, form, c)
+
+    for (a, b), n, ca, cb in _linked_clusters(clusters, assign, links):
+        if (ca.first_names and cb.first_names and not ca.first_names & cb.first_names) or (
+            ca.last_names and cb.last_names and not ca.last_names & cb.last_names
+        ):
+            continue
+        if _styled_sister(ca, cb) or _styled_sister(cb, ca):
+            continue
+        if _other_given_name(a, cb) or _other_given_name(b, ca):
+            continue
+        if any(_family_title(form) and _brothers(_family(clusters, form[1][0])) for form in (a, b)):
+            continue  # "Mr. Hamilton" may be the father of "Joe" and "Berry"... or either of them
+        if not all(_same_class(cb, h) for h in ca.honorifics) or not all(
+            _same_class(ca, h) for h in cb.honorifics
+        ):
+            continue  # "Mrs. Vane" is not "Miss Sibyl Vane", whoever answers whom
+        small, large = sorted((ca, cb), key=lambda c: c.size)
+        # a narrator varies the names of one person in one sentence ("Elinor ... Miss Dashwood"), so
+        # shared sentences only keep them apart when they outnumber the replies
+        if sum(shared(form, large) for form in small.forms) > n:
+            continue
+        _absorb(clusters, assign, large, small)
+
+
+def _other_given_name(form: _FormKey, cluster: _Cluster) -> bool:
+    """Whether a bare given name ("Prascovia") meets a cluster with another given name ("Polina")
+    that is no variant of it (unlike "Harry" and "Henry", "Evie" and "Evelyn")."""
+    honorific, words = form
+    # a cluster known by a bare given name ("Alice") has that first name too
+    firsts = cluster.first_names | {
+        w[0] for (h, w) in cluster.forms if h is None and len(w) == 1 and given_name_gender(w[0]) != "unknown"
+    }
+    if honorific is not None or len(words) != 1 or not firsts or words[0] in firsts:
+        return False
+    return words[0] not in cluster.last_names and not any(_variant_names(words[0], f) for f in firsts)
+
+
+def _styled_sister(miss: _Cluster, other: _Cluster) -> bool:
+    """Whether ``miss`` is a bare "Miss Surname" and ``other`` is styled "Miss <first name>"."""
+    bare = [w for (h, w) in miss.forms if h == "miss" and len(w) == 1 and w[0] not in other.first_names]
+    return any(_styled_miss(other, w[0]) for w in bare)
+
+
+def _join_linked(state: _Clustering) -> None:
+    """Join the clusters of two forms the text links ("Miss Hamilton, now Mrs Smith"): the smaller into
+    the larger, when their genders agree and the names do not share sentences as two people do."""
+    clusters, assign, conflict, links = state.clusters, state.assign, state.sentence_conflict, state.links
+    for _, _, ca, cb in _linked_clusters(clusters, assign, links):
+        small, large = sorted((ca, cb), key=lambda c: c.size)
+        if any(conflict(form, large) for form in small.forms):
+            continue
+        _absorb(clusters, assign, large, small)
+
+
+def _join_orphans(state: _Clustering) -> None:
+    """Small clusters of one word ("Miss Marianne", "Bauerstein", "Mr. Teddy") made before the larger
+    cluster that carries that word as its first or last name: join it when exactly one does."""
+    clusters, assign, conflict = state.clusters, state.assign, state.conflict
+    for cluster in sorted(clusters.values(), key=lambda c: c.size):
+        words = {w for (_, w) in cluster.forms}
+        if len(words) != 1 or len(next(iter(words))) != 1:
+            continue
+        ((word,),) = words
+        honorifics = {h for (h, _) in cluster.forms if h not in (None, "the")}
+        married = bool(honorifics & _WIFE_TITLES)
+        # "Miss Marianne", "Mr. Thaddeus" may be first names; "Colonel Fitzwilliam" is a surname
+        by_first = honorifics <= _FIRST_NAME_TITLES | SURNAME_HONORIFICS and not any(
+            word in c.last_names for c in clusters.values() if c is not cluster
+        )
+        targets = [
+            c
+            for c in clusters.values()
+            if c is not cluster
+            and (word in c.last_names or (None, (word,)) in c.forms or (by_first and word in c.first_names))
+            and _compatible(c.gender, cluster.gender)
+            and all(_same_class(c, h) for h in honorifics)
+            and (not married or c.honorifics & _WIFE_TITLES)
+        ]
+        # one candidate, or, for "Mr. Sholto", one named far more often than the other men of the name
+        # (Thaddeus, once "Mr. Thaddeus" has joined him, over his twin); of brothers known by their
+        # given names, one with a much clearer lead, else the one the narrator names in full ("Mr.
+        # Hamilton" is Berry Hamilton, named so thrice as often as Joe Hamilton: the head of the house)
+        target = None
+        if len(targets) == 1 or (honorifics and {honorific_class(h) for h in honorifics} == {"plain"}):
+            if _brothers(targets):
+                target = _dominant(targets, BROTHERS_DOMINANCE) or _most_full_named(targets, word)
+            else:
+                target = _dominant(targets)
+        if target is None:
+            continue
+        if (
+            not honorifics
+            and {honorific_class(h) for h in target.honorifics} == {"married"}
+            and not target.first_names
+        ):
+            continue  # a bare surname is no wife's ("Braddocks" is her husband, "Mrs. Braddocks" is she)
+        if target.size < cluster.size or any(conflict(form, target) for form in cluster.forms):
+            continue
+        # "Mr. Emerson" beside a habitual "Mr. George Emerson" is another man (his father)
+        if any(
+            h in honorifics
+            and honorific_class(h) == "plain"
+            and len(w) > 1
+            and w[-1] == word
+            and n >= 3
+            and target.forms[(None, w[:1])] >= cluster.size
+            for (h, w), n in target.forms.items()
+        ):
+            continue
+        _absorb(clusters, assign, target, cluster)
+
+
+def _join_nicknames(state: _Clustering) -> None:
+    """Nicknames ("Lizzy") that became a cluster of their own before their formal name's cluster
+    existed: join the one cluster of the formal name, when used near it and never beside it."""
+    clusters, assign, conflict, near = state.clusters, state.assign, state.conflict, state.near
+    for cluster in list(clusters.values()):
+        if len(cluster.forms) != 1:
+            continue
+        ((honorific, words),) = cluster.forms
+        form = (honorific, words)
+        if honorific is not None or len(words) != 1 or words[0].lower() not in NICKNAMES:
+            continue
+        if cluster.size < MIN_NICKNAME_USES:
+            continue
+        target = _dominant(_nickname_targets(words[0], clusters.values(), form))
+        if target is not None and not conflict(form, target) and near(form, target):
+            _absorb(clusters, assign, target, cluster)
+
+
+def _variant_names(a: str, b: str) -> bool:
+    """Two spellings of one given name: a nickname and its formal name ("Jim"/"James"), two nicknames of
+    one formal name ("Kit"/"Kitty"), or a pet form made with a suffix ("Skaggsy" of "Skaggs")."""
+    a, b = a.lower(), b.lower()
+    if a == b:
+        return False
+    na, nb = set(NICKNAMES.get(a, ())), set(NICKNAMES.get(b, ()))
+    if b in na or a in nb or na & nb:
+        return True
+    short, long = sorted((a, b), key=len)
+    return len(short) >= 4 and long in {short + "y", short + "ie", short + "sy", short + "ey"}
+
+
+def _join_name_variants(state: _Clustering) -> None:
+    """Clusters that differ only by a variant of the given name: "Jim Vane" and "James Vane", "Frank" (of
+    "Frank Oakley") and "Francis Oakley", a lone "Kit" and "Kitty Hamilton", "Michael" and "Mike
+    Campbell", "Skaggsy" and "Mr. Skaggs". The smaller joins the one such cluster, if only one exists."""
+    clusters, assign, conflict, near = state.clusters, state.assign, state.conflict, state.near
+    for cluster in sorted(clusters.values(), key=lambda c: c.size):
+        if cluster.id not in clusters or cluster.honorifics & _NOBLE:
+            continue
+        full = {(w[0], w[-1]) for (_, w) in cluster.forms if len(w) > 1}
+        single = {w[0] for (h, w) in cluster.forms if h is None and len(w) == 1}
+        if full:  # a full name: another first name, same surname
+            targets = [
+                c
+                for c in clusters.values()
+                if c is not cluster
+                and any(
+                    last == other_last and _variant_names(first, other_first)
+                    for first, last in full
+                    for (_, w) in c.forms
+                    if len(w) > 1
+                    for other_first, other_last in [(w[0], w[-1])]
+                )
+            ]
+        elif len(single) == 1 and len(cluster.forms) == 1 and cluster.size >= MIN_NICKNAME_USES:
+            # one word alone: a variant of a name
+            (word,) = single
+            targets = [
+                c
+                for c in clusters.values()
+                if c is not cluster
+                and any(_variant_names(word, name) for name in c.first_names | c.last_names)
+            ]
+        else:
+            continue
+        targets = [c for c in targets if not c.honorifics & _NOBLE]
+        if len(targets) != 1:
+            continue
+        (target,) = targets
+        if not full and not near(next(iter(cluster.forms)), target):
+            continue  # "Bill" of the first chapters, "William" of the last
+        small, large = sorted((cluster, target), key=lambda c: c.size)
+        # pronoun votes mislead here ("Jim" came out female); titles do not ("Mrs. Charlie" is no Charles)
+        titled = [
+            {HONORIFICS.get(h, "unknown") for h in c.honorifics if honorific_class(h) in _CIVIL_CLASSES}
+            - {"unknown"}
+            for c in (small, large)
+        ]
+        if (
+            ((titled[0] or titled[1]) and not _compatible(small.gender, large.gender))
+            or not all(_same_class(large, h) for h in small.honorifics)
+            or not all(_same_class(small, h) for h in large.honorifics)
+            or any(conflict(form, large) for form in small.forms)
+        ):
+            continue
+        _absorb(clusters, assign, large, small)

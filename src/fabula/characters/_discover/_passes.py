@@ -1,0 +1,367 @@
+"""Character discovery without a list: rule-based name mentions, then alias clustering.
+
+Hand-written rules rather than a model because the default path must run offline in seconds on a
+CPU with nothing to download (BookNLP needs downloaded neural models and minutes per novel). A spaCy
+NER pipeline, when the user names one, adds PERSON evidence (`_ner.py`); Chinese uses jieba (`_chinese.py`).
+
+1. Candidates: runs of capitalised words, with an optional honorific ("Mr. Darcy"), and "the X"
+   titles ("the Caterpillar"). Leading non-names ("Poor Harriet", "Oh Emma") are dropped.
+2. A name is kept when it looks like a person: an honorific before it, a speech verb beside it
+   ("said Emma"), or several mid-sentence capitalised uses while the lowercase word is rare; words
+   in the stop-lists, place-like runs ("Box Hill") and words mostly after "in/at/from" are dropped.
+3. Clustering, most specific forms first: full names make clusters; "Hon Surname" joins the
+   gender-compatible full name with that surname (unless it is much more frequent than that full
+   name, as "Mr. Knightley" is than "John Knightley"); a lone first name joins the full name it
+   starts, a nickname ("Lizzy") its formal name, a lone surname the "Mr." cluster first ("Bennet" is
+   Mr. Bennet) or no one when a family shares it ambiguously, "Lady/Sir + first name" its full name.
+   "Mr. Bennet", "Mrs. Bennet" and "Jane Bennet" stay apart: different honorific classes never join.
+4. Later joins: textual links ("Miss Hamilton, now Mrs Smith"), vocatives answered by tagged names,
+   given-name variants. Every join is vetoed by cannot-link evidence: names sharing sentences, or
+   tagging the turns of one conversation; a pet name also needs to be used where its formal name's
+   bearer is (between the first and last chapter naming them: "Bill" of the first chapters is not
+   the "William" of the last).
+
+The steps are one ordered table of passes (`PASSES`), each a function of the `Discovery` under way,
+each switchable by name (`discover_characters(book, skip={...})`, `scripts/discovery_passes.py` prints
+every pass's effect on the tuning novels). The stages live in their own modules: `_candidates`
+(steps 1-2), `_evidence` (what the clustering reads off the book), `_clustering` (step 3), `_joins`
+(step 4).
+
+Genders come from honorifics, then a full name's given name (as the book styles it, else the US census
+list in ``given_names.tsv``), then pronouns after the mentions.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, field
+
+from fabula.book import Book, Character, Mention
+from fabula.characters._discover._candidates import (
+    _LOWER_WORD,
+    _THE_LOWER,
+    _accept,
+    _candidates,
+    _common_word_at_start,
+    _form,
+    _headings,
+    _Occurrence,
+    _qualified_places,
+    _trim_common_tails,
+    _verse,
+)
+from fabula.characters._discover._clustering import (
+    _Cluster,
+    _cluster_bare_words,
+    _cluster_first_names,
+    _cluster_full_names,
+    _cluster_the_titles,
+    _cluster_titled_words,
+    _Clustering,
+)
+from fabula.characters._discover._evidence import (
+    _address_replies,
+    _form_chapters,
+    _gender_evidence,
+    _sentence_cooccurrence,
+    _textual_links,
+    _turn_takers,
+    _vocative_replies,
+)
+from fabula.characters._discover._joins import (
+    _join_addressed,
+    _join_linked,
+    _join_name_variants,
+    _join_nicknames,
+    _join_orphans,
+)
+from fabula.characters._text import Regions, dialogue_regions
+
+MIN_MENTIONS = 2  # a name seen once is not a character (unless NER or an honorific vouches for it)
+#: mention confidences: a full or titled name is rarely someone else's; a bare word more often is
+FULL_NAME_CONFIDENCE = 0.9
+BARE_NAME_CONFIDENCE = 0.75
+
+
+@dataclass(slots=True)
+class Discovery:
+    """One book's discovery under way: what every pass reads and changes."""
+
+    book: Book
+    dialogue: Regions
+    occurrences: list[_Occurrence]  # the name candidates still standing
+    ner_model: str | None = None
+    #: lowercase uses of each word in the body: a word mostly written so is a common word
+    lowercase: Counter[str] = field(default_factory=Counter)
+    #: capitalised mid-sentence uses of each word, as the candidates stood before the person test
+    mid_caps: Counter[str] | None = None
+    state: _Clustering | None = None  # the clusters, from the "evidence" pass on
+
+    @property
+    def clustering(self) -> _Clustering:
+        """The clustering state; the "evidence" pass makes it."""
+        if self.state is None:
+            raise RuntimeError("discovery passes ran out of order: no clustering before the evidence pass")
+        return self.state
+
+
+@dataclass(frozen=True, slots=True)
+class Pass:
+    """One step of discovery: ``run`` changes the `Discovery` in place."""
+
+    name: str
+    stage: str  # "candidates", "evidence", "clustering" or "joins"
+    run: Callable[[Discovery], None]
+    doc: str
+    required: bool = False  # later passes cannot do without it: never switched off
+
+
+def _drop_verse_and_headings(d: Discovery) -> None:
+    # names in songs and poems ("Beautiful Soup", "You are old, Father William") are not the story's
+    # people, nor title-case runs in chapter headings ("Sherlock Holmes Gives a Demonstration"); a
+    # heading's titled name ("Miss Lucy Honeychurch Tells the Truth") is kept: it links the names
+    verse, headings = _verse(d.book), _headings(d.book)
+    d.occurrences = [
+        o
+        for o in d.occurrences
+        if o.start not in verse and (o.start not in headings or o.honorific is not None)
+    ]
+
+
+def _trim_tails(d: Discovery) -> None:
+    d.occurrences = _trim_common_tails(d.book.text, d.occurrences, d.lowercase)
+
+
+def _keep_persons(d: Discovery) -> None:
+    book = d.book
+    text = book.text
+    # "the cat" written in lowercase, against "the Cat": a title the book capitalises is a name
+    lowercase_titles = Counter(w.lower() for w in _THE_LOWER.findall(text, book.body.start, book.body.end))
+    ner_votes: Counter[str] = Counter()
+    ner_against: Counter[str] = Counter()
+    if d.ner_model:
+        from fabula.characters._ner import person_evidence
+
+        ner_votes, ner_against = person_evidence(book, d.ner_model)
+    accepted = _accept(
+        d.occurrences, d.lowercase, ner_votes, ner_against, lowercase_titles, _qualified_places(text)
+    )
+    d.mid_caps = _mid_caps(d.occurrences)
+    d.occurrences = [o for o in d.occurrences if _form(o) in accepted]
+
+
+def _mid_caps(occurrences: list[_Occurrence]) -> Counter[str]:
+    return Counter(w for o in occurrences if not o.initial for w in o.words)
+
+
+def _drop_common_words_at_start(d: Discovery) -> None:
+    mid_caps = d.mid_caps if d.mid_caps is not None else _mid_caps(d.occurrences)
+    d.occurrences = [o for o in d.occurrences if not _common_word_at_start(o, d.lowercase, mid_caps)]
+
+
+def _evidence(d: Discovery) -> None:
+    counts = Counter(_form(o) for o in d.occurrences)
+    together = _sentence_cooccurrence(d.book, d.occurrences, d.dialogue)
+    d.state = _Clustering(
+        counts=counts,
+        votes=_gender_evidence(d.book.text, d.occurrences),
+        together=together,
+        apart=Counter(together),
+        chapters=_form_chapters(d.book, d.occurrences),
+        order=sorted(counts, key=lambda f: (-len(f[1]), -(f[0] is not None and f[0] != "the"), -counts[f])),
+    )
+
+
+def _turns_apart(d: Discovery) -> None:
+    d.clustering.apart.update(_turn_takers(d.book, d.occurrences, d.dialogue))
+
+
+def _stated_links(d: Discovery) -> None:
+    d.clustering.links.update(_textual_links(d.book.text, d.occurrences, d.dialogue))
+
+
+def _family_title_replies(d: Discovery) -> None:
+    d.clustering.links.update(_vocative_replies(d.book, d.occurrences, d.dialogue))
+
+
+def _addressed_names(d: Discovery) -> None:
+    d.clustering.addressed.update(_address_replies(d.book, d.occurrences, d.dialogue))
+
+
+def _on_clusters(step: Callable[[_Clustering], None]) -> Callable[[Discovery], None]:
+    """A clustering or join step as a pass."""
+
+    def run(d: Discovery) -> None:
+        step(d.clustering)
+
+    return run
+
+
+#: every step of discovery, in order; ``skip`` switches any but the required ones off
+PASSES: tuple[Pass, ...] = (
+    Pass(
+        "verse_headings",
+        "candidates",
+        _drop_verse_and_headings,
+        "drop names in verse and untitled runs in headings",
+    ),
+    Pass(
+        "common_tails",
+        "candidates",
+        _trim_tails,
+        "cut title-case heading words off names; drop leading common words",
+    ),
+    Pass("persons", "candidates", _keep_persons, "keep the forms that name people (`_accept`)"),
+    Pass(
+        "common_word_at_start",
+        "candidates",
+        _drop_common_words_at_start,
+        "a common word opening a sentence is the word",
+    ),
+    Pass("evidence", "evidence", _evidence, "gender votes, shared sentences, chapters", required=True),
+    Pass(
+        "turn_takers", "evidence", _turns_apart, "names tagging the turns of one conversation are two people"
+    ),
+    Pass(
+        "textual_links",
+        "evidence",
+        _stated_links,
+        "'Miss Hamilton, now Mrs Smith', 'Aunt Celia, Mrs. Milvain'",
+    ),
+    Pass(
+        "vocative_replies",
+        "evidence",
+        _family_title_replies,
+        "a family title answered by a tagged formal name",
+    ),
+    Pass("address_replies", "evidence", _addressed_names, "a vocative answered by a tagged name"),
+    Pass("full_names", "clustering", _on_clusters(_cluster_full_names), "full names make clusters"),
+    Pass(
+        "first_names",
+        "clustering",
+        _on_clusters(_cluster_first_names),
+        "a first name joins the full name it starts",
+    ),
+    Pass(
+        "titled_words",
+        "clustering",
+        _on_clusters(_cluster_titled_words),
+        "'Mr. Darcy', 'Lady Catherine', 'Miss Bennet'",
+    ),
+    Pass(
+        "bare_words", "clustering", _on_clusters(_cluster_bare_words), "a bare title, surname or first name"
+    ),
+    Pass("the_titles", "clustering", _on_clusters(_cluster_the_titles), "'the Colonel', 'the Caterpillar'"),
+    Pass(
+        "join_nicknames", "joins", _on_clusters(_join_nicknames), "a nickname's cluster joins its formal name"
+    ),
+    Pass(
+        "join_orphans",
+        "joins",
+        _on_clusters(_join_orphans),
+        "one-word clusters join the one cluster bearing the word",
+    ),
+    Pass("join_linked", "joins", _on_clusters(_join_linked), "names the text links are one person"),
+    Pass(
+        "join_addressed",
+        "joins",
+        _on_clusters(_join_addressed),
+        "an address joins the name tagging the answers",
+    ),
+    Pass(
+        "join_name_variants", "joins", _on_clusters(_join_name_variants), "given-name variants of one surname"
+    ),
+)
+PASS_NAMES: tuple[str, ...] = tuple(p.name for p in PASSES)
+
+
+def run_passes(book: Book, *, ner_model: str | None = None, skip: Collection[str] = ()) -> Discovery:
+    """Run every pass of `PASSES` not in ``skip`` on ``book`` (not Chinese: see `discover_characters`)."""
+    unknown = set(skip) - set(PASS_NAMES)
+    if unknown:
+        raise ValueError(
+            f"unknown discovery passes: {', '.join(sorted(unknown))} (known: {', '.join(PASS_NAMES)})"
+        )
+    required = {p.name for p in PASSES if p.required} & set(skip)
+    if required:
+        raise ValueError(f"discovery passes that cannot be switched off: {', '.join(sorted(required))}")
+    dialogue = dialogue_regions(book)
+    text = book.text
+    d = Discovery(
+        book,
+        dialogue,
+        _candidates(book, dialogue),
+        ner_model=ner_model,
+        lowercase=Counter(w.lower() for w in _LOWER_WORD.findall(text, book.body.start, book.body.end)),
+    )
+    for p in PASSES:
+        if p.name in skip:
+            continue
+        p.run(d)
+        if not d.occurrences:
+            break  # nothing left to cluster: no characters
+    return d
+
+
+def discover_characters(
+    book: Book, *, ner_model: str | None = None, skip: Collection[str] = ()
+) -> tuple[list[Character], list[Mention]]:
+    """Characters (ids ``D1``… in no order yet; `find_characters` renumbers by rank) and name mentions.
+    ``skip``: names of `PASSES` to switch off (to measure what each does)."""
+    if book.meta.language == "zh":
+        from fabula.characters._chinese import discover_chinese
+
+        return discover_chinese(book)
+    d = run_passes(book, ner_model=ner_model, skip=skip)
+    if d.state is None:
+        return [], []
+    clusters, form_cluster = d.state.clusters, d.state.assign
+    mentions: list[Mention] = []
+    for o in d.occurrences:
+        cid = form_cluster.get(_form(o))
+        if cid is None:
+            continue
+        confidence = FULL_NAME_CONFIDENCE if o.honorific or len(o.words) > 1 else BARE_NAME_CONFIDENCE
+        mentions.append(Mention(o.start, o.end, f"D{cid}", "title" if o.titled else "name", confidence))
+    characters = []
+    sizes = Counter(m.character_id for m in mentions)
+    for cluster in clusters.values():
+        if sizes[f"D{cluster.id}"] < MIN_MENTIONS and not cluster.honorifics:
+            continue
+        characters.append(
+            Character(
+                id=f"D{cluster.id}",
+                name=_canonical(cluster),
+                aliases={},
+                gender=cluster.gender,  # type: ignore[arg-type]
+                gender_confidence=0.0,
+                source="predicted",
+            )
+        )
+    keep = {c.id for c in characters}
+    mentions = [m for m in mentions if m.character_id in keep]
+    for c in characters:
+        c.gender = "unknown"  # re-estimated from all mentions by find_characters
+    return characters, mentions
+
+
+def _canonical(cluster: _Cluster) -> str:
+    """The display name: the fullest form used a fair number of times, else the most frequent."""
+
+    def render(form: tuple[str | None, tuple[str, ...]]) -> str:
+        honorific, words = form
+        name = " ".join(words)
+        if honorific == "the":
+            return f"the {name}"
+        if honorific:
+            head = honorific.capitalize() + ("." if honorific in {"mr", "mrs", "dr", "st", "ms"} else "")
+            return f"{head} {name}"
+        return name
+
+    total = cluster.size
+    frequent = [f for f, n in cluster.forms.items() if n >= max(2, 0.1 * total)]
+    if frequent:
+        best = max(frequent, key=lambda f: (len(f[1]), f[0] not in (None, "the"), cluster.forms[f]))
+        return render(best)
+    return render(cluster.forms.most_common(1)[0][0])
