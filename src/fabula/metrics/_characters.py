@@ -19,6 +19,10 @@ least 10 times).
   gold alias ("Mrs. Robert Ferrars" once) is noise a reader never notices; a character shown twice
   with dozens of mentions each is the error the strict rates are meant to catch. Both are reported;
   the acceptance targets are stated on the strict rates.
+- unlisted_top20: how many of the first ``TOP_CAST`` (20) predicted characters, in the order given
+  (`find_characters` ranks them), carry no name of any gold character (any category; a narrator
+  without a name is not counted). On a full gold list these are mostly non-persons (places,
+  groups, capitalised common words) or people the list leaves out; ``unlisted`` names them.
 - alias_recall: over the names of scored gold characters that occur in the text (case-sensitive whole
   words, a leading article in either case), the share found among the names of the matched prediction
   (pooled per novel; names of unrecalled characters count as missed).
@@ -28,7 +32,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from fabula.book import Character
@@ -38,6 +42,7 @@ from fabula.metrics._registry import metric
 
 SUBSTANTIAL_MIN = 3  # mentions a predicted character needs under a gold character's names to count
 SUBSTANTIAL_SHARE = 0.05  # ... and its share of all predicted mentions under those names
+TOP_CAST = 20  # the head of the cast a reader sees first
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +61,8 @@ class CharacterScores:
     merges: int
     splits: int
     missed: list[str]
+    unlisted_top20: int = 0
+    unlisted: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -129,6 +136,9 @@ def score_characters(
                 alias_total += 1
                 alias_found += name_key(name) in best_keys
     n = len([g for g in gold if g.id in scored])
+    unlisted = [
+        p.name for p, keys in predicted_names[:TOP_CAST] if not keys & owners.keys() and not p.narrator
+    ]
     substantial_known = n > 0 and name_counts is not None
     return CharacterScores(
         recall=ratio(recalled, n),
@@ -143,6 +153,8 @@ def score_characters(
         merges=merged,
         splits=split,
         missed=sorted(missed),
+        unlisted_top20=len(unlisted),
+        unlisted=unlisted,
     )
 
 

@@ -24,6 +24,8 @@ from fabula.tasks.pdnc_quotes import NOVEL_OPTION, PDNC_OPTION, load_novel, nove
 
 if TYPE_CHECKING:
     from fabula.anonymize import Anonymizer
+    from fabula.book import Character
+    from fabula.datasets import PdncNovel
     from fabula.llm import LLM
 
 METRICS = [
@@ -41,6 +43,7 @@ __all__ = [
     "CharactersTask",
     "evaluate_characters",
     "score_characters",
+    "score_novel_characters",
 ]
 
 
@@ -50,7 +53,7 @@ class CharactersTask(Task):
 
     description = "Character discovery on PDNC: recall, merge and split rates, alias recall (characters with >= 10 quotes)."
     metrics: ClassVar[list[str]] = METRICS
-    counts: ClassVar[list[str]] = ["gold_characters", "predicted_characters", "seconds"]
+    counts: ClassVar[list[str]] = ["gold_characters", "predicted_characters", "unlisted_top20", "seconds"]
     group_by: ClassVar[list[str]] = ["novel"]
     macro_over = "novel"
     anonymize_refusal = None  # the gold characters are renamed with the book (`anonymized_novel`)
@@ -84,20 +87,8 @@ class CharactersTask(Task):
         started = time.perf_counter()
         predicted = find_characters(novel.book, ner_model=self.options_given["ner_model"])
         seconds = time.perf_counter() - started
-        min_quotes = self.options_given["min_quotes"]
-        scored = novel.scored_speakers(min_quotes)
-        pseudo = {cid for cid, n in novel.quote_counts.items() if n >= min_quotes} - scored
-        name_counts: dict[str, Counter[str]] = defaultdict(Counter)
-        for m in novel.book.mentions:
-            if m.kind != "pronoun" and m.character_id is not None:
-                name_counts[m.character_id][name_key(novel.book.text[m.start : m.end])] += 1
-        result = score_characters(
-            novel.book.text, novel.characters, predicted, scored, name_counts=name_counts
-        )
-        values = result.as_dict()
-        scores = {m: values.pop(m) for m in METRICS}
-        details = {**values, "pseudo_speakers": len(pseudo), "seconds": round(seconds, 2)}
-        return ItemOutcome(scores=scores, details=details)
+        scores, details = score_novel_characters(novel, predicted, self.options_given["min_quotes"])
+        return ItemOutcome(scores=scores, details={**details, "seconds": round(seconds, 2)})
 
     def summary(self, report: EvalReport) -> list[str]:
         lines = []
@@ -110,6 +101,23 @@ class CharactersTask(Task):
                 f"{pseudo} pseudo-speakers (_narr, _group, _unknowable) left out of the scored characters"
             )
         return lines
+
+
+def score_novel_characters(
+    novel: PdncNovel, predicted: list[Character], min_quotes: int = MIN_SPEAKER_QUOTES
+) -> tuple[dict[str, float | None], dict[str, Any]]:
+    """(`METRICS` scores, the other details) of ``predicted`` (found on ``novel.book``, whose mentions
+    give the name counts) against the gold characters with at least ``min_quotes`` quotes."""
+    scored = novel.scored_speakers(min_quotes)
+    pseudo = {cid for cid, n in novel.quote_counts.items() if n >= min_quotes} - scored
+    name_counts: dict[str, Counter[str]] = defaultdict(Counter)
+    for m in novel.book.mentions:
+        if m.kind != "pronoun" and m.character_id is not None:
+            name_counts[m.character_id][name_key(novel.book.text[m.start : m.end])] += 1
+    result = score_characters(novel.book.text, novel.characters, predicted, scored, name_counts=name_counts)
+    values = result.as_dict()
+    scores = {m: values.pop(m) for m in METRICS}
+    return scores, {**values, "pseudo_speakers": len(pseudo)}
 
 
 def evaluate_characters(
