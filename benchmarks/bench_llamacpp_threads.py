@@ -19,7 +19,6 @@ from pathlib import Path
 
 from fabula.llm import GenerateOptions, get_llm
 from fabula.prompts import load_prompt
-from fabula.recap._llm import PAIRWISE_SCHEMA
 
 GOLD = Path(__file__).resolve().parent.parent / "data" / "recap" / "gold.jsonl"
 
@@ -34,7 +33,7 @@ def main() -> None:
     text = (GOLD.parent / row["book"]).read_text(encoding="utf-8")
     target = text[slice(*row["target"])]
     prompt = load_prompt("recap/pairwise")
-    options = GenerateOptions(max_tokens=16, json_schema=PAIRWISE_SCHEMA)
+    options = GenerateOptions(max_tokens=16)
     candidate = len(row["candidates"])
     print("| threads | candidate | wall s | CPU s | prompt tokens | answer | load |")
     print("|---:|---:|---:|---:|---:|---|---:|")

@@ -31,7 +31,13 @@ recap_app = typer.Typer(
 )
 app.add_typer(recap_app, name="recap")
 
-W_OPTION = Annotated[int, typer.Option("--w", min=1, help="Sentences per snippet (the paper's w: 7, or 10).")]
+W_OPTION = Annotated[int, typer.Option("--w", min=1, help="Sentences per target (the paper's w: 7, or 10).")]
+CANDIDATE_W_OPTION = Annotated[
+    int,
+    typer.Option(
+        "--candidate-w", min=1, help="Sentences per candidate snippet (the paper: 6, or 10 with w 10)."
+    ),
+]
 CANDIDATES_OPTION = Annotated[
     int, typer.Option("--candidates", min=1, help="Candidate snippets before each target (the paper: 60).")
 ]
@@ -40,7 +46,7 @@ CANDIDATES_OPTION = Annotated[
 def _method_help() -> str:
     from fabula.recap import ranker_names
 
-    return f"Ranker: {', '.join(ranker_names())}."
+    return f"Ranker: {', '.join(ranker_names())} (llm-* and pipeline: RECIDENT's LLM methods, need --llm)."
 
 
 @recap_app.command("show")
@@ -61,6 +67,7 @@ def show_command(
     llm: LlmOption = None,
     no_cache: NoCacheOption = False,
     w: W_OPTION = 7,
+    candidate_w: CANDIDATE_W_OPTION = 6,
     candidates: CANDIDATES_OPTION = 60,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")] = False,
     max_bytes: MaxBytesOption = DEFAULT_MAX_BYTES,
@@ -81,11 +88,16 @@ def show_command(
         from fabula.llm import get_llm
 
         model = get_llm(llm, cache=not no_cache)
-    elif method not in ("closest", "bm25", "tfidf", "dense", "character-filter", "combined"):
+    else:
         create_ranker(method)  # a clear error: unknown method, or one that needs --llm
     try:
         result = recap(
-            book, position, k=k, method=method, spec=RecapSpec(w=w, n_candidates=candidates), llm=model
+            book,
+            position,
+            k=k,
+            method=method,
+            spec=RecapSpec(w=w, candidate_w=candidate_w, n_candidates=candidates),
+            llm=model,
         )
     finally:
         if model is not None:
@@ -117,19 +129,31 @@ def build_command(
         int, typer.Option("--targets", min=1, help="How many targets (around main characters' sentences).")
     ] = 30,
     w: W_OPTION = 7,
+    candidate_w: CANDIDATE_W_OPTION = 6,
     candidates: CANDIDATES_OPTION = 60,
+    min_mentions: Annotated[
+        int,
+        typer.Option(
+            "--min-mentions",
+            min=0,
+            help="Main characters are those named more than this many times (the paper: 100).",
+        ),
+    ] = 100,
     seed: Annotated[int, typer.Option("--seed", help="Seed for sampling targets and gaps.")] = 0,
     until: UntilOption = None,
     until_chapter: UntilChapterOption = None,
     max_bytes: MaxBytesOption = DEFAULT_MAX_BYTES,
 ) -> None:
-    """Write a recap data file for BOOK: targets sampled around the main characters' sentences, not
-    overlapping, each with its candidates (no gold: annotate it, then `fabula eval recap --data FILE`).
+    """Write a recap data file for BOOK as RECIDENT builds one: targets around sentences naming a main
+    character (named more than --min-mentions times), sampled evenly from the longest non-overlapping
+    run, each with 60 candidates ending 10-20 sentences before its central sentence (no gold: annotate
+    it, then `fabula eval recap --data FILE`).
     With --until, only the text before POS is used."""
     from fabula.recap import RecapSpec, sample_targets, write_targets
 
     book = load_reading(book_path, max_bytes=max_bytes, until=until, until_chapter=until_chapter)
-    found = sample_targets(book, targets, RecapSpec(w=w, n_candidates=candidates, seed=seed))
+    spec = RecapSpec(w=w, candidate_w=candidate_w, n_candidates=candidates, seed=seed)
+    found = sample_targets(book, targets, spec, min_mentions=min_mentions)
     if not found:
         raise ConfigError("the book is too short for a full set of candidates before any target", book_path)
     book_ref = str(book_path.resolve())

@@ -51,6 +51,8 @@ from fabula.metrics._quotes import (
 )
 from fabula.metrics._ranking import (
     DISTANCE_BUCKETS,
+    NEAREST_WINDOWS,
+    at_5_within_nearest,
     f1_at_5,
     free_f1,
     free_precision,
@@ -79,6 +81,7 @@ __all__ = [
     "DISTANCE_BUCKETS",
     "FACT_CATEGORIES",
     "METRICS",
+    "NEAREST_WINDOWS",
     "PRF",
     "QUOTE_TYPES",
     "SUBSTANTIAL_MIN",
@@ -91,6 +94,7 @@ __all__ = [
     "RougeScores",
     "Tally",
     "accuracy",
+    "at_5_within_nearest",
     "attribution_accuracy",
     "bertscore_f1",
     "best_overlap",

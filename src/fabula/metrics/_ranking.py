@@ -97,3 +97,20 @@ def recall_by_distance(
         in_bucket = [g for g in set(gold) if low <= distances[g] <= high]
         out[f"{low}-{high}"] = len(top & set(in_bucket)) / len(in_bucket) if in_bucket else None
     return out
+
+
+NEAREST_WINDOWS: tuple[int, ...] = (20, 40, 60)
+
+
+@metric("at_5_within_nearest")
+def at_5_within_nearest(
+    ranked: Sequence[int], gold: Sequence[int], distances: Sequence[int], nearest: int
+) -> tuple[float | None, float | None]:
+    """RECIDENT's distance analysis (§6.2, Figures 3 and 11): Recall@5 and Precision@5 when only the
+    ``nearest`` candidates count (``distances[i]``: 1 = nearest): the ranking and the gold are both cut
+    to them. (None, None) when no related candidate lies within them."""
+    inside = [i for i in ranked if distances[i] <= nearest]
+    near_gold = [g for g in gold if distances[g] <= nearest]
+    if not near_gold:
+        return None, None
+    return recall_at_5(inside, near_gold), precision_at_5(inside, near_gold)

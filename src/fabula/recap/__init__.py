@@ -17,6 +17,7 @@ from fabula.recap._construct import (
     Snippet,
     build_target,
     every_target,
+    main_characters,
     sample_targets,
     target_at,
 )
@@ -43,6 +44,7 @@ __all__ = [
     "build_target",
     "create_ranker",
     "every_target",
+    "main_characters",
     "ranker_names",
     "read_records",
     "recap",

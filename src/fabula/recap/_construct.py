@@ -1,10 +1,13 @@
 """RECIDENT's construction: targets and their candidate snippets, in sentences of the book.
 
-Li et al. (2024), "Previously on the Stories: Recap Snippet Identification for Story Reading": the book
-is split into sentences; a *target* is ``w`` consecutive sentences around a central sentence (``w`` = 7,
-10 as the paper's alternative); its *candidates* are ``n_candidates`` (60) snippets of ``w`` sentences
-before it, back to back and not overlapping, the nearest ending a *gap* of 10-20 sentences before the
-target (the gap keeps the target's own lead-in out, so a recap is more than "the previous paragraph").
+Li et al. (2024), "Previously on the Stories: Recap Snippet Identification for Story Reading", §3 and
+§4.1.1: the book is split into sentences; a *target* is ``w`` (7) consecutive sentences around a central
+sentence ``i`` (the paper's T_i = [s_(i-w/2), ..., s_(i+w/2)]); its *candidates* are ``n_candidates`` (60)
+snippets of ``candidate_w`` (6) sentences, back to back and not overlapping, chunked backwards from an end
+sentence ``j`` drawn from [i-20, i-10] (the *gap*, counted from the central sentence: it keeps the
+target's own lead-in out, so a recap is more than "the previous paragraph"). Central sentences are those
+naming a *main character* — one named more than 100 times — and evaluation targets are sampled evenly
+from the longest run of non-overlapping targets around them.
 
 Everything is a sentence range over the book's body sentences plus character offsets into
 ``book.text``, so a reading app can link each snippet in place. The gap of a target is drawn from a
@@ -14,6 +17,7 @@ candidates (a data file built today matches a ranking run tomorrow).
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections import Counter
 from collections.abc import Sequence
@@ -26,25 +30,38 @@ from fabula.errors import ConfigError
 
 @dataclass(frozen=True, slots=True)
 class RecapSpec:
-    """The paper's parameters: ``w`` sentences per snippet, ``n_candidates`` candidates, a gap of
-    ``gap_min``..``gap_max`` sentences between the nearest candidate and the target."""
+    """The paper's parameters: ``w`` sentences per target (7; 10 for one of its novels), ``candidate_w``
+    sentences per candidate (6; 10 with w = 10), ``n_candidates`` candidates (60), and the nearest
+    candidate's last sentence ``gap_min``..``gap_max`` (10-20) sentences before the target's central
+    sentence."""
 
     w: int = 7
+    candidate_w: int = 6
     n_candidates: int = 60
     gap_min: int = 10
     gap_max: int = 20
     seed: int = 0
 
     def __post_init__(self) -> None:
-        if self.w < 1 or self.n_candidates < 1:
-            raise ConfigError("recap: w and n_candidates must be at least 1")
+        if self.w < 1 or self.candidate_w < 1 or self.n_candidates < 1:
+            raise ConfigError("recap: w, candidate_w and n_candidates must be at least 1")
         if not 0 <= self.gap_min <= self.gap_max:
             raise ConfigError("recap: the gap must satisfy 0 <= gap_min <= gap_max")
+        if self.gap_min <= self.centre:
+            raise ConfigError(
+                f"recap: gap_min must exceed {self.centre} (counted from the central sentence, a smaller gap "
+                "would put the nearest candidate inside the target)"
+            )
+
+    @property
+    def centre(self) -> int:
+        """The central sentence's place in the target (3 of 0..6 for w = 7)."""
+        return (self.w - 1) // 2
 
     @property
     def history(self) -> int:
-        """Sentences a full candidate set needs before the target (at the widest gap)."""
-        return self.gap_max + self.n_candidates * self.w
+        """Sentences a full candidate set needs before the central sentence (at the widest gap)."""
+        return self.gap_max + self.n_candidates * self.candidate_w - 1
 
 
 class Snippet(NamedTuple):
@@ -125,16 +142,18 @@ def build_target(
     groups: dict[str, str] | None = None,
 ) -> RecapTarget:
     """The target of ``spec.w`` sentences starting at sentence ``first`` and its candidates (as many of
-    ``n_candidates`` as fit before it; none when the book is too short)."""
+    ``n_candidates`` as fit before it; none when the book is too short): the nearest candidate ends with
+    sentence ``j = i - gap`` (``i`` the central sentence), the others are chunked backwards from it."""
     stop = min(first + spec.w, len(sentences))
     if not 0 <= first < stop:
         raise ConfigError(f"recap: target sentence {first} is outside the book's {len(sentences)} sentences")
     gap = gap_for(spec, first)
     candidates: list[Snippet] = []
-    end = first - gap
-    while len(candidates) < spec.n_candidates and end - spec.w >= 0:
-        candidates.append(sentences.snippet(end - spec.w, end))
-        end -= spec.w
+    end = first + spec.centre - gap + 1  # one past sentence j
+    size = spec.candidate_w
+    while len(candidates) < spec.n_candidates and end - size >= 0:
+        candidates.append(sentences.snippet(end - size, end))
+        end -= size
     candidates.reverse()
     return RecapTarget(
         id or f"s{first}", sentences.snippet(first, stop), tuple(candidates), gap, None, dict(groups or {})
@@ -173,11 +192,15 @@ def ensure_characters(book: Book) -> None:
         find_characters(book)
 
 
-def main_characters(book: Book, top: int = 5) -> list[str]:
-    """Ids of the ``top`` characters with the most name mentions (runs `find_characters` if needed)."""
+MAIN_CHARACTER_MENTIONS = 100
+
+
+def main_characters(book: Book, min_mentions: int = MAIN_CHARACTER_MENTIONS) -> list[str]:
+    """Ids of the characters named more than ``min_mentions`` times (the paper: > 100), most named first
+    (runs `find_characters` if needed; pronouns do not count, as the paper counts names found by NER)."""
     ensure_characters(book)
     counts = Counter(m.character_id for m in book.mentions if m.character_id and m.kind != "pronoun")
-    return [cid for cid, _ in counts.most_common(top)]
+    return [cid for cid, count in counts.most_common() if count > min_mentions]
 
 
 def sample_targets(
@@ -185,47 +208,52 @@ def sample_targets(
     n_targets: int,
     spec: RecapSpec | None = None,
     *,
-    top_characters: int = 5,
+    min_mentions: int = MAIN_CHARACTER_MENTIONS,
     full_only: bool = True,
     prefix: str = "",
 ) -> list[RecapTarget]:
-    """Evaluation targets as the paper samples them: central sentences naming one of the main
-    characters, targets not overlapping each other, each with a full candidate set (``full_only``).
+    """Evaluation targets as the paper samples them: central sentences naming a main character (named
+    more than ``min_mentions`` times); of those, the longest sequence whose targets do not overlap
+    (greedy in book order, which is optimal for equal lengths); from it ``n_targets`` sampled evenly
+    (one at random from each of ``n_targets`` equal stretches of the sequence), so the targets cover the
+    whole book. Each has a full candidate set when ``full_only``.
 
-    Deterministic for a given ``spec.seed``; returned in book order.
+    Deterministic for a given ``spec.seed``; returned in book order. `ConfigError` when no character is
+    named often enough.
     """
     spec = spec or RecapSpec()
     sentences = SentenceIndex(book)
-    main = set(main_characters(book, top_characters))
+    main = set(main_characters(book, min_mentions))
+    if not main:
+        raise ConfigError(
+            f"recap: no character is named more than {min_mentions} times (lower it with --min-mentions)"
+        )
     central: set[int] = set()
     for mention in book.mentions:
         if mention.character_id in main and mention.kind != "pronoun":
             i = sentences.last_before(mention.start)  # the sentence containing (or after) the mention
             if i < len(sentences):
                 central.add(i)
-    half = spec.w // 2
-    lowest = spec.history + half if full_only else half
-    pool = sorted(i for i in central if lowest <= i and i - half + spec.w <= len(sentences))
-    random.Random(spec.seed).shuffle(pool)
-    taken: list[tuple[int, int]] = []
-    targets: list[RecapTarget] = []
-    for centre in pool:
-        first = centre - half
-        if any(first < stop and other < first + spec.w for other, stop in taken):
+    before = spec.centre
+    lowest = spec.history if full_only else before
+    chain: list[int] = []
+    for centre in sorted(central):
+        if centre < lowest or centre - before + spec.w > len(sentences):
             continue
-        taken.append((first, first + spec.w))
-        if len(taken) == n_targets:
-            break
-    for first, _ in sorted(taken):
-        targets.append(build_target(sentences, first, spec, id=f"{prefix}{first}"))
-    return targets
+        if not chain or centre >= chain[-1] + spec.w:
+            chain.append(centre)
+    if len(chain) > n_targets:
+        rng = random.Random(spec.seed)
+        bounds = [round(k * len(chain) / n_targets) for k in range(n_targets + 1)]
+        chain = [chain[rng.randrange(lo, hi)] for lo, hi in itertools.pairwise(bounds)]
+    return [build_target(sentences, c - before, spec, id=f"{prefix}{c - before}") for c in chain]
 
 
 def every_target(book: Book, spec: RecapSpec | None = None) -> list[RecapTarget]:
     """Every non-overlapping target of the book that has at least one candidate (for benchmarks)."""
     spec = spec or RecapSpec()
     sentences = SentenceIndex(book)
-    start = spec.gap_max + spec.w
+    start = max(0, spec.gap_max + spec.candidate_w - spec.centre - 1)
     return [
         build_target(sentences, first, spec) for first in range(start, len(sentences) - spec.w + 1, spec.w)
     ]

@@ -180,9 +180,11 @@ class Ranker(ABC):
 
 
 R = TypeVar("R", bound=type[Ranker])
+# RECIDENT's LLM methods (fabula.recap._llm, imported when first asked for)
+LLM_METHODS = ("llm-listwise", "llm-listwise-free", "llm-listwise-filter", "llm-pairwise", "pipeline")
 RANKERS: Registry[type[Ranker]] = Registry(
     "recap method",
-    lazy={name: "fabula.recap._llm" for name in ("llm-listwise", "llm-pairwise", "pipeline")},
+    lazy={name: "fabula.recap._llm" for name in LLM_METHODS},
     option="--method",
 )
 
@@ -220,6 +222,16 @@ class ClosestRanker(Ranker):
     def rank(self, context: RecapContext, target: RecapTarget) -> Ranking:
         n = len(target.candidates)
         return Ranking([float(i - n) for i in range(n)])
+
+
+@register_ranker("select-all")
+class SelectAllRanker(Ranker):
+    """RECIDENT's Select-All baseline (Tables 6, 7): every candidate is selected (recall 1 in the free
+    setting); its @5 ranking is the nearest five, as every score ties."""
+
+    def rank(self, context: RecapContext, target: RecapTarget) -> Ranking:
+        n = len(target.candidates)
+        return Ranking([0.0] * n, list(range(n - 1, -1, -1)))
 
 
 def _counts(context: RecapContext, target: RecapTarget) -> tuple[IntArray, IntArray, IntArray, IntArray]:
