@@ -23,7 +23,7 @@ from fabula.recognition import BookShelf, get_method, load_questions
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "data" / "recognize" / "questions.jsonl"
-NO_LLM = ["evidence", "tfidf", "bm25", "dense", "query-only"]
+NO_LLM = ["evidence", "bow-tfidf", "best-passage-tfidf", "bm25", "dense", "query-cues"]
 
 
 def main() -> None:

@@ -127,3 +127,28 @@ def test_an_all_caps_name_is_a_whole_word_never_the_start_of_another() -> None:
     assert mapping.apply("A YELLOW JOURNAL for JO and the BENNETS; Jo's") == (
         "A YELLOW JOURNAL for CLAIRE and the HOWARDS; Claire's"
     )
+
+
+def test_rep_mode_shuffles_the_cast_s_own_first_names_and_surnames_separately(
+    story_path: Path, cast: list[Character]
+) -> None:
+    """GANDALF's -Rep: every first name becomes another character's first name, every surname another's
+    surname; the rewrite still inverts exactly."""
+    book = load_book(story_path)
+    text, mapping = anonymize_book(book, cast, seed=2, mode="rep")
+    firsts = {w for w, r in mapping.roles.items() if r == "first"}
+    lasts = {w for w, r in mapping.roles.items() if r == "last"}
+    assert len(firsts) >= 2 and len(lasts) >= 2
+    assert {mapping.names[w] for w in firsts} == firsts and {mapping.names[w] for w in lasts} == lasts
+    assert all(mapping.names[w] != w for w in firsts | lasts)
+    assert mapping.mode == "rep" and mapping.inverse().apply(text) == book.text
+
+
+def test_probe_modes_swap_or_fix_the_gender_of_given_names(story_path: Path, cast: list[Character]) -> None:
+    book = load_book(story_path)
+    swapped = plan_mapping(book, cast, seed=1, mode="swap-gender")
+    assert given_name_gender(swapped.names["Margaret"]) == "male"
+    assert given_name_gender(swapped.names["John"]) == "female"
+    female = plan_mapping(book, cast, seed=1, mode="all-female")
+    assert given_name_gender(female.names["John"]) == "female"
+    assert swapped.roles["Thornton"] == "last"  # surnames are drawn as in census mode

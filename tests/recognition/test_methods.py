@@ -36,7 +36,7 @@ def _name2desc(story_path: Path, answer: int) -> Question:
     return Question("t", story_path, "name2desc", NAMES[answer], tuple(d for d, _ in CASES), answer, 1)
 
 
-@pytest.mark.parametrize("method", ["tfidf", "bm25", "dense", "evidence"])
+@pytest.mark.parametrize("method", ["best-passage-tfidf", "bm25", "dense", "evidence"])
 def test_book_methods_pick_the_right_option(method: str, story_path: Path, index: BookIndex) -> None:
     recognizer = get_method(method)
     for description, answer in CASES:
@@ -53,8 +53,8 @@ def test_evidence_reads_pronoun_mentions(story_path: Path, index: BookIndex) -> 
     assert recognizer.predict(_desc2name(story_path, "Sits under a pear tree.", 1), index).choice == 1
 
 
-def test_query_only_reads_no_book_and_uses_gender_words(story_path: Path) -> None:
-    recognizer = get_method("query-only")
+def test_query_cues_reads_no_book_and_uses_gender_words(story_path: Path) -> None:
+    recognizer = get_method("query-cues")
     question = Question(
         "t", story_path, "desc2name", "A widow who sells cakes.", ("Mr. Thornton", "Mrs. Ashby"), 1
     )
@@ -119,8 +119,69 @@ def test_read_choice_is_strict() -> None:
 
 
 def test_registry_names_every_method_and_refuses_unknown_ones() -> None:
-    assert set(method_names()) >= {"tfidf", "bm25", "dense", "evidence", "query-only", "llm", "llm-loglik"}
+    assert set(method_names()) >= {
+        "bow-tfidf",
+        "best-passage-tfidf",
+        "bm25",
+        "dense",
+        "evidence",
+        "query-cues",
+        "query-only",
+        "llm",
+        "llm-loglik",
+    }
+    assert "tfidf" not in method_names()
     with pytest.raises(ConfigError, match="unknown recognition method"):
         get_method("magic")
     with pytest.raises(ConfigError, match="needs a model"):
         get_method("llm")
+    with pytest.raises(ConfigError, match="needs a model"):
+        get_method("query-only")
+    with pytest.raises(ConfigError, match="not GANDALF's TF-IDF baseline: use bow-tfidf"):
+        get_method("tfidf")
+
+
+def test_bow_tfidf_is_the_paper_s_query_per_alternative_against_every_paragraph(
+    story_path: Path, index: BookIndex
+) -> None:
+    """The paper's baseline: the query "name + description" most similar to *any* paragraph wins, so its
+    score is the best cosine over all paragraphs, computed here by hand from the retriever."""
+    import numpy as np
+
+    for description, answer in CASES:  # Desc2Name; a weak baseline, it misses Name2Desc here
+        assert (
+            get_method("bow-tfidf").predict(_desc2name(story_path, description, answer), index).choice
+            == answer
+        )
+    question = _desc2name(story_path, CASES[0][0], 0)
+    scores = get_method("bow-tfidf").scores(question, index)
+    retriever = index.retriever("tfidf")
+    for name, score in zip(NAMES, scores, strict=True):
+        assert score == pytest.approx(float(np.max(retriever.scores(f"{name} {CASES[0][0]}"))))
+
+
+def test_query_only_scores_the_description_after_the_name_by_log_likelihood(
+    story_path: Path, tmp_path: Path
+) -> None:
+    """GANDALF's Query Only (GPT-2) baseline on the loopback server: log P(name + description) - log P(name)
+    per alternative; no book is read."""
+    likely = {"Thornton": -0.1, "Hale": -2.0, "Pemble": -3.0, "Ashby": -4.0}
+
+    def scripted(words: list[str]) -> list[float]:
+        # the first description word is likely after some surnames; every other word -1
+        values = [-1.0] * (len(words) - 1)
+        for i in range(1, len(words)):
+            if words[i - 1].strip(".") in likely and words[i] == "A":
+                values[i - 1] = likely[words[i - 1].strip(".")]
+        return values
+
+    with ScriptedOpenAIServer(logprobs=scripted) as server:
+        llm = get_llm(f"openai:scripted@{server.url}", cache=tmp_path / "llm.sqlite")
+        recognizer = get_method("query-only", llm=llm)
+        question = _desc2name(story_path, CASES[0][0], 0)
+        prediction = recognizer.predict(question, None)
+        prompts = [b["prompt"] for b in server.bodies if "prompt" in b]
+    assert prediction.choice == 0
+    # the description's 11 words: the first scripted, ten more at -1
+    assert prediction.scores == pytest.approx([-0.1 - 10, -2.0 - 10, -3.0 - 10, -4.0 - 10])
+    assert sorted(prompts) == sorted([*NAMES, *(f"{n} {CASES[0][0]}" for n in NAMES)])

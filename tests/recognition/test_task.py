@@ -57,6 +57,10 @@ def test_llm_methods_need_a_model_and_unknown_methods_are_refused(data: Path) ->
         run_eval(get_task("recognize")(data=data, method="llm"), progress=False)
     with pytest.raises(ConfigError, match="unknown recognition method"):
         get_task("recognize")(data=data, method="magic")
+    with pytest.raises(ConfigError, match="needs a model"):
+        run_eval(get_task("recognize")(data=data, method="query-only"), progress=False)
+    with pytest.raises(ConfigError, match="use bow-tfidf"):
+        get_task("recognize")(data=data, method="tfidf")
 
 
 def test_anonymized_run_from_the_command_line(data: Path, tmp_path: Path) -> None:
@@ -64,3 +68,5 @@ def test_anonymized_run_from_the_command_line(data: Path, tmp_path: Path) -> Non
     args = ("eval", "recognize", "--data", data, "--method", "bm25", "--json", out)
     assert run_cli(*args, "--anonymize", "--anonymize-seed", "4") == 0
     assert orjson.loads(out.read_bytes())["settings"]["anonymized"] == {"seed": 4}
+    assert run_cli(*args, "--anonymize", "--anonymize-mode", "rep", "--no-resume") == 0
+    assert orjson.loads(out.read_bytes())["settings"]["anonymized"] == {"seed": 0, "mode": "rep"}

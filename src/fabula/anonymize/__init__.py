@@ -5,6 +5,7 @@
 """
 
 from fabula.anonymize._anonymize import (
+    MODES,
     AnonymizedBook,
     Anonymizer,
     NameMapping,
@@ -20,6 +21,7 @@ from fabula.anonymize._anonymize import (
 )
 
 __all__ = [
+    "MODES",
     "AnonymizedBook",
     "Anonymizer",
     "NameMapping",

@@ -8,6 +8,12 @@ and kept. Given names get given names of the character's gender (US census list 
 characters layer); surnames get surnames from ``surnames.txt``; no replacement occurs anywhere in the
 book (in any case), so the mapping is reversible: ``mapping.inverse().apply(new)`` gives the text back.
 
+Modes (``mode``): ``census`` (default, fabula's) draws the new names as above; ``rep`` is GANDALF's "-Rep"
+(Carlsson et al. 2021, section 4.7): the characters' own names shuffled among them, first names among first
+names and surnames among surnames, gender not controlled (the paper shuffles across all of its books; here
+within the book, whose cast is what a run has); the paper's suggested probes (section 7.1) are
+``swap-gender`` (each given name replaced by one of the other gender), ``all-female`` and ``all-male``.
+
 Why no library: anonymisation packages (Presidio, scrubadub) find PII with NER and replace it with
 placeholders or unrelated fake names; GANDALF needs the novel's own character list, consistent
 gender-matched names that never collide with the book's words, and an exact inverse.
@@ -43,6 +49,8 @@ from fabula.characters import (
 from fabula.errors import InputError
 
 Role = Literal["first", "last"]
+MODES = ("census", "rep", "swap-gender", "all-female", "all-male")
+_OTHER_GENDER = {"female": "male", "male": "female"}
 _NAME_WORD = re.compile(r"^[A-Z][a-z]+(?:[-'][A-Z]?[a-z]+)*$|^Mc[A-Z][a-z]+$")
 _WORDS = re.compile(r"[A-Za-z]+")
 #: honorifics followed by a given name ("Sir John", "Lady Catherine"); the others take a surname
@@ -98,6 +106,7 @@ class NameMapping:
     names: dict[str, str]
     seed: int = 0
     roles: dict[str, str] = field(default_factory=dict)  # name word -> "first" or "last" (for the record)
+    mode: str = "census"
 
     def _pattern(self) -> re.Pattern[str] | None:
         if not self.names:
@@ -155,10 +164,11 @@ class NameMapping:
             {v: k for k, v in self.names.items()},
             self.seed,
             {self.names[k]: r for k, r in self.roles.items()},
+            self.mode,
         )
 
     def to_json(self) -> dict[str, Any]:
-        return {"seed": self.seed, "names": self.names, "roles": self.roles}
+        return {"seed": self.seed, "mode": self.mode, "names": self.names, "roles": self.roles}
 
     def save(self, path: str | Path) -> None:
         write_bytes_atomic(path, orjson.dumps(self.to_json(), option=orjson.OPT_INDENT_2) + b"\n")
@@ -174,7 +184,12 @@ class NameMapping:
                 raise TypeError("names must map strings to strings")
         except (OSError, orjson.JSONDecodeError, KeyError, TypeError) as exc:
             raise InputError(f"not a name mapping ({exc})", path) from None
-        return cls(dict(names), int(data.get("seed", 0)), dict(data.get("roles", {})))
+        return cls(
+            dict(names),
+            int(data.get("seed", 0)),
+            dict(data.get("roles", {})),
+            str(data.get("mode", "census")),
+        )
 
 
 @functools.lru_cache(maxsize=16)
@@ -257,8 +272,12 @@ def name_words(characters: list[Character]) -> dict[str, tuple[Role, Counter[str
     return {w: (r.most_common(1)[0][0], genders[w]) for w, r in roles.items()}
 
 
-def plan_mapping(book: Book | str, characters: list[Character], *, seed: int = 0) -> NameMapping:
+def plan_mapping(
+    book: Book | str, characters: list[Character], *, seed: int = 0, mode: str = "census"
+) -> NameMapping:
     """Draw replacements for every unambiguous name word of ``characters`` (see the module docstring)."""
+    if mode not in MODES:
+        raise InputError(f"unknown anonymization mode {mode!r} (choose from {', '.join(MODES)})")
     text = book if isinstance(book, str) else book.text
     lower_words = _book_words(text)[1]
     excluded = {w.lower() for w in NON_NAMES} | set(HONORIFICS) | set(STANDALONE_TITLES) | set(NAME_PARTICLES)
@@ -272,12 +291,25 @@ def plan_mapping(book: Book | str, characters: list[Character], *, seed: int = 0
         and not (word.endswith("s") and (word[:-1] in found or word[:-2] in found))  # "the Bennets"
     }
     rng = random.Random(seed)
-    taken = {w.lower() for w in planned}
     names: dict[str, str] = {}
     roles: dict[str, str] = {}
+    if mode == "rep":  # GANDALF -Rep: a cycle through the shuffled first names, and one through the surnames
+        for role_of in ("first", "last"):
+            words = sorted(w for w, (role, _) in planned.items() if role == role_of)
+            rng.shuffle(words)
+            if len(words) > 1:
+                names |= {w: words[(i + 1) % len(words)] for i, w in enumerate(words)}
+                roles |= {w: role_of for w in words}
+        planned = {w: info for w, info in planned.items() if w not in names}  # a lone one: a drawn name
+    taken = {w.lower() for w in found} | {w.lower() for w in names.values()}
     for word in sorted(planned):
         role, genders = planned[word]
-        pool = free_names(text, "last" if role == "last" else _first_name_gender(word, genders))
+        gender = _first_name_gender(word, genders)
+        if mode == "swap-gender":
+            gender = _OTHER_GENDER.get(gender, gender)
+        elif mode in ("all-female", "all-male"):
+            gender = mode.removeprefix("all-")
+        pool = free_names(text, "last" if role == "last" else gender)
         choices = [c for c in pool if c.lower() not in taken]
         if not choices:
             raise InputError(f"no replacement left for {word!r} (the name lists are exhausted)")
@@ -285,7 +317,7 @@ def plan_mapping(book: Book | str, characters: list[Character], *, seed: int = 0
         taken.add(replacement.lower())
         names[word] = replacement
         roles[word] = role
-    return NameMapping(names, seed, roles)
+    return NameMapping(names, seed, roles, mode)
 
 
 def _first_name_gender(word: str, genders: Counter[str]) -> str:
@@ -306,7 +338,7 @@ def _pools() -> dict[str, list[str]]:
 
 
 def anonymize_book(
-    book: Book, characters: list[Character] | None = None, *, seed: int = 0
+    book: Book, characters: list[Character] | None = None, *, seed: int = 0, mode: str = "census"
 ) -> tuple[str, NameMapping]:
     """The book's text with its characters renamed, and the mapping (characters: ``book.characters``,
     found by `fabula.characters.find_characters` when the book has none)."""
@@ -316,7 +348,7 @@ def anonymize_book(
 
             find_characters(book)
         characters = book.characters
-    mapping = plan_mapping(book, characters, seed=seed)
+    mapping = plan_mapping(book, characters, seed=seed, mode=mode)
     return mapping.apply_to_book(book), mapping
 
 
@@ -346,7 +378,7 @@ class AnonymizedBook:
 
 
 def anonymized_copy(
-    book: Book, characters: list[Character] | None = None, *, seed: int = 0
+    book: Book, characters: list[Character] | None = None, *, seed: int = 0, mode: str = "census"
 ) -> AnonymizedBook:
     """The book renamed (`anonymize_book`) as a new `Book` with the offset map (characters: a gold list,
     else ``book.characters``, found when the book has none)."""
@@ -356,7 +388,7 @@ def anonymized_copy(
 
             find_characters(book)
         characters = book.characters
-    mapping = plan_mapping(book, characters, seed=seed)
+    mapping = plan_mapping(book, characters, seed=seed, mode=mode)
     rewrite = mapping.rewrite(book.text, book.body.start, book.body.end)
     from fabula.book import book_from_text
 
@@ -371,6 +403,7 @@ class Anonymizer:
     the new names); each task maps its own gold data with the copies' mappings and offset maps."""
 
     seed: int = 0
+    mode: str = "census"
 
     def copy(self, book: Book, characters: list[Character] | None = None) -> AnonymizedBook:
-        return anonymized_copy(book, characters, seed=self.seed)
+        return anonymized_copy(book, characters, seed=self.seed, mode=self.mode)

@@ -22,6 +22,14 @@ def anonymize_command(
         typer.Option("-o", "--out", metavar="DIR", help="Folder for the new book, mapping and questions."),
     ],
     seed: Annotated[int, typer.Option("--seed", help="Seed for drawing the new names.")] = 0,
+    mode: Annotated[
+        str,
+        typer.Option(
+            "--mode",
+            help="census (fabula's: drawn gender-matched names), rep (GANDALF's -Rep: the cast's own names "
+            "shuffled, first and last names separately), swap-gender, all-female, all-male (the paper's probes).",
+        ),
+    ] = "census",
     characters: Annotated[
         Path | None,
         typer.Option(
@@ -50,7 +58,7 @@ def anonymize_command(
     loaded_questions = [(path, load_questions(path)) for path in questions or []]
     book = load_reading(book_path, max_bytes=max_bytes, until=until, until_chapter=until_chapter)
     cast = load_character_list(characters) if characters is not None else None
-    text, mapping = anonymize_book(book, cast, seed=seed)
+    text, mapping = anonymize_book(book, cast, seed=seed, mode=mode)
     stem = book_path.parent.name if book_path.stem == "novel_text" else book_path.stem
     new_book = out / f"{stem}.txt"
     write_text_atomic(new_book, text)

@@ -105,12 +105,22 @@ def anonymize_option(task_class: type[Task]) -> Any:
 AnonymizeSeedOption = Annotated[
     int, typer.Option("--anonymize-seed", metavar="N", help="Seed of the new names with --anonymize.")
 ]
+AnonymizeModeOption = Annotated[
+    str,
+    typer.Option(
+        "--anonymize-mode",
+        metavar="MODE",
+        help="How --anonymize renames: census (fabula's drawn names), rep (GANDALF's -Rep: the cast's own "
+        "names shuffled, first and last separately), swap-gender, all-female, all-male (the paper's probes).",
+    ),
+]
 _COMMON = {
     "json_out": (JsonOutOption, None),
     "no_resume": (NoResumeOption, False),
     "limit": (LimitOption, None),
     "anonymize": (None, False),  # per task: `anonymize_option`
     "anonymize_seed": (AnonymizeSeedOption, 0),
+    "anonymize_mode": (AnonymizeModeOption, "census"),
 }
 _BY_NOVEL = {  # tasks whose items group by novel: one Ray task per novel
     "engine": (EngineOption, "local"),
@@ -156,6 +166,7 @@ def run_task_command(task_class: type[Task], values: dict[str, Any]) -> None:
     concurrency: int | None = values.pop("concurrency", None)
     anonymize = bool(values.pop("anonymize", False))
     anonymize_seed = int(values.pop("anonymize_seed", 0))
+    anonymize_mode = str(values.pop("anonymize_mode", "census"))
     engine = str(values.pop("engine", "local"))
     ray_address: str | None = values.pop("ray_address", None)
     limit: int | None = values.pop("limit", None)
@@ -166,9 +177,14 @@ def run_task_command(task_class: type[Task], values: dict[str, Any]) -> None:
     evaluation = task_class(**options)
     anonymizer = None
     if anonymize:
-        from fabula.anonymize import Anonymizer
+        from fabula.anonymize import MODES, Anonymizer
+        from fabula.errors import ConfigError
 
-        anonymizer = Anonymizer(seed=anonymize_seed)
+        if anonymize_mode not in MODES:
+            raise ConfigError(
+                f"unknown mode {anonymize_mode!r} (choose from {', '.join(MODES)})", "--anonymize-mode"
+            )
+        anonymizer = Anonymizer(seed=anonymize_seed, mode=anonymize_mode)
         evaluation.anonymize_with(anonymizer)  # refuses before a model is opened
     model = None
     if llm_spec is not None:
@@ -199,7 +215,8 @@ def run_task_command(task_class: type[Task], values: dict[str, Any]) -> None:
         stdout.print(line, markup=False, highlight=False)
     if anonymizer is not None:
         stdout.print(
-            f"ran on anonymised copies of the books (every character renamed, --anonymize-seed {anonymizer.seed})",
+            f"ran on anonymised copies of the books (every character renamed, --anonymize-seed {anonymizer.seed}, "
+            f"--anonymize-mode {anonymizer.mode})",
             markup=False,
             highlight=False,
         )

@@ -43,7 +43,9 @@ def recognize_command(
     method: Annotated[
         str,
         typer.Option(
-            "--method", metavar="NAME", help="evidence, tfidf, bm25, dense, query-only, llm, llm-loglik."
+            "--method",
+            metavar="NAME",
+            help="evidence, bow-tfidf, best-passage-tfidf, bm25, dense, query-cues, query-only, llm, llm-loglik.",
         ),
     ] = "evidence",
     top: Annotated[int, typer.Option("-k", "--top", min=1, help="How many characters to show.")] = 5,

@@ -1,4 +1,4 @@
-"""Character description recognition (GANDALF, Kim et al.): which of 10 characters a description
+"""Character description recognition (GANDALF: Carlsson, Sahlgren, Olsson and Cuba Gyllensten, MRQA 2021): which of 10 characters a description
 fits (Desc2Name), or which of 10 descriptions fits a character (Name2Desc), over a whole book.
 
 >>> questions = load_questions("data/recognize/questions.jsonl")          # doctest: +SKIP
@@ -6,8 +6,9 @@ fits (Desc2Name), or which of 10 descriptions fits a character (Name2Desc), over
 >>> method = get_method("evidence")                                       # doctest: +SKIP
 >>> q = questions[0]; method.predict(q, shelf.index(q.book)).choice == q.answer   # doctest: +SKIP
 
-Methods (`method_names`): ``tfidf`` (the paper's baseline), ``bm25``, ``dense``, ``evidence`` (all
-passages about each character, pronouns included), ``query-only``, ``llm``, ``llm-loglik``.
+Methods (`method_names`): the paper's baselines ``bow-tfidf`` and ``query-only`` (a language model's
+log-likelihood, no book); fabula's ``best-passage-tfidf``, ``bm25``, ``dense``, ``evidence`` (all passages about
+each character, pronouns included), ``query-cues``, ``llm``, ``llm-loglik``.
 """
 
 from fabula.recognition._books import BookShelf, map_question

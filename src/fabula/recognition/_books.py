@@ -28,10 +28,12 @@ class BookShelf:
         gold: bool = False,
         anonymize: bool = False,
         seed: int = 0,
+        mode: str = "census",
         cache: bool = True,
         dense_model: str = DEFAULT_DENSE_MODEL,
     ) -> None:
         self.gold, self.anonymize, self.seed, self.cache = gold, anonymize, seed, cache
+        self.mode = mode
         self.dense_model = dense_model
         self._indexes: dict[Path, BookIndex] = {}
         self._mappings: dict[Path, NameMapping] = {}
@@ -51,7 +53,7 @@ class BookShelf:
                 book = load_book(path)
                 if self.anonymize:
                     find_characters(book, gold=gold)
-                    copy = anonymized_copy(book, gold or book.characters, seed=self.seed)
+                    copy = anonymized_copy(book, gold or book.characters, seed=self.seed, mode=self.mode)
                     self._mappings[path] = copy.mapping
                     book = copy.book
                     if gold is not None:

@@ -153,10 +153,44 @@ class LogLikelihoodRecognizer(_EvidencePrompts):
 
     def _total(self, text: str) -> float:
         assert self.llm is not None
-        values = self.llm.prompt_logprobs(text)
-        if values is None:
-            raise BackendError(
-                f"{self.llm.spec} returns no prompt log-probabilities; llm-loglik needs a backend that does "
-                "(llamacpp:, or an OpenAI-compatible server answering /v1/completions with echo)"
-            )
-        return float(sum(values))
+        return total_logprob(self.llm, text, self.name)
+
+
+@register_method("query-only")
+class QueryOnlyLMRecognizer(Recognizer):
+    """GANDALF's "Query Only" baseline (section 5.3, the paper's GPT-2 rows): no book; each alternative
+    scored by log P(description | name) under a causal language model — the summed log-probability of the
+    description's tokens after the character's name — and the likeliest wins. With any model that returns
+    prompt log-probabilities (``llamacpp:model.gguf``, or an OpenAI-compatible ``/v1/completions`` with
+    ``echo``); what a question leaks to a language model that never read the book."""
+
+    needs_book = False
+    needs_llm = True
+
+    def scores(self, question: Question, index: BookIndex | None) -> list[float]:
+        from fabula.recognition._methods import name_and_description
+
+        return [
+            self._total(f"{name} {description}") - self._total(name)
+            for name, description in name_and_description(question)
+        ]
+
+    def predict(self, question: Question, index: BookIndex | None) -> Prediction:
+        scores = self.scores(question, index)
+        return Prediction(best_option(scores), scores, {"scores": [round(s, 4) for s in scores]})
+
+    def _total(self, text: str) -> float:
+        assert self.llm is not None
+        return total_logprob(self.llm, text, self.name)
+
+
+def total_logprob(llm: LLM, text: str, method: str) -> float:
+    """Summed log-probability of ``text``'s tokens (after the first); `BackendError` on a backend that
+    gives none."""
+    values = llm.prompt_logprobs(text)
+    if values is None:
+        raise BackendError(
+            f"{llm.spec} returns no prompt log-probabilities; {method} needs a backend that does "
+            "(llamacpp:, or an OpenAI-compatible server answering /v1/completions with echo)"
+        )
+    return float(sum(values))

@@ -1,12 +1,28 @@
 """Recognition methods behind one registry: given a `Question` and the book's `BookIndex`, a score for
 every option (higher is better); the prediction is the best-scoring option.
 
-- ``tfidf`` (GANDALF's baseline), ``bm25``, ``dense``: the option whose single best passage — among the
-  passages that *name* the character — is most similar to the description (Name2Desc: the description
-  most similar to one of the named character's passages).
+The paper's baselines (GANDALF: Carlsson, Sahlgren, Olsson and Cuba Gyllensten, MRQA 2021, section 5), under
+its names; every one picks the alternative that "maximizes the probability of the description being stated
+after the character name":
+
+- ``bow-tfidf`` ("BoW + TF-IDF", 5.1): one query per alternative, the character's name followed by the
+  description; TF-IDF cosine of each query with every paragraph of the book; the alternative whose query is
+  most similar to *any* paragraph wins.
+- ``query-only`` ("Query Only", 5.3, the paper's GPT-2 rows): no book; each alternative scored by the
+  log-likelihood of the description after the name under a causal language model (``--llm`` with prompt
+  log-probabilities: llama.cpp, or an OpenAI-compatible ``/v1/completions`` with ``echo``), in
+  `fabula.recognition._llm_methods`.
+
+fabula's own methods:
+
+- ``best-passage-tfidf``, ``bm25``, ``dense``: the option whose single best
+  passage — among the passages that *name* the character — is most similar to the description (Name2Desc:
+  the description most similar to one of the named character's passages). ``best-passage-tfidf`` was called
+  ``tfidf`` before; that name is refused now, since it is not the paper's TF-IDF.
 - ``evidence``: aggregates over *all* passages about each character, pronoun and nominal mentions
   included (see `EvidenceRecognizer`), plus the description's gender against the character's.
-- ``query-only``: reads no book (gender words and shared words only) — what the question alone leaks.
+- ``query-cues``: reads no book (gender words and shared words only) — what the question alone leaks to rules
+  (was ``query-only`` before that name went to the paper's baseline).
 - ``llm`` and ``llm-loglik`` live in `fabula.recognition._llm_methods`.
 """
 
@@ -72,9 +88,14 @@ def best_option(scores: list[float]) -> int:
 R = TypeVar("R", bound=type[Recognizer])
 METHODS: Registry[type[Recognizer]] = Registry(
     "recognition method",
-    lazy={name: "fabula.recognition._llm_methods" for name in ("llm", "llm-loglik")},
+    lazy={name: "fabula.recognition._llm_methods" for name in ("llm", "llm-loglik", "query-only")},
     option="--method",
 )
+#: names given up, with what to use instead (a run asking for one stops with this message)
+RENAMED = {
+    "tfidf": "'tfidf' was fabula's best-passage method, not GANDALF's TF-IDF baseline: use bow-tfidf "
+    "(the paper's BoW + TF-IDF) or best-passage-tfidf (the old method)",
+}
 
 
 def register_method(name: str) -> Callable[[R], R]:
@@ -89,6 +110,8 @@ def method_names() -> list[str]:
 def get_method(name: str, llm: LLM | None = None, **options: Any) -> Recognizer:
     """A new recognizer of the named kind (``ConfigError`` for an unknown name or option)."""
     names = method_names()
+    if name in RENAMED:
+        raise ConfigError(RENAMED[name], "--method")
     if name not in names:
         raise ConfigError(f"unknown recognition method {name!r} (choose from {', '.join(names)})")
     try:
@@ -103,7 +126,34 @@ def _need_index(index: BookIndex | None, method: str) -> BookIndex:
     return index
 
 
-# --- the paper's baseline and its siblings: the single best passage ------------------------------
+# --- the paper's TF-IDF baseline -----------------------------------------------------------------
+def name_and_description(question: Question) -> list[tuple[str, str]]:
+    """(name, description) of every alternative: the paper scores "the description being stated after
+    the character name"."""
+    if question.direction == "desc2name":
+        return [(option, question.query) for option in question.options]
+    return [(question.query, option) for option in question.options]
+
+
+@register_method("bow-tfidf")
+class BowTfidfRecognizer(Recognizer):
+    """GANDALF's "BoW + TF-IDF" baseline (section 5.1): a TF-IDF query per alternative (name, then
+    description), cosine with every paragraph of the book; the alternative most similar to any paragraph.
+    TF-IDF weights are fabula's `tfidf` retriever's (scikit-learn's formula, stemmed, stop words removed;
+    the paper does not say how it tokenised)."""
+
+    def scores(self, question: Question, index: BookIndex | None) -> list[float]:
+        index = _need_index(index, self.name)
+        retriever = index.retriever("tfidf")
+        out = []
+        for name, description in name_and_description(question):
+            similarity = np.asarray(retriever.scores(f"{name} {description}"))
+            finite = similarity[np.isfinite(similarity)]
+            out.append(float(finite.max()) if finite.size else _MISSING)
+        return out
+
+
+# --- fabula's best-passage methods: the single best passage naming the character -----------------
 class BestPassageRecognizer(Recognizer):
     """The option whose best passage naming the character is most similar to the description."""
 
@@ -125,9 +175,10 @@ def _best(similarity: FloatArray, weights: FloatArray) -> float:
     return float(values.max()) if values.size else _MISSING
 
 
-@register_method("tfidf")
+@register_method("best-passage-tfidf")
 class TfidfRecognizer(BestPassageRecognizer):
-    """GANDALF's no-LLM baseline: TF-IDF cosine of the description with the option's best passage."""
+    """fabula's: TF-IDF cosine of the description with the best passage naming the option (not the
+    paper's baseline, which is ``bow-tfidf``)."""
 
     retriever = "tfidf"
 
@@ -225,8 +276,8 @@ class EvidenceRecognizer(Recognizer):
 _WORDS = re.compile(r"[A-Za-z]{3,}")
 
 
-@register_method("query-only")
-class QueryOnlyRecognizer(Recognizer):
+@register_method("query-cues")
+class QueryCuesRecognizer(Recognizer):
     """No book: gender words of the description against the name's gender, plus words the name and
     the description share — the cues a question leaks by itself."""
 

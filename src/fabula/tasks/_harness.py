@@ -268,7 +268,9 @@ def run_eval(
     task.check(llm)
     settings = task.settings
     if task.anonymizer is not None:
-        settings = {**settings, "anonymized": {"seed": task.anonymizer.seed}}
+        mode = task.anonymizer.mode
+        anonymized = {"seed": task.anonymizer.seed, **({"mode": mode} if mode != "census" else {})}
+        settings = {**settings, "anonymized": anonymized}
     if llm is not None:
         from fabula.llm import redact_credentials
 

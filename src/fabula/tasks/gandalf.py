@@ -1,4 +1,4 @@
-"""GANDALF (Kim et al.): character description recognition over whole books, on the evaluation harness.
+"""GANDALF (Carlsson, Sahlgren, Olsson and Cuba Gyllensten, MRQA 2021): character description recognition over whole books, on the evaluation harness.
 
 ``fabula eval recognize --data FILE --method NAME [--anonymize] [--llm SPEC] [--json OUT]``: one item per
 question of a `fabula.recognition` question file; accuracy overall (``mean``, over questions) and per
@@ -50,7 +50,7 @@ class RecognizeTask(Task):
             str,
             default="evidence",
             metavar="NAME",
-            help="Recognition method (docs/recognition.md): evidence, tfidf, bm25, dense, query-only, llm, llm-loglik.",
+            help="Recognition method (docs/recognition.md): the paper's bow-tfidf and query-only (a model with log-probabilities); fabula's evidence, best-passage-tfidf, bm25, dense, query-cues, llm, llm-loglik.",
         ),
         TaskOption(
             "dense_model",
@@ -69,6 +69,10 @@ class RecognizeTask(Task):
 
     def __init__(self, **settings: Any) -> None:
         super().__init__(**settings)
+        from fabula.recognition._methods import RENAMED
+
+        if self.options_given["method"] in RENAMED:
+            raise ConfigError(RENAMED[self.options_given["method"]], "--method")
         if self.options_given["method"] not in method_names():
             raise ConfigError(
                 f"unknown recognition method {self.options_given['method']!r} (choose from {', '.join(method_names())})",
@@ -87,11 +91,17 @@ class RecognizeTask(Task):
         """Books renamed on the shelf; each question's description and options with the same mapping."""
         super().anonymize_with(anonymizer)
         self.shelf = BookShelf(
-            gold=self.shelf.gold, anonymize=True, seed=anonymizer.seed, dense_model=self.shelf.dense_model
+            gold=self.shelf.gold,
+            anonymize=True,
+            seed=anonymizer.seed,
+            mode=anonymizer.mode,
+            dense_model=self.shelf.dense_model,
         )
 
     def check(self, llm: LLM | None) -> None:
-        if llm is None and self.options_given["method"] in ("llm", "llm-loglik"):
+        from fabula.recognition._methods import METHODS
+
+        if llm is None and METHODS.get(self.options_given["method"]).needs_llm:
             raise ConfigError(
                 f"method {self.options_given['method']!r} needs a model: give --llm SPEC", "--llm"
             )
