@@ -17,6 +17,8 @@ from fabula.recognition._index import BookIndex
 from fabula.recognition._llm_methods import read_choice, supporting_passages
 from fabula.recognition._make import candidate_names, sibling_character_list
 from fabula.recognition._methods import (
+    METHODS,
+    RENAMED,
     Prediction,
     Recognizer,
     get_method,
@@ -36,6 +38,8 @@ from fabula.recognition._questions import (
 
 __all__ = [
     "DIRECTIONS",
+    "METHODS",
+    "RENAMED",
     "BookIndex",
     "BookShelf",
     "Direction",

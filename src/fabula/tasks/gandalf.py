@@ -15,7 +15,16 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from fabula.errors import ConfigError
 from fabula.metrics import accuracy
-from fabula.recognition import BookShelf, Question, Recognizer, get_method, load_questions, method_names
+from fabula.recognition import (
+    METHODS,
+    RENAMED,
+    BookShelf,
+    Question,
+    Recognizer,
+    get_method,
+    load_questions,
+    method_names,
+)
 from fabula.retrieval import DEFAULT_DENSE_MODEL
 from fabula.tasks._harness import EvalItem, ItemOutcome, Task, TaskOption, task
 
@@ -69,8 +78,6 @@ class RecognizeTask(Task):
 
     def __init__(self, **settings: Any) -> None:
         super().__init__(**settings)
-        from fabula.recognition._methods import RENAMED
-
         if self.options_given["method"] in RENAMED:
             raise ConfigError(RENAMED[self.options_given["method"]], "--method")
         if self.options_given["method"] not in method_names():
@@ -99,8 +106,6 @@ class RecognizeTask(Task):
         )
 
     def check(self, llm: LLM | None) -> None:
-        from fabula.recognition._methods import METHODS
-
         if llm is None and METHODS.get(self.options_given["method"]).needs_llm:
             raise ConfigError(
                 f"method {self.options_given['method']!r} needs a model: give --llm SPEC", "--llm"
