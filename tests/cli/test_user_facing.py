@@ -193,7 +193,7 @@ def test_character_table_piped_is_markdown(capsys: pytest.CaptureFixture[str]) -
 # --- the wrong option, the wrong file ------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("method", ["hybrid", "llm"])
+@pytest.mark.parametrize("method", ["hybrid", "llm", "llm-windows"])
 def test_llm_method_without_a_model_names_the_method(
     method: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

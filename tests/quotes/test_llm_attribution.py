@@ -102,7 +102,7 @@ def test_gold_answers_give_100_percent_on_a_pdnc_excerpt(tmp_path: Path, strateg
     # every quote was marked, windows overlap, and ids are stable across windows
     ids_seen = [set(m) for m in marked_per_window]
     assert any(a & b for a, b in itertools.pairwise(ids_seen))
-    assert all(q.method == "llm" and q.confidence == 1.0 for q in quotes)
+    assert all(q.method == "llm-windows" and q.confidence == 1.0 for q in quotes)
     assert report.prompt.startswith("quote_attribution/")
 
 
@@ -292,16 +292,16 @@ def test_registered_as_the_llm_method_of_attribute_quotes() -> None:
     book.quotes, book.characters = quotes, CAST
     with ScriptedOpenAIServer('{"1": "Anna", "2": "Bell", "3": "Miss Grey", "4": "Tom"}') as server:
         llm = get_llm(f"openai:m@{server.url}", cache=False)
-        result = registry.attribute_quotes(book, method="llm", llm=llm)
-    assert "llm" in registry.available_methods() and "hybrid" in registry.available_methods()
+        result = registry.attribute_quotes(book, method="llm-windows", llm=llm)
+    assert "llm-windows" in registry.available_methods() and "hybrid" in registry.available_methods()
     assert [q.speaker_id for q in result.quotes[:4]] == ["anna", "bell", "anna", "tom"]
     assert result.report["prompt"].startswith("quote_attribution/chunk@")  # the run's account, as a value
     assert result.report["quotes"] == len(book.quotes) and result.report["usage"]["calls"] >= 1
-    for method in ("llm", "hybrid"):
+    for method in ("llm-windows", "hybrid"):
         with pytest.raises(ConfigError, match=f"the {method} attribution method needs a model: give --llm"):
             registry.attribute_quotes(book, method=method)
     with pytest.raises(ConfigError, match="takes an LLM object, not str"):  # only the CLI parses specs
-        registry.attribute_quotes(book, method="llm", llm=f"openai:m@{server.url}")
+        registry.attribute_quotes(book, method="llm-windows", llm=f"openai:m@{server.url}")
 
 
 def test_without_json_schema_only_json_mode_is_asked(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""`fabula eval quotes --method llm` end to end: CLI → evaluation → LLM layer → a real scripted server."""
+"""`fabula eval quotes --method llm-windows` end to end: CLI → evaluation → LLM layer → a real scripted server."""
 
 from __future__ import annotations
 
@@ -25,7 +25,16 @@ def test_eval_quotes_with_llm_caches_and_records_settings(
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-secret-key")
     out = tmp_path / "llm.json"
     with ScriptedOpenAIServer(_everyone_is_daisy) as server:
-        args = ["eval", "quotes", "--pdnc", str(folder.parent), "--novel", "DaisyMiller", "--method", "llm"]
+        args = [
+            "eval",
+            "quotes",
+            "--pdnc",
+            str(folder.parent),
+            "--novel",
+            "DaisyMiller",
+            "--method",
+            "llm-windows",
+        ]
         args += ["--llm", f"openai:test-model@{server.url}", "--json", str(out)]
         assert run_cli(*args) == 0
         first_requests = server.requests
@@ -36,7 +45,7 @@ def test_eval_quotes_with_llm_caches_and_records_settings(
     second = json.loads(out.read_text())
     assert first["mean"] == second["mean"]
     settings = second["settings"]
-    assert settings["method"] == "llm" and settings["strategy"] == "first"
+    assert settings["method"] == "llm-windows" and settings["strategy"] == "first"
     assert settings["prompt"].startswith("quote_attribution/chunk@")
     # Daisy speaks about a third of the scored quotes: the scripted answer is right exactly for hers
     assert 0.2 < second["mean"]["accuracy"] < 0.5
@@ -63,7 +72,9 @@ def test_quotes_with_no_usable_llm_answer_fail_and_keep_the_earlier_output(
     out = tmp_path / "quotes.jsonl"
     out.write_text("an earlier good result\n")
     with ScriptedOpenAIServer(**server_options) as server:  # type: ignore[arg-type]
-        code = run_cli("quotes", book, "--method", "llm", "--llm", f"openai:m@{server.url}", "-o", out)
+        code = run_cli(
+            "quotes", book, "--method", "llm-windows", "--llm", f"openai:m@{server.url}", "-o", out
+        )
     assert code != 0
     err = capsys.readouterr().err
     assert problem in err and "Traceback" not in err
@@ -78,7 +89,9 @@ def test_connection_refused_fails_with_one_line(
     book = pdnc_novel_dir("DaisyMiller") / "novel_text.txt"
     with ScriptedOpenAIServer("{}") as server:
         url = server.url  # closed when the block ends: nothing listens there any more
-    code = run_cli("quotes", book, "--method", "llm", "--llm", f"openai:m@{url}", "-o", tmp_path / "q.jsonl")
+    code = run_cli(
+        "quotes", book, "--method", "llm-windows", "--llm", f"openai:m@{url}", "-o", tmp_path / "q.jsonl"
+    )
     assert code == 3
     err = capsys.readouterr().err
     assert "fabula: error:" in err and "cannot reach the server" in err
@@ -97,7 +110,7 @@ def test_ctrl_c_stops_sending_requests_at_once(tmp_path: Path) -> None:
     book = pdnc_novel_dir("Emma") / "novel_text.txt"  # 55 chapters: at least 55 prompts
     environment = {**os.environ, "FABULA_CACHE_DIR": str(tmp_path / "cache")}
     with ScriptedOpenAIServer(_everyone_is_daisy, delay=0.5) as server:
-        command = [sys.executable, "-m", "fabula", "quotes", str(book), "--method", "llm"]
+        command = [sys.executable, "-m", "fabula", "quotes", str(book), "--method", "llm-windows"]
         command += ["--llm", f"openai:m@{server.url}", "-o", str(tmp_path / "q.jsonl")]
         process = subprocess.Popen(
             command, env=environment, stderr=subprocess.PIPE, text=True, preexec_fn=like_a_terminal_job

@@ -1,4 +1,4 @@
-"""`fabula eval quotes --method llm` killed mid-run resumes with zero repeated model calls: the loopback
+"""`fabula eval quotes --method llm-windows` killed mid-run resumes with zero repeated model calls: the loopback
 OpenAI server counts what it answers (issue 12's acceptance, on the PDNC task itself)."""
 
 from __future__ import annotations
@@ -42,7 +42,17 @@ def test_killed_llm_quote_evaluation_resumes_without_repeating_a_call(tmp_path: 
     out = tmp_path / "llm.json"
     env = {**os.environ, "FABULA_CACHE_DIR": str(tmp_path / "cache")}
     with ScriptedOpenAIServer(answer) as server:
-        command = [sys.executable, "-m", "fabula", "eval", "quotes", "--pdnc", str(root), "--method", "llm"]
+        command = [
+            sys.executable,
+            "-m",
+            "fabula",
+            "eval",
+            "quotes",
+            "--pdnc",
+            str(root),
+            "--method",
+            "llm-windows",
+        ]
         command += ["--llm", f"openai:test@{server.url}", "--json", str(out)]
         child = subprocess.Popen(command, cwd=ROOT, env=env, stderr=subprocess.DEVNULL)
         try:

@@ -89,7 +89,7 @@ def analyze_command(
         from fabula.llm import parse_llm_spec
         from fabula.quotes import available_methods
 
-        if "llm" not in available_methods():
+        if "llm-windows" not in available_methods():
             raise ConfigError(
                 "LLM quote attribution is not available in this installation of fabula", "--llm"
             )

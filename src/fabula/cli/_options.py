@@ -103,18 +103,20 @@ AttributionMethodOption = Annotated[
     typer.Option("--method", metavar="NAME", help=f"Attribution method: {', '.join(available_methods())}."),
 ]
 StrategyOption = Annotated[
-    str,
+    str | None,
     typer.Option(
         "--strategy",
-        metavar="first|incremental",
-        help="LLM attribution: first prediction wins, or incremental prompting that may revise earlier windows.",
+        metavar="first|normal|incremental",
+        help="LLM attribution: a quote's first prediction wins (first; the paper's 'normal'), or incremental "
+        "prompting that may revise earlier chunks. Default: incremental for --method llm (the paper's), "
+        "first for llm-windows and hybrid.",
     ),
 ]
 
 
 @contextlib.contextmanager
 def llm_method_options(
-    llm: str | None, no_cache: bool, strategy: str, timeout: float = DEFAULT_TIMEOUT
+    llm: str | None, no_cache: bool, strategy: str | None, timeout: float = DEFAULT_TIMEOUT
 ) -> Iterator[dict[str, Any]]:
     """Options for an LLM-backed method: one model object for the whole run, its usage printed at the end
     (also when the run fails or is interrupted, so the user sees what was spent and what is cached)."""
@@ -125,7 +127,7 @@ def llm_method_options(
 
     model = get_llm(llm, cache=not no_cache, timeout=timeout)
     try:
-        yield {"llm": model, "strategy": strategy}
+        yield {"llm": model} if strategy is None else {"llm": model, "strategy": strategy}
     finally:
         stderr.print(model.usage.line(), markup=False, highlight=False)
         model.close()
@@ -133,7 +135,7 @@ def llm_method_options(
 
 def require_model(method: str, llm: str | None) -> None:
     """Fail before any work when an LLM-backed attribution method is chosen without a model."""
-    if method in ("llm", "hybrid") and llm is None:
+    if method in ("llm", "llm-windows", "hybrid") and llm is None:
         raise ConfigError(
             f"the {method} attribution method needs a model: pass --llm SPEC "
             "(e.g. --llm openai:MODEL@http://127.0.0.1:8080/v1 or --llm llamacpp:/path/model.gguf), "

@@ -55,7 +55,7 @@ def quotes_command(
     ] = None,
     method: AttributionMethodOption = DEFAULT_METHOD,
     llm: LlmOption = None,
-    strategy: StrategyOption = "first",
+    strategy: StrategyOption = None,
     no_cache: NoCacheOption = False,
     timeout: TimeoutOption = DEFAULT_TIMEOUT,
     until: UntilOption = None,

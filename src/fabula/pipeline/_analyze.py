@@ -77,7 +77,7 @@ def analyze_book(
         from fabula.characters import find_characters
         from fabula.quotes import DEFAULT_METHOD, attribute_quotes, detect_quotes
 
-        method = DEFAULT_METHOD if model is None else "llm"
+        method = DEFAULT_METHOD if model is None else "llm-windows"  # fabula's own LLM method (no gold)
         with stage("quotes"):
             detect_quotes(book)
         with stage("characters"):
@@ -122,7 +122,7 @@ def _open_llm(llm: LLM | LLMConfig | None, cleanup: ExitStack) -> LLM | None:
     from fabula.llm import LLMConfig
     from fabula.quotes import available_methods
 
-    if "llm" not in available_methods():
+    if "llm-windows" not in available_methods():
         raise ConfigError("LLM quote attribution is not available in this installation of fabula", "--llm")
     if isinstance(llm, LLMConfig):
         model = llm.open()

@@ -6,9 +6,18 @@ turn's candidate speakers; ``method="rules"`` is the sieve alone). Methods plug 
 ``@attribution_method("name")``.
 """
 
-from fabula.quotes import _ranker, _rules  # noqa: F401  register the "ranker" and "rules" methods
+from fabula.quotes import _michel, _ranker, _rules  # noqa: F401  register the "llm", "ranker" and "rules" methods
 from fabula.quotes._detect import detect_quote_style, detect_quotes
 from fabula.quotes._llm_attribution import llm_prompt_id
+from fabula.quotes._michel import (
+    CHUNK_TOKENS,
+    PAPER,
+    STRIDE_TOKENS,
+    PaperAttributionReport,
+    attribute_parts,
+    quote_parts,
+)
+from fabula.quotes._michel import METHOD_NAME as PAPER_METHOD
 from fabula.quotes._output import TSV_COLUMNS, QuoteFormat, quote_records, quotes_bytes, write_quotes
 from fabula.quotes._registry import (
     DEFAULT_METHOD,
@@ -20,17 +29,24 @@ from fabula.quotes._registry import (
 )
 
 __all__ = [
+    "CHUNK_TOKENS",
     "DEFAULT_METHOD",
     "METHODS",
+    "PAPER",
+    "PAPER_METHOD",
+    "STRIDE_TOKENS",
     "TSV_COLUMNS",
     "AttributionResult",
+    "PaperAttributionReport",
     "QuoteFormat",
+    "attribute_parts",
     "attribute_quotes",
     "attribution_method",
     "available_methods",
     "detect_quote_style",
     "detect_quotes",
     "llm_prompt_id",
+    "quote_parts",
     "quote_records",
     "quotes_bytes",
     "write_quotes",

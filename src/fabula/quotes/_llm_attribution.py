@@ -1,4 +1,6 @@
-"""LLM quotation attribution over chapter windows (Michel, Epure and Hennequin 2024, seed paper 003).
+"""fabula's own LLM quotation attribution over chapter windows (method ``llm-windows``), after Michel,
+Epure and Hennequin 2024 (seed paper 003). The paper's exact protocol is method ``llm``
+(`fabula.quotes._michel`); this one keeps fabula's prompt, JSON-schema answers and paragraph-cut windows.
 
 Each chapter is one prompt when it fits in ``window_tokens`` model tokens; a longer chapter is cut at
 paragraph (or sentence) boundaries into windows of at most ``window_tokens`` that overlap by about
@@ -46,7 +48,7 @@ Strategy = Literal["first", "incremental"]
 STRATEGIES: tuple[str, ...] = ("first", "incremental")
 DEFAULT_WINDOW_TOKENS = 4096
 DEFAULT_STRIDE_TOKENS = 1024
-METHOD_NAME = "llm"
+METHOD_NAME = "llm-windows"
 
 _OPENING_MARKS = "\"“‘'«„`"
 _ID_IN_KEY = re.compile(r"\d+")
@@ -477,14 +479,14 @@ def attribute_with_llm(
     progress: str | None = "LLM attribution",
     **_other: Any,
 ) -> AttributionResult:
-    """``attribute_quotes(book, method="llm", llm=MODEL)``: every quote of ``book`` attributed by the LLM.
+    """``attribute_quotes(book, method="llm-windows", llm=MODEL)``: every quote of ``book`` attributed by the LLM.
 
     The result's ``report`` is the run's `LlmAttributionReport` as a dict (failures, unmapped names,
     prompt version, usage).
     """
     report = attribute_quotes_with_llm(
         book,
-        _model_for(llm, "llm"),
+        _model_for(llm, "llm-windows"),
         strategy=strategy,
         window_tokens=window_tokens,
         stride_tokens=stride_tokens,
@@ -536,5 +538,5 @@ def _model_for(llm: object, method: str = "llm") -> LLM:
     return llm
 
 
-attribution_method("llm")(attribute_with_llm)
+attribution_method("llm-windows")(attribute_with_llm)
 attribution_method("hybrid")(attribute_hybrid)

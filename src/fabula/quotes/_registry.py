@@ -36,7 +36,11 @@ DEFAULT_METHOD = "ranker"  # what `fabula quotes`, `fabula analyze` and the eval
 METHODS: Registry[Callable[..., AttributionResult]] = Registry(
     "attribution method",
     entry_point_group="fabula.attribution_methods",
-    lazy={"llm": "fabula.quotes._llm_attribution", "hybrid": "fabula.quotes._llm_attribution"},
+    lazy={
+        "llm": "fabula.quotes._michel",
+        "llm-windows": "fabula.quotes._llm_attribution",
+        "hybrid": "fabula.quotes._llm_attribution",
+    },
     option="--method",
 )
 

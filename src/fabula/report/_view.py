@@ -90,7 +90,7 @@ def _settings(analysis: Analysis) -> list[tuple[str, str]]:
         characters = "discovered by fabula"
     attribution = (
         f"LLM ({s['llm']})"
-        if s.get("attribution") == "llm"
+        if str(s.get("attribution") or "").startswith("llm")
         else f"{s.get('attribution') or 'ranker'} (no LLM)"
     )
     if book.until is None:

@@ -17,6 +17,7 @@ evaluation harness (``fabula eval quotes``), one item per novel; the scores are 
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
@@ -36,12 +37,18 @@ from fabula.metrics import (
     same_character,
 )
 from fabula.quotes import (
+    CHUNK_TOKENS,
     DEFAULT_METHOD,
+    PAPER,
+    PAPER_METHOD,
+    STRIDE_TOKENS,
     AttributionResult,
+    attribute_parts,
     attribute_quotes,
     available_methods,
     detect_quotes,
     llm_prompt_id,
+    quote_parts,
 )
 from fabula.tasks._evaluation import EvalReport
 from fabula.tasks._harness import EvalItem, ItemOutcome, Task, TaskOption, run_eval, task
@@ -53,6 +60,7 @@ if TYPE_CHECKING:
 METRICS = [
     "accuracy",
     "explicit",
+    "other",
     "anaphoric",
     "implicit",
     "detection_precision",
@@ -147,10 +155,39 @@ class QuotesTask(Task):
         TaskOption(
             "strategy",
             str,
-            default="first",
-            metavar="first|incremental",
-            choices=("first", "incremental"),
-            help="LLM attribution: first prediction wins, or incremental prompting that may revise earlier windows.",
+            default=None,
+            metavar="first|normal|incremental",
+            choices=("first", "normal", "incremental"),
+            help="LLM attribution: a quote's first prediction wins (first = the paper's normal), or incremental "
+            "prompting that may revise earlier chunks. Default: incremental for --method llm (the paper's), "
+            "first for llm-windows and hybrid.",
+        ),
+        TaskOption(
+            "quotes",
+            str,
+            default=None,
+            metavar="gold|detected",
+            choices=("gold", "detected"),
+            help="--method llm: attribute PDNC's gold quotation spans (the paper's protocol, the default for "
+            "llm) or fabula's detected quotes (the default for every other method).",
+        ),
+        TaskOption(
+            "population",
+            str,
+            default="ge10",
+            metavar="ge10|non-minor",
+            choices=("ge10", "non-minor"),
+            help="--method llm: score speakers with >= 10 quotes (the paper's text) or PDNC's major and "
+            "intermediate characters (the authors' released code).",
+        ),
+        TaskOption(
+            "name_matching",
+            str,
+            default="exact",
+            metavar="exact|lenient",
+            choices=("exact", "lenient"),
+            help="--method llm: an answer counts only when it is exactly a listed name (the paper), or also "
+            "when it is part of one (the released code's alias2id).",
         ),
         NOVEL_OPTION,
     ]
@@ -167,12 +204,24 @@ class QuotesTask(Task):
 
     def check(self, llm: LLM | None) -> None:
         method = self.options_given["method"]
-        if method in ("llm", "hybrid") and llm is None and "llm" not in self.method_options:
+        if method in ("llm", "llm-windows", "hybrid") and llm is None and "llm" not in self.method_options:
             raise ConfigError(
                 f"the {method} attribution method needs a model: pass --llm SPEC, or choose --method "
                 f"ranker (the default, no LLM)",
                 "--method",
             )
+
+    @property
+    def paper_protocol(self) -> bool:
+        """Whether this run is the quotation-attribution paper's protocol (``--method llm``)."""
+        return self.options_given["method"] == PAPER_METHOD
+
+    @property
+    def strategy(self) -> str:
+        given = self.options_given["strategy"]
+        if self.paper_protocol:
+            return "normal" if given == "first" else given or "incremental"
+        return "first" if given in (None, "normal") else given
 
     @property
     def settings(self) -> dict[str, Any]:
@@ -182,6 +231,19 @@ class QuotesTask(Task):
             "method": given["method"],
             "min_speaker_quotes": MIN_SPEAKER_QUOTES,
         }
+        if self.paper_protocol:
+            out.update(
+                {
+                    "protocol": PAPER,
+                    "quotes": given["quotes"] or "gold",
+                    "population": given["population"],
+                    "name_matching": given["name_matching"],
+                    "unit": "quotation part (sub-quotation)",
+                    "chunk_tokens": CHUNK_TOKENS,
+                    "stride_tokens": STRIDE_TOKENS,
+                }
+            )
+            out.pop("min_speaker_quotes") if given["population"] != "ge10" else None
         out.update({k: _jsonable(v) for k, v in self.method_options.items()})
         return out
 
@@ -190,9 +252,11 @@ class QuotesTask(Task):
 
     def run_item(self, item: EvalItem, llm: LLM | None) -> ItemOutcome:
         novel = load_novel(item.payload, self.anonymizer)
+        if self.paper_protocol:
+            return self._run_paper(novel, llm or self.method_options.get("llm"))
         options = dict(self.method_options)
         if llm is not None:
-            options.update({"llm": llm, "strategy": self.options_given["strategy"], "progress": None})
+            options.update({"llm": llm, "strategy": self.strategy, "progress": None})
         result = predict_quotes(
             novel, characters=self.options_given["characters"], method=self.options_given["method"], **options
         )
@@ -207,16 +271,33 @@ class QuotesTask(Task):
             details["_attribution"] = result.report
         return ItemOutcome(scores=scores, details=details)
 
+    def _run_paper(self, novel: PdncNovel, llm: Any) -> ItemOutcome:
+        """The paper's protocol on one novel (`score_paper_protocol`)."""
+        given = self.options_given
+        if llm is None:
+            raise ConfigError("the llm attribution method needs a model: pass --llm SPEC", "--llm")
+        scores, tallies, details = score_paper_protocol(
+            novel,
+            llm,
+            quotes=given["quotes"] or "gold",
+            characters=given["characters"],
+            population=given["population"],
+            strategy=self.strategy,
+            name_matching=given["name_matching"],
+        )
+        details["_tallies"] = {k: [r, t] for k, (r, t) in tallies.items()}
+        return ItemOutcome(scores=scores, details=details)
+
     def micro(self, outcomes: list[ItemOutcome]) -> dict[str, float | int | None]:
         """Every scored quote of every novel pooled."""
-        pooled = {key: Tally() for key in ("accuracy", *QUOTE_TYPES)}
+        pooled = {key: Tally() for key in ("accuracy", "other", *QUOTE_TYPES)}
         detection = [0, 0, 0]  # matched, predicted, gold
         for outcome in outcomes:
             for key, (right, total) in outcome.details["_tallies"].items():
                 pooled[key].merge(Tally(right, total))
-            detection[0] += outcome.details["_matched"]
-            detection[1] += outcome.details["predicted_quotes"]
-            detection[2] += outcome.details["gold_quotes"]
+            detection[0] += outcome.details.get("_matched", 0)
+            detection[1] += outcome.details.get("predicted_quotes", 0)
+            detection[2] += outcome.details.get("gold_quotes", 0)
         micro: dict[str, float | int | None] = {k: t.score for k, t in pooled.items()}
         micro.update(_prf(*detection))
         micro["pseudo_speaker_quotes"] = sum(o.details.get("pseudo_speaker_quotes", 0) for o in outcomes)
@@ -224,16 +305,24 @@ class QuotesTask(Task):
 
     def finish(self, report: EvalReport) -> None:
         if "llm" in report.settings:
-            report.settings["strategy"] = self.options_given["strategy"]
-            report.settings["prompt"] = llm_prompt_id(self.options_given["strategy"])
+            report.settings["strategy"] = self.strategy
+            if self.paper_protocol:
+                report.settings["prompt"] = (
+                    f"quote_attribution/michel2025_{'incremental' if self.strategy == 'incremental' else 'normal'}.txt"
+                )
+            else:
+                report.settings["prompt"] = llm_prompt_id(self.strategy)
 
     def summary(self, report: EvalReport) -> list[str]:
+        lines = []
+        if self.paper_protocol:
+            lines.append(table1_line(report))
         excluded = (report.micro or {}).get("pseudo_speaker_quotes") or 0
-        if not excluded:
-            return []
-        return [
-            f"{excluded} quotes by pseudo-speakers (_narr, _group, _unknowable) left out of attribution scoring"
-        ]
+        if excluded:
+            lines.append(
+                f"{excluded} quotes by pseudo-speakers (_narr, _group, _unknowable) left out of attribution scoring"
+            )
+        return lines
 
     def title(self) -> str:
         return f"fabula eval quotes ({self.options_given['characters']} characters, {self.options_given['method']})"
@@ -256,7 +345,7 @@ def evaluate_quotes(
     if characters not in ("gold", "predicted"):
         raise InputError(f"characters must be 'gold' or 'predicted', not {characters!r}", "--characters")
     llm = method_options.pop("llm", None)
-    strategy = method_options.pop("strategy", "first")
+    strategy = method_options.pop("strategy", None)
     evaluation = QuotesTask(
         pdnc=pdnc_dir,
         characters=characters,
@@ -299,6 +388,8 @@ def score_novel(
         types.append(gold.type)
     attribution: AttributionScores = attribution_accuracy(right, types)
     scores: dict[str, Any] = attribution.as_dict()
+    other = _other_tally(attribution)
+    scores["other"] = other.score
     scores.update(_prf(matched, len(predicted), len(novel.quotes)))
     scores.update(
         {
@@ -308,8 +399,16 @@ def score_novel(
             "pseudo_speaker_quotes": len(pseudo),
         }
     )
-    tallies = {"accuracy": attribution.overall, **attribution.by_type}
+    tallies = {"accuracy": attribution.overall, "other": other, **attribution.by_type}
     return scores, {k: (v.right, v.total) for k, v in tallies.items()}, matched
+
+
+def _other_tally(attribution: AttributionScores) -> Tally:
+    """Anaphoric and implicit quotes together: the papers' "Other" column."""
+    other = Tally()
+    for kind in ("anaphoric", "implicit"):
+        other.merge(attribution.by_type[kind])
+    return other
 
 
 def is_right(
@@ -340,3 +439,131 @@ def _prf(matched: int, predicted: int, gold: int) -> dict[str, float | None]:
 
 def _jsonable(value: Any) -> Any:
     return value if isinstance(value, str | int | float | bool | None) else str(value)
+
+
+# --- the quotation-attribution paper's protocol (--method llm) -----------------------------------------
+
+
+def paper_population(novel: PdncNovel, population: str) -> set[str]:
+    """Gold character ids whose quotes are scored: speakers with >= 10 quotes (the paper's text:
+    "characters that utter at least 10 quotes") or PDNC's major and intermediate characters (the released
+    code's ``speakerType != "minor"``); pseudo-speakers never."""
+    if population == "non-minor":
+        pseudo = novel.pseudo_ids()
+        return {c.id for c in novel.characters if c.category != "minor" and c.id not in pseudo}
+    return novel.scored_speakers()
+
+
+def score_paper_protocol(
+    novel: PdncNovel,
+    llm: LLM,
+    *,
+    quotes: str = "gold",
+    characters: str = "gold",
+    population: str = "ge10",
+    strategy: str = "incremental",
+    name_matching: str = "exact",
+) -> tuple[dict[str, Any], dict[str, tuple[int, int]], dict[str, Any]]:
+    """Run the paper's protocol on one novel and score it per quotation part (the paper's unit: each
+    sub-quotation is marked and predicted on its own). Gold quotes: PDNC's spans, those of pseudo-speakers
+    left unmarked as in the authors' code. Gold characters: the names list of every character who speaks
+    (the authors' ``prune_info``); predicted: fabula's cast, scored right when the predicted character
+    shares a name with the gold speaker. Returns scores, tallies and details."""
+    book = novel.book
+    pseudo = {id(q) for q in novel.pseudo_speaker_quotes()}
+    valid = [q for q in novel.quotes if id(q) not in pseudo]
+    scored = paper_population(novel, population)
+    if quotes == "gold":
+        book.quotes = [Quote(q.id, list(q.spans)) for q in valid]
+    else:
+        detect_quotes(book)
+    if characters == "gold":
+        cast, speakers = novel.characters, {q.speaker_id for q in valid if q.speaker_id}
+    else:
+        find_characters(book)
+        cast, speakers = book.characters, None
+    parts = quote_parts(book.quotes)
+    targets = None
+    if quotes == "gold":  # the parts of population quotes are predicted (the authors' to_predict)
+        targets = {i for i, (_, _, qi, _) in enumerate(parts) if valid[qi].speaker_id in scored}
+    report = attribute_parts(
+        book,
+        llm,
+        [(s, e) for s, e, _, _ in parts],
+        cast,
+        targets=targets,
+        speakers=speakers,
+        strategy=strategy,
+        name_matching=name_matching,
+    )
+    gold_by_id = {c.id: c for c in novel.characters}
+    cast_by_id = {c.id: c for c in cast}
+    starts = [s for s, _, _, _ in parts]
+    right: list[bool] = []
+    types: list[str] = []
+    for quote in valid:
+        if quote.speaker_id not in scored:
+            continue
+        for span in quote.spans:
+            if quotes == "detected":
+                index = _part_for(span, parts, starts)
+            else:
+                index = _exact_part(span, parts, starts)
+            predicted = report.predictions.get(index) if index is not None else None
+            if characters == "gold":
+                ok = predicted is not None and predicted == quote.speaker_id
+            else:
+                ok = predicted is not None and same_character(
+                    cast_by_id[predicted], gold_by_id[quote.speaker_id or ""]
+                )
+            right.append(ok)
+            types.append(quote.type)
+    attribution = attribution_accuracy(right, types)
+    other = _other_tally(attribution)
+    scores: dict[str, Any] = {**attribution.as_dict(), "other": other.score}
+    if quotes == "gold":
+        scores.update(dict.fromkeys(("detection_precision", "detection_recall", "detection_f1")))
+    else:
+        pairs = match_quotes(novel.quotes, book.quotes)
+        scores.update(_prf(sum(p is not None for p in pairs.values()), len(book.quotes), len(novel.quotes)))
+    tallies = {"accuracy": attribution.overall, "other": other, **attribution.by_type}
+    details: dict[str, Any] = {
+        "scored": attribution.overall.total,
+        "_attribution": report.to_dict(),
+        "_predictions": {str(k): v for k, v in report.predictions.items()},
+    }
+    return scores, {k: (v.right, v.total) for k, v in tallies.items()}, details
+
+
+def _exact_part(span: Span, parts: list[tuple[int, int, int, int]], starts: list[int]) -> int | None:
+    """The index of the part with exactly ``span``'s start (gold quotes)."""
+    index = bisect.bisect_left(starts, span.start)
+    return index if index < len(parts) and parts[index][0] == span.start else None
+
+
+def _part_for(span: Span, parts: list[tuple[int, int, int, int]], starts: list[int]) -> int | None:
+    """The detected part overlapping ``span`` most (None when none overlaps)."""
+    index = bisect.bisect_right(starts, span.end)
+    best, best_overlap = None, 0
+    for candidate in range(max(0, index - 8), min(len(parts), index + 1)):
+        overlap = min(span.end, parts[candidate][1]) - max(span.start, parts[candidate][0])
+        if overlap > best_overlap:
+            best, best_overlap = candidate, overlap
+    return best
+
+
+def table1_line(report: EvalReport) -> str:
+    """All / Explicit / Other as mean (standard deviation) over novels, as Table 1 of the paper."""
+    cells = []
+    for key, label in (("accuracy", "All"), ("explicit", "Explicit"), ("other", "Other")):
+        values = [n[key] for n in report.novels.values() if isinstance(n.get(key), int | float)]
+        if values:
+            mean = sum(values) / len(values)
+            # the sample standard deviation (n - 1); the paper does not say which it reports
+            std = (
+                (sum((v - mean) ** 2 for v in values) / (len(values) - 1)) ** 0.5 if len(values) > 1 else 0.0
+            )
+            cells.append(f"{label} {100 * mean:.1f} ({100 * std:.1f})")
+        else:
+            cells.append(f"{label} -")
+    return f"Table 1 layout (mean (std) over {len(report.novels)} novels): " + " / ".join(cells)
