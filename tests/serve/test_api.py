@@ -322,9 +322,11 @@ def test_the_command_serves_on_localhost(tmp_path: Path, novel: Path) -> None:
                 assert process.poll() is None and time.monotonic() < deadline, "fabula serve did not start"
                 time.sleep(0.1)
         assert status == 200 and books["books"][0]["id"] == NOVEL
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=30) as response:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/library", timeout=30) as response:
             page = response.read().decode()
         assert "/static/library.js" in page and response.headers["content-type"].startswith("text/html")
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=30) as response:
+            assert response.url.endswith(f"/read/{NOVEL}")  # one book: the page opens it
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/read/{NOVEL}", timeout=30) as response:
             assert "/static/reader.js" in response.read().decode()
     finally:

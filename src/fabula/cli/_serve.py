@@ -60,7 +60,7 @@ def serve_command(
     library = Library(paths, max_bytes=max_bytes, llm=model, cache=folder)
     for served in list(library.books.values())[:EAGER_BOOKS]:
         served.open()  # start reading now, while the web stack imports: the first page comes sooner
-    application = create_app(library)
+    application = create_app(library, host=host)
     import uvicorn
 
     stderr.print(

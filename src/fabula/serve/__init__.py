@@ -28,17 +28,18 @@ def _require_extra() -> None:
         ) from exc
 
 
-def create_app(library: Library) -> FastAPI:
-    """The web application for ``library`` (`BackendError` naming the extra when FastAPI is missing)."""
+def create_app(library: Library, *, host: str = "127.0.0.1") -> FastAPI:
+    """The web application for ``library`` listening on ``host`` (on loopback it answers only loopback
+    ``Host`` names); `BackendError` naming the extra when FastAPI is missing."""
     _require_extra()
     from fabula.serve._app import create_app as make
 
-    return make(library)
+    return make(library, host=host)
 
 
 def serve(library: Library, *, host: str = "127.0.0.1", port: int = 8000, **uvicorn_options: Any) -> None:
     """Run the application on uvicorn until interrupted (binds to localhost unless told otherwise)."""
-    app = create_app(library)
+    app = create_app(library, host=host)
     import uvicorn
 
     uvicorn.run(app, host=host, port=port, log_level="warning", **uvicorn_options)

@@ -4,25 +4,62 @@ Every content endpoint takes ``at`` (a reading position, as ``--at``/``--until``
 ``chapter:12`` or a character offset) and returns nothing that ends after it: no text, offset, character,
 name, quote or snippet from later in the book (see `fabula.serve._library` for how). Errors are JSON
 ``{"detail": "one line"}``: 404 for an id the server does not know, 422 for a malformed request (a bad
-position among them).
+position among them), 502 when the LLM behind ``--llm`` fails or cannot be reached, 400 for a ``Host``
+header naming another machine while the server listens on loopback only.
+
+Against DNS rebinding (a web page whose name is re-pointed at 127.0.0.1 reading the books, and with
+``llm=true`` spending the user's LLM budget), a server bound to a loopback address answers only requests
+whose ``Host`` is a loopback name (``localhost``, ``127.0.0.1``, ``[::1]``, any port). Every page carries a
+Content-Security-Policy that allows only the server's own scripts, styles and API, as ``report.html``
+allows none; ``/docs`` is a page of the server's own too (no CDN).
 """
 
 from __future__ import annotations
 
+import ipaddress
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Annotated, Any
 
 from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi.responses import FileResponse, JSONResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 
 from fabula._version import __version__
 from fabula.analysis import CharacterProfile
-from fabula.errors import ConfigError, FabulaError
+from fabula.errors import BackendError, ConfigError, FabulaError
 from fabula.serve._library import Library, Position, ServedBook, UnknownBook
 
 STATIC = Path(__file__).parent / "static"
+
+# the pages load only the server's own scripts and styles and talk only to its own API (no inline script,
+# no third party, no framing): book text that slipped into markup could still run nothing
+CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; "
+    "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+)
+LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
+
+
+def is_loopback(host: str) -> bool:
+    """Whether a listening address or a ``Host`` name is this machine only (``localhost``, 127.0.0.0/8, ::1)."""
+    name = host.strip().strip("[]").lower().rstrip(".")
+    if name in LOOPBACK_NAMES or name.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+def _host_name(header: str) -> str:
+    """The name part of a ``Host`` header (``[::1]:8000`` → ``::1``, ``localhost:80`` → ``localhost``)."""
+    header = header.strip()
+    if header.startswith("["):
+        return header[1 : header.find("]")] if "]" in header else header
+    return header.rsplit(":", 1)[0] if header.count(":") == 1 else header
+
 
 At = Annotated[
     str,
@@ -34,15 +71,32 @@ At = Annotated[
 ]
 
 
-def create_app(library: Library) -> FastAPI:
-    """The application serving ``library`` (the caller owns it and closes it)."""
+def create_app(library: Library, *, host: str = "127.0.0.1") -> FastAPI:
+    """The application serving ``library`` (the caller owns it and closes it). ``host``: the address the
+    server listens on; on a loopback address only loopback ``Host`` names are answered."""
     app = FastAPI(
         title="fabula serve",
         version=__version__,
         description="A spoiler-safe reading companion: the cast, character sheets, recaps, quotes and search "
         "of a novel as of the reader's position `at`, never anything after it.",
+        docs_url=None,
+        redoc_url=None,
     )
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    loopback_only = is_loopback(host)
+
+    @app.middleware("http")
+    async def guard(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
+        if loopback_only and not is_loopback(_host_name(request.headers.get("host", ""))):
+            return JSONResponse(
+                {"detail": "this server answers only to localhost, 127.0.0.1 or [::1] (Host header refused)"},
+                status_code=400,
+            )
+        response = await call_next(request)
+        response.headers["Content-Security-Policy"] = CSP
+        response.headers["X-Content-Type-Options"] = "nosniff"
+        response.headers["Referrer-Policy"] = "no-referrer"
+        return response
 
     @app.exception_handler(UnknownBook)
     def unknown(_request: Request, exc: UnknownBook) -> JSONResponse:
@@ -50,7 +104,9 @@ def create_app(library: Library) -> FastAPI:
 
     @app.exception_handler(FabulaError)
     def bad_input(_request: Request, exc: FabulaError) -> JSONResponse:
-        return JSONResponse({"detail": exc.one_line()}, status_code=422)
+        # a failing or unreachable LLM is the upstream's fault, not the request's: 502, as a gateway says
+        status = 502 if isinstance(exc, BackendError) else 422
+        return JSONResponse({"detail": exc.one_line()}, status_code=status)
 
     @app.exception_handler(RequestValidationError)
     def malformed(_request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -68,8 +124,18 @@ def create_app(library: Library) -> FastAPI:
             raise ConfigError(exc.problem, "at") from exc
 
     @app.get("/", include_in_schema=False)
-    def library_page() -> FileResponse:
+    def library_page() -> Response:
+        if len(library.books) == 1:  # one book: open it, not a library of one
+            return RedirectResponse(f"/read/{next(iter(library.books))}", status_code=307)
         return FileResponse(STATIC / "library.html")
+
+    @app.get("/library", include_in_schema=False)
+    def whole_library() -> FileResponse:
+        return FileResponse(STATIC / "library.html")
+
+    @app.get("/docs", include_in_schema=False)
+    def api_docs() -> FileResponse:
+        return FileResponse(STATIC / "docs.html")
 
     @app.get("/read/{book_id}", include_in_schema=False)
     def reading_page(book_id: str) -> FileResponse:

@@ -42,7 +42,7 @@ from fabula._version import __version__
 from fabula.analysis import Analysis, CharacterProfile, Partner
 from fabula.book import DEFAULT_MAX_BYTES, Book, load_book, load_book_json, prose_problem, resolve_position
 from fabula.corpus import AnalyzeSettings, BookJob, expand_inputs, plan_jobs, write_outputs
-from fabula.errors import ConfigError, FabulaError, InputError
+from fabula.errors import BackendError, ConfigError, FabulaError, InputError
 
 if TYPE_CHECKING:
     from fabula.llm import LLM
@@ -94,11 +94,16 @@ class ServedBook:
         # the disk cache) on another, so a request never queues behind a prefetch
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"fabula-serve-{self.id}")
         self._background = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"fabula-ahead-{self.id}")
+        # LLM descriptions on threads of their own: a model that hangs holds up other descriptions at most,
+        # never the analyses every reader waits for
+        self._describer = ThreadPoolExecutor(max_workers=4, thread_name_prefix=f"fabula-describe-{self.id}")
         self._analyses: OrderedDict[int, Future[Analysis]] = OrderedDict()
         self._recaps: OrderedDict[int, Future[dict[str, Any] | None]] = OrderedDict()
         self._descriptions: dict[tuple[int, str], Future[dict[str, Any]]] = {}
         self._sheets: dict[tuple[int, str], dict[str, Any]] = {}
-        self._ahead: set[int] = set()  # checkpoints queued by `_prefetch`
+        # the futures `_prefetch` queued that no request has asked for yet: only these may be cancelled (a
+        # request's own future never is, or the request fails with CancelledError)
+        self._ahead: set[Future[Any]] = set()
         self._index: Retriever | None = None
         self.activity: str | None = None  # what the worker is doing now, for the page's progress line
         self.load_seconds: float | None = None
@@ -226,18 +231,17 @@ class ServedBook:
             return
         following = self._checkpoints[index]
         with self._lock:
-            for point in [p for p in self._ahead if p != following]:
-                for table in (self._analyses, self._recaps):
-                    future = table.get(point)
-                    if future is not None and future.cancel():
+            tables: tuple[OrderedDict[int, Future[Any]], ...] = (self._analyses, self._recaps)
+            for table in tables:
+                for point, future in list(table.items()):
+                    if future in self._ahead and point != following and future.cancel():
                         del table[point]
-                self._ahead.discard(point)
-            if following not in self._analyses:
-                self._analyses[following] = self._background.submit(self._analyse, following)
-                self._ahead.add(following)
-            if following not in self._recaps:
-                self._recaps[following] = self._background.submit(self._recap, following)
-                self._ahead.add(following)
+            self._ahead = {future for future in self._ahead if not future.done()}
+            for table, work in ((self._analyses, self._analyse), (self._recaps, self._recap)):
+                if following not in table:
+                    future = self._background.submit(work, following)
+                    table[following] = future
+                    self._ahead.add(future)
 
     # The disk cache ----------------------------------------------------------------------------
     def _folder(self, checkpoint: int) -> Path | None:
@@ -292,7 +296,8 @@ class ServedBook:
         return made
 
     def description(self, position: Position, character_id: str, llm: LLM) -> dict[str, Any]:
-        """An LLM description of one character from the analysis at the checkpoint (cached)."""
+        """An LLM description of one character from the analysis at the checkpoint (cached once made; a
+        failure is not kept, so the next request asks the model again)."""
         from fabula.describe import describe_characters
 
         analysis = self.analysis(position)
@@ -303,11 +308,22 @@ class ServedBook:
         with self._lock:
             future = self._descriptions.get(key)
             if future is None:
-                future = self._worker.submit(
-                    lambda: describe_characters(analysis.book, [character], llm)[0].to_dict()
-                )
+
+                def generate() -> dict[str, Any]:
+                    made = describe_characters(analysis.book, [character], llm)[0].to_dict()
+                    if made.get("error"):  # the model failed: an upstream error, not a description to keep
+                        raise BackendError(f"the model failed: {made['error']}", "llm")
+                    return made
+
+                future = self._describer.submit(generate)
                 self._descriptions[key] = future
-        return future.result()
+        try:
+            return future.result()
+        except BaseException:
+            with self._lock:
+                if self._descriptions.get(key) is future:
+                    del self._descriptions[key]
+            raise
 
     def search_index(self) -> Retriever:
         """A BM25 index over the book's paragraphs (built once; `search` limits it to the position)."""
@@ -322,8 +338,10 @@ class ServedBook:
     def _cached(self, table: OrderedDict[int, Future[T]], key: int, work: Callable[[], T]) -> T:
         with self._lock:
             future = table.get(key)
-            if future is not None and key in self._ahead and future.cancel():
-                future = None  # queued behind other background work: do it now instead
+            if future is not None and future in self._ahead:
+                self._ahead.discard(future)  # a request waits for it now: no prefetch may cancel it
+                if future.cancel():
+                    future = None  # queued behind other background work: do it now instead
             if future is None:
                 future = self._worker.submit(work)
                 table[key] = future
@@ -341,6 +359,7 @@ class ServedBook:
     def close(self) -> None:
         self._worker.shutdown(wait=False, cancel_futures=True)
         self._background.shutdown(wait=False, cancel_futures=True)
+        self._describer.shutdown(wait=False, cancel_futures=True)
 
 
 class Library:

@@ -1,0 +1,156 @@
+"""``fabula serve`` against a hostile web page and a misbehaving LLM, over a real uvicorn server on
+127.0.0.1: DNS rebinding (a foreign ``Host``) is refused before anything runs, every page carries a
+Content-Security-Policy and loads nothing from elsewhere, one book opens that book, a failing model is a
+502 that is not remembered, and a hung model call holds up no analysis."""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from fabula.serve import Library
+from tests.conftest import pdnc_novel_dir
+from tests.serve.server import running_server
+
+pytest.importorskip("fastapi", reason="the 'serve' extra (FastAPI) is not installed")
+
+NOVEL = "AlicesAdventuresInWonderland"
+
+
+def fetch(url: str, host: str | None = None) -> tuple[int, dict[str, str], bytes]:
+    """Status, headers and body of a GET, with ``host`` as the ``Host`` header when given (no redirects
+    followed)."""
+
+    class NoRedirect(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+            return None
+
+    request = urllib.request.Request(url, headers={"Host": host} if host else {})
+    opener = urllib.request.build_opener(NoRedirect)
+    try:
+        with opener.open(request, timeout=120) as response:
+            return response.status, dict(response.headers), response.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code, dict(exc.headers), exc.read()
+
+
+@pytest.fixture(scope="module")
+def novel() -> Path:
+    return pdnc_novel_dir(NOVEL) / "novel_text.txt"
+
+
+def test_a_foreign_host_header_is_refused_and_reaches_no_model(tmp_path: Path, novel: Path) -> None:
+    """A page on rebind.attacker.example whose name now points at 127.0.0.1 gets a 400 for every path,
+    and its ``llm=true`` requests never reach the model; loopback names in every form are answered."""
+    from fabula.llm import get_llm
+    from fabula.llm.testing import ScriptedOpenAIServer
+
+    with ScriptedOpenAIServer("A girl.") as model_server:
+        llm = get_llm(f"openai:test@{model_server.url}", cache=tmp_path / "llm.sqlite")
+        with running_server(Library([novel], llm=llm)) as url:
+            port = url.rsplit(":", 1)[1]
+            api = f"{url}/api/books/{NOVEL}"
+            for path in ("/", "/api/books", f"/api/books/{NOVEL}/characters/C1?at=30%25&llm=true", "/docs"):
+                for host in ("rebind.attacker.example", f"rebind.attacker.example:{port}", "10.0.0.1"):
+                    status, _, body = fetch(url + path, host=host)
+                    assert status == 400, (path, host, status)
+                    assert b"Host" in body
+            for host in (f"localhost:{port}", f"127.0.0.1:{port}", "localhost", f"[::1]:{port}"):
+                status, _, body = fetch(f"{api}/chapters?at=10%25", host=host)
+                assert status == 200, (host, body[:200])
+        assert model_server.requests == 0
+
+
+def test_pages_carry_a_csp_and_load_nothing_from_elsewhere(novel: Path) -> None:
+    with running_server(Library([novel])) as url:
+        for path in ("/library", f"/read/{NOVEL}", "/docs"):
+            status, headers, body = fetch(url + path)
+            assert status == 200, path
+            policy = headers["content-security-policy"]
+            assert "default-src 'none'" in policy and "script-src 'self'" in policy
+            assert "unsafe-inline" not in policy
+            page = body.decode()
+            assert not re.search(r"(?:src|href)=\"(?:https?:)?//", page), f"{path} loads from elsewhere"
+            for script in re.findall(r'src="(/static/[^"]+)"', page):
+                status, _, code = fetch(url + script)
+                assert status == 200 and b"http" not in code.replace(b"/openapi.json", b""), script
+        status, _, spec = fetch(url + "/openapi.json")
+        assert status == 200 and orjson.loads(spec)["paths"]
+
+
+def test_one_book_opens_that_book(novel: Path, tmp_path: Path) -> None:
+    with running_server(Library([novel])) as url:
+        status, headers, _ = fetch(url + "/")
+        assert status in (302, 303, 307) and headers["location"] == f"/read/{NOVEL}"
+    other = tmp_path / "other.txt"
+    other.write_text(novel.read_text(encoding="utf-8"), encoding="utf-8")
+    with running_server(Library([novel, other])) as url:
+        status, _, page = fetch(url + "/")
+        assert status == 200 and b"/static/library.js" in page
+
+
+def test_a_failing_model_is_a_502_and_is_asked_again(tmp_path: Path, novel: Path) -> None:
+    """The model rejects the first request: 502 with the reason; once it answers, the next request gets
+    the description (the failure was not kept for the server's lifetime)."""
+    from fabula.llm import get_llm
+    from fabula.llm.testing import ScriptedOpenAIServer
+
+    with ScriptedOpenAIServer("A curious girl.", fail_with=[400]) as model_server:
+        llm = get_llm(f"openai:test@{model_server.url}", cache=tmp_path / "llm.sqlite")
+        with running_server(Library([novel], llm=llm)) as url:
+            sheet = f"{url}/api/books/{NOVEL}/characters/C1?at=30%25&llm=true"
+            status, _, body = fetch(sheet)
+            assert status == 502, body[:300]
+            assert b"model" in body
+            status, _, body = fetch(sheet)
+            assert status == 200, body[:300]
+            assert orjson.loads(body)["generated"]["text"] == "A curious girl."
+
+
+def test_an_unreachable_model_is_a_502(tmp_path: Path, novel: Path) -> None:
+    import socket
+
+    from fabula.llm import get_llm
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]  # closed again: nothing listens there
+    llm = get_llm(f"openai:test@http://127.0.0.1:{port}/v1", cache=tmp_path / "llm.sqlite", timeout=5)
+    with running_server(Library([novel], llm=llm)) as url:
+        status, _, body = fetch(f"{url}/api/books/{NOVEL}/characters/C1?at=30%25&llm=true")
+    assert status in (502, 503), (status, body[:300])
+
+
+def test_a_hung_model_call_holds_up_no_analysis(tmp_path: Path, novel: Path) -> None:
+    """While a description waits for a model that does not answer, the cast at a new position (a new
+    analysis) is answered at once."""
+    from fabula.llm import get_llm
+    from fabula.llm.testing import ScriptedOpenAIServer
+
+    delay = 40.0
+    with ScriptedOpenAIServer("late", delay=delay) as model_server:
+        llm = get_llm(f"openai:test@{model_server.url}", cache=tmp_path / "llm.sqlite", timeout=120)
+        with running_server(Library([novel], llm=llm)) as url:
+            api = f"{url}/api/books/{NOVEL}"
+            assert fetch(f"{api}/characters?at=30%25")[0] == 200
+            hung = threading.Thread(
+                target=fetch, args=(f"{api}/characters/C1?at=30%25&llm=true",), daemon=True
+            )
+            hung.start()
+            deadline = time.monotonic() + 30
+            while model_server.requests == 0 and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert model_server.requests >= 1, "the description never asked the model"
+            started = time.monotonic()
+            status, _, body = fetch(f"{api}/characters?at=70%25")
+            waited = time.monotonic() - started
+            assert status == 200, body[:300]
+            assert waited < delay - 10, f"the cast waited {waited:.1f} s behind the model"
