@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -96,3 +98,42 @@ def test_epub_without_text(tmp_path: Path) -> None:
     epub.write_epub(str(path), book)
     with pytest.raises(InputError, match="no readable text"):
         load_book(path)
+
+
+def _rewritten(source: Path, target: Path, change: Callable[[str, bytes], bytes | None]) -> Path:
+    """A copy of the EPUB ``source`` with each entry's bytes passed through ``change`` (None drops it)."""
+    with zipfile.ZipFile(source) as old, zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as new:
+        for info in old.infolist():
+            data = change(info.filename, old.read(info.filename))
+            if data is not None:
+                new.writestr(info.filename, data)
+    return target
+
+
+def test_a_small_epub_that_unpacks_past_the_limit_is_refused(tmp_path: Path) -> None:
+    """--max-bytes bounds what the EPUB unpacks to, not only the compressed file (no MemoryError)."""
+    source = _write_epub(tmp_path / "test.epub", numbered=True)
+    filler = b"<html><body><p>" + b"a " * 3_000_000 + b"</p></body></html>"
+    big = _rewritten(source, tmp_path / "big.epub", lambda n, d: filler if n.endswith("c2.xhtml") else d)
+    assert big.stat().st_size < 1_000_000
+    with pytest.raises(InputError, match=r"unpacks to .*--max-bytes"):
+        load_book(big, max_bytes=1_000_000)
+    assert "He came back" in load_book(source, max_bytes=1_000_000).text  # the limit spares the small one
+
+
+def test_a_truncated_package_file_is_a_one_line_error(tmp_path: Path) -> None:
+    source = _write_epub(tmp_path / "test.epub", numbered=True)
+    cut = _rewritten(
+        source, tmp_path / "cut.epub", lambda n, d: d[: len(d) // 2] if n.endswith(".opf") else d
+    )
+    with pytest.raises(InputError, match="not a readable EPUB"):
+        load_book(cut)
+
+
+def test_a_chapter_the_html_parser_cannot_read_is_kept_or_reported(tmp_path: Path) -> None:
+    """A content document ebooklib's parser returns empty (a frameset instead of a body) is read from its
+    own markup; one whose text is lost anyway is named in a warning, never dropped without a word."""
+    source = _write_epub(tmp_path / "test.epub", numbered=True)
+    frameset = b"<html><frameset><p>He came back at last.</p></frameset></html>"
+    odd = _rewritten(source, tmp_path / "odd.epub", lambda n, d: frameset if n.endswith("c2.xhtml") else d)
+    assert "He came back at last." in load_book(odd).text

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import codecs
 import html
+import logging
 import re
 import stat
 import zipfile
@@ -21,6 +22,8 @@ from fabula.errors import InputError
 
 DEFAULT_MAX_BYTES = 40 * 1024 * 1024  # the longest novels are ~5 MB; 40 MiB is a corpus, not a book
 MAX_BYTES_OPTION = "--max-bytes"  # every command that loads a book takes it (fabula.cli._options)
+
+log = logging.getLogger(__name__)
 
 _BOMS: list[tuple[bytes, str]] = [
     (codecs.BOM_UTF32_LE, "utf-32"),
@@ -69,7 +72,7 @@ def read_book_file(path: str | Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> D
     except OSError as exc:
         raise InputError(f"cannot read file ({exc.strerror})", p) from exc
     if data[:4] == b"PK\x03\x04" and (p.suffix.lower() == ".epub" or _looks_like_epub(data)):
-        return _read_epub(p)
+        return _read_epub(p, max_bytes)
     if p.suffix.lower() == ".epub":
         raise InputError("not a valid EPUB (it is not a zip archive)", p)
     text, encoding = decode_bytes(data, p)
@@ -233,13 +236,24 @@ _TAG = re.compile(r"<[^>]+>")
 _SCRIPT = re.compile(r"<(script|style|head)\b[^>]*>.*?</\1\s*>", re.I | re.S)
 
 
-def _read_epub(path: Path) -> DecodedFile:
-    """Extract the reading-order text of an EPUB: one paragraph per block element, blank lines between."""
+def _read_epub(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> DecodedFile:
+    """Extract the reading-order text of an EPUB: one paragraph per block element, blank lines between.
+    The archive's unpacked size counts against ``max_bytes`` too (a small EPUB can hold a huge chapter)."""
     try:
         from ebooklib import epub
     except ImportError as exc:  # pragma: no cover - ebooklib is a core dependency
         raise InputError("reading .epub needs the ebooklib package", path) from exc
     try:
+        with zipfile.ZipFile(path) as archive:
+            # the sizes the archive declares bound what inflating its entries gives back (zipfile reads
+            # no more than an entry's declared size), so this check holds against a lying archive too
+            unpacked = sum(info.file_size for info in archive.infolist())
+        if unpacked > max_bytes:
+            raise InputError(
+                f"EPUB unpacks to {format_size(unpacked)}, more than the {format_size(max_bytes)} limit for "
+                f"one book (raise the limit with {MAX_BYTES_OPTION})",
+                path,
+            )
         return _epub_text(path)
     except (
         zipfile.BadZipFile,
@@ -248,6 +262,9 @@ def _read_epub(path: Path) -> DecodedFile:
         KeyError,
         ValueError,
         OSError,
+        SyntaxError,  # lxml's XMLSyntaxError: a damaged package or content file
+        TypeError,  # ebooklib on a truncated package file (a manifest it cannot walk)
+        AttributeError,
         epub.EpubException,
     ) as exc:
         # a corrupt archive fails while an entry is inflated (zlib.error), not only when it is opened
@@ -261,27 +278,41 @@ def _epub_text(path: Path) -> DecodedFile:
     book = epub.read_epub(str(path), options={"ignore_ncx": True})
     text = ""
     headings: list[int] = []
+    lost: list[str] = []
+    documents = 0
     for item_id, _linear in book.spine:
         item = book.get_item_with_id(item_id)
         if item is None or item.get_type() != ebooklib.ITEM_DOCUMENT or isinstance(item, epub.EpubNav):
             continue
-        markup = _SCRIPT.sub(" ", item.get_content().decode("utf-8", errors="replace"))
-        if _is_table_of_contents(markup):
+        documents += 1
+        found = _document_text(item.get_content().decode("utf-8", errors="replace"))
+        raw = item.content if isinstance(item.content, bytes) else str(item.content or "").encode()
+        if found is not None and not found[1]:
+            # ebooklib's HTML parser gave nothing back (markup it cannot parse, a body it does not find):
+            # read the file's own markup instead, and if that has text too, say the chapter is lost
+            found = _document_text(raw.decode("utf-8", errors="replace"))
+            if (
+                found is not None
+                and not found[1]
+                and _TAG.sub("", _SCRIPT.sub(" ", raw.decode("utf-8", "replace"))).strip()
+            ):
+                lost.append(item.file_name)
+        if found is None or not found[1]:
             continue
-        heading = _HEADING.search(markup)
-        heading_text = " ".join(html.unescape(_TAG.sub("", heading.group(1))).split()) if heading else ""
-        markup = _HEADING.sub(lambda m: "\n\n" + m.group(1) + "\n\n", markup)
-        markup = _BLOCK_END.sub("\n\n", markup)
-        plain = html.unescape(_TAG.sub("", markup))
-        paragraphs = [" ".join(p.split()) for p in re.split(r"\n\s*\n", plain)]
-        document = "\n\n".join(p for p in paragraphs if p)
-        if not document:
-            continue
+        heading_text, document = found
         if text:
             text += "\n\n\n"
         if heading_text and document.startswith(heading_text):
             headings.append(len(text))
         text += document
+    if lost:
+        log.warning(
+            "%s: %d of %d content documents have text that could not be read and are left out: %s",
+            path,
+            len(lost),
+            documents,
+            ", ".join(lost[:5]) + (" …" if len(lost) > 5 else ""),
+        )
     if not text.strip():
         raise InputError("EPUB contains no readable text", path)
     title = _first_meta(book, "title")
@@ -297,6 +328,20 @@ def _epub_text(path: Path) -> DecodedFile:
 
 
 _LINK = re.compile(r"<a\b[^>]*>(.*?)</a\s*>", re.I | re.S)
+
+
+def _document_text(markup: str) -> tuple[str, str] | None:
+    """A content document's first heading and its text, one paragraph per block; None for a contents page."""
+    markup = _SCRIPT.sub(" ", markup)
+    if _is_table_of_contents(markup):
+        return None
+    heading = _HEADING.search(markup)
+    heading_text = " ".join(html.unescape(_TAG.sub("", heading.group(1))).split()) if heading else ""
+    markup = _HEADING.sub(lambda m: "\n\n" + m.group(1) + "\n\n", markup)
+    markup = _BLOCK_END.sub("\n\n", markup)
+    plain = html.unescape(_TAG.sub("", markup))
+    paragraphs = [" ".join(p.split()) for p in re.split(r"\n\s*\n", plain)]
+    return heading_text, "\n\n".join(p for p in paragraphs if p)
 
 
 def _is_table_of_contents(markup: str) -> bool:
