@@ -154,3 +154,77 @@ def test_a_hung_model_call_holds_up_no_analysis(tmp_path: Path, novel: Path) -> 
             waited = time.monotonic() - started
             assert status == 200, body[:300]
             assert waited < delay - 10, f"the cast waited {waited:.1f} s behind the model"
+
+
+def _serve_process(novel: Path, cache: Path) -> tuple[Any, str]:
+    """``fabula serve NOVEL`` as a terminal runs it (its own process group), once it answers HTTP."""
+    import os
+    import socket
+    import subprocess
+    import sys
+
+    from tests.conftest import like_a_terminal_job
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "fabula", "serve", str(novel), "--port", str(port), "--cache", str(cache)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+        preexec_fn=like_a_terminal_job,
+        env={**os.environ, "COLUMNS": "200"},
+    )
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 90
+    while True:
+        try:
+            if fetch(base + "/api/books")[0] == 200:
+                return process, base
+        except OSError:
+            pass
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            pytest.fail(f"fabula serve did not start: {process.communicate()[1].decode()[-2000:]}")
+        time.sleep(0.1)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("presses", [1, 2], ids=["once", "twice"])
+def test_ctrl_c_while_a_book_is_analysed_exits_at_once(tmp_path: Path, presses: int) -> None:
+    """Ctrl-C while a request waits for a long analysis ends the server within seconds with status 130
+    and one line, no traceback (pressed twice as well)."""
+    import os
+    import signal
+    import subprocess
+
+    novel = pdnc_novel_dir("Emma") / "novel_text.txt"
+    process, base = _serve_process(novel, tmp_path)
+    api = f"{base}/api/books/Emma"
+    waiting = threading.Thread(target=lambda: fetch(f"{api}/characters?at=95%25"), daemon=True)
+    waiting.start()
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        status, _, body = fetch(api)
+        if status == 200 and orjson.loads(body).get("analysing"):
+            break
+        time.sleep(0.1)
+    else:
+        process.kill()
+        pytest.fail("the analysis never started")
+    started = time.monotonic()
+    for _ in range(presses):
+        os.killpg(process.pid, signal.SIGINT)
+        time.sleep(0.3)
+    try:
+        _, err = process.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        pytest.fail("Ctrl-C did not stop fabula serve within 30 s")
+    took = time.monotonic() - started
+    text = err.decode()
+    assert process.returncode == 130, text
+    assert "Traceback" not in text and "KeyboardInterrupt" not in text, text
+    assert "interrupted" in text, text
+    assert took < 15, f"took {took:.1f} s"

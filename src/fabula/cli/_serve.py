@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import sys
+import threading
 from pathlib import Path
-from typing import Annotated
+from types import FrameType
+from typing import Annotated, Any, NoReturn
 
 import typer
 
@@ -13,6 +18,7 @@ from fabula.cli._options import LlmOption, MaxBytesOption, TimeoutOption
 from fabula.llm import DEFAULT_TIMEOUT
 
 EAGER_BOOKS = 4  # books loaded at start-up; the others load when first opened
+STOP_SECONDS = 3.0  # after Ctrl-C, how long the server may take to stop before the process just ends
 
 
 @app.command("serve")
@@ -68,7 +74,51 @@ def serve_command(
         markup=False,
         highlight=False,
     )
+    server = _Server(uvicorn.Config(application, host=host, port=port, log_level="warning"))
     try:
-        uvicorn.run(application, host=host, port=port, log_level="warning")
+        server.run()
+    except KeyboardInterrupt:
+        pass  # uvicorn re-raises the Ctrl-C it caught once it has stopped serving
     finally:
         library.close()
+    if server.interrupted.is_set():
+        _exit_interrupted()
+
+
+def _exit_interrupted() -> NoReturn:
+    """Say so and end the process now with status 130: a request may still wait on an analysis or a model
+    call on a worker thread, which would hold up an ordinary exit until it finished (the disk cache is
+    written atomically, a marker last, so nothing half-written is left behind)."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C now changes nothing, prints nothing
+    stderr.print("fabula: interrupted (fabula serve stopped)", markup=False)
+    sys.stderr.flush()
+    os._exit(130)
+
+
+def _uvicorn_server() -> type:
+    import uvicorn
+
+    class Server(uvicorn.Server):
+        """uvicorn's server that remembers a Ctrl-C and, if stopping takes longer than a moment (a request
+        waiting for a long analysis), ends the process anyway."""
+
+        def __init__(self, config: uvicorn.Config) -> None:
+            super().__init__(config)
+            self.interrupted = threading.Event()
+
+        def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+            if sig != signal.SIGINT:
+                super().handle_exit(sig, frame)
+            elif not self.interrupted.is_set():  # a second Ctrl-C would make uvicorn print tracebacks
+                self.interrupted.set()
+                super().handle_exit(sig, frame)
+                stopper = threading.Timer(STOP_SECONDS, _exit_interrupted)
+                stopper.daemon = True
+                stopper.start()
+
+    return Server
+
+
+def _Server(config: Any) -> Any:
+    return _uvicorn_server()(config)
