@@ -32,15 +32,19 @@ def probe_command(
         str, typer.Option("--probes", help="Comma-separated: name-cloze, csg, no-context, min-k.")
     ] = "name-cloze,csg,no-context,min-k",
     samples: Annotated[
-        int, typer.Option("--samples", min=1, help="Items per probe (per quote type for csg, no-context).")
+        int,
+        typer.Option(
+            "--samples", min=1, help="Items per probe (per quote type for csg, no-context; the paper: 100)."
+        ),
     ] = 100,
-    k_percent: Annotated[
-        float, typer.Option("--k-percent", help="Min-K%: share of least likely tokens.")
-    ] = 20.0,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the sampling and replacement names.")] = 0,
     probe_metric: Annotated[
-        str, typer.Option("--probe-metric", help="compare: the probe score (e.g. csg_true, name_cloze).")
-    ] = "csg_true",
+        str,
+        typer.Option(
+            "--probe-metric",
+            help="compare: the probe score (csg_mem, csg_mem_cloze, csg_reason, name_cloze, min_k_20, ...).",
+        ),
+    ] = "csg_mem",
     task_metric: Annotated[
         str, typer.Option("--task-metric", help="compare: the task's per-book score (e.g. accuracy).")
     ] = "accuracy",
@@ -51,8 +55,9 @@ def probe_command(
     no_cache: NoCacheOption = False,
     timeout: TimeoutOption = DEFAULT_TIMEOUT,
 ) -> None:
-    """Probe what a model remembers of books (name cloze, corrupted-speaker guessing, no-context, Min-K%),
-    or compare a probe's per-book scores with a task's (Spearman; Welch's t-test top vs bottom books)."""
+    """Probe what a model remembers of books as Michel et al. (NAACL 2025) do (name cloze, corrupted-speaker
+    guessing, Min-K% on annotation rows; no-context is fabula's own), or compare a probe's per-book scores
+    with a task's (Spearman; Student's t-test top vs bottom books: the paper's Table 2)."""
     # probes are about the whole book (what a model remembers of it), so there is no --until here
     if inputs and inputs[0] == "compare":
         _compare(inputs[1:], probe_metric, task_metric, top, json_out)
@@ -65,7 +70,6 @@ def probe_command(
         "paths": [Path(b) for b in inputs],
         "probes": probes,
         "samples": samples,
-        "k_percent": k_percent,
         "seed": seed,
         "llm": llm,
         "no_cache": no_cache,

@@ -84,6 +84,21 @@ def load_prompt(name: str) -> PromptTemplate:
     return PromptTemplate(name, data["version"], data["text"], system if isinstance(system, str) else None)
 
 
+@lru_cache(maxsize=32)
+def load_paper_prompt(path: str) -> str:
+    """A prompt a paper prescribes word for word, shipped as ``PATH`` (``.txt``, relative to this package):
+    its first line names the paper and figure or file it comes from and is not part of the prompt; the
+    rest is returned byte for byte (``<INSERT …>`` placeholders are filled by the caller)."""
+    try:
+        text = resources.files(__name__).joinpath(path).read_text("utf-8")
+    except (FileNotFoundError, OSError) as exc:
+        raise ConfigError(f"no such paper prompt ({exc})", path) from exc
+    first, _, rest = text.partition("\n")
+    if not first.startswith("#"):
+        raise ConfigError("a paper prompt's first line must name its source ('# ...')", path)
+    return rest
+
+
 def list_prompts() -> list[str]:
     """Names of all shipped templates."""
     root = resources.files(__name__)
@@ -121,6 +136,7 @@ __all__ = [
     "PromptTemplate",
     "answer_filter",
     "list_prompts",
+    "load_paper_prompt",
     "load_prompt",
     "majority_letter",
     "mcq_prompt",

@@ -18,6 +18,7 @@ from fabula.quotes._michel import (
     quote_parts,
 )
 from fabula.quotes._michel import METHOD_NAME as PAPER_METHOD
+from fabula.quotes._michel import alias_table as paper_alias_table
 from fabula.quotes._output import TSV_COLUMNS, QuoteFormat, quote_records, quotes_bytes, write_quotes
 from fabula.quotes._registry import (
     DEFAULT_METHOD,
@@ -46,6 +47,7 @@ __all__ = [
     "detect_quote_style",
     "detect_quotes",
     "llm_prompt_id",
+    "paper_alias_table",
     "quote_parts",
     "quote_records",
     "quotes_bytes",

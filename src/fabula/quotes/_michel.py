@@ -31,13 +31,12 @@ import ast
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from functools import cache
-from importlib import resources
 from typing import Any, Literal
 
 from fabula.book import Book, Character, Quote
 from fabula.errors import BackendError, ConfigError
 from fabula.llm import LLM, GenerateOptions
+from fabula.prompts import load_paper_prompt
 from fabula.quotes._registry import AttributionResult, attribution_method
 
 PAPER = "Michel, Epure, Hennequin and Cerisara, NAACL 2025"
@@ -82,13 +81,11 @@ _PLACEHOLDER = re.compile(r"<INSERT (PASSAGE|PREVIOUS PREDICTIONS|CHARACTER LIST
 # --- prompts ----------------------------------------------------------------------------------------
 
 
-@cache
 def paper_prompt(strategy: str) -> str:
     """The paper's prompt for ``strategy`` (``normal``: Figure 7; ``incremental``: Figure 8), with its
     ``<INSERT …>`` placeholders; read from package data (the file's first line names the source)."""
     name = "michel2025_incremental.txt" if strategy == "incremental" else "michel2025_normal.txt"
-    text = resources.files("fabula.prompts").joinpath("quote_attribution", name).read_text("utf-8")
-    return text.split("\n", 1)[1]
+    return load_paper_prompt(f"quote_attribution/{name}")
 
 
 def fill_prompt(strategy: str, passage: str, names: str, previous: dict[str, object] | None = None) -> str:

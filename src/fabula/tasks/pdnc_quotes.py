@@ -189,6 +189,14 @@ class QuotesTask(Task):
             help="--method llm: an answer counts only when it is exactly a listed name (the paper), or also "
             "when it is part of one (the released code's alias2id).",
         ),
+        TaskOption(
+            "chapters",
+            int,
+            default=None,
+            metavar="N",
+            help="--method llm: only the quotes of each novel's first N chapters (a bounded run for slow "
+            "models; not the paper's protocol, and the report's settings say so).",
+        ),
         NOVEL_OPTION,
     ]
 
@@ -239,6 +247,7 @@ class QuotesTask(Task):
                     "population": given["population"],
                     "name_matching": given["name_matching"],
                     "unit": "quotation part (sub-quotation)",
+                    "chapters": given["chapters"],
                     "chunk_tokens": CHUNK_TOKENS,
                     "stride_tokens": STRIDE_TOKENS,
                 }
@@ -284,6 +293,7 @@ class QuotesTask(Task):
             population=given["population"],
             strategy=self.strategy,
             name_matching=given["name_matching"],
+            chapters=given["chapters"],
         )
         details["_tallies"] = {k: [r, t] for k, (r, t) in tallies.items()}
         return ItemOutcome(scores=scores, details=details)
@@ -463,22 +473,30 @@ def score_paper_protocol(
     population: str = "ge10",
     strategy: str = "incremental",
     name_matching: str = "exact",
+    chapters: int | None = None,
 ) -> tuple[dict[str, Any], dict[str, tuple[int, int]], dict[str, Any]]:
     """Run the paper's protocol on one novel and score it per quotation part (the paper's unit: each
     sub-quotation is marked and predicted on its own). Gold quotes: PDNC's spans, those of pseudo-speakers
     left unmarked as in the authors' code. Gold characters: the names list of every character who speaks
     (the authors' ``prune_info``); predicted: fabula's cast, scored right when the predicted character
-    shares a name with the gold speaker. Returns scores, tallies and details."""
+    shares a name with the gold speaker. ``chapters``: only the first N chapters' quotes (a bounded run).
+    Returns scores, tallies and details."""
     book = novel.book
     pseudo = {id(q) for q in novel.pseudo_speaker_quotes()}
-    valid = [q for q in novel.quotes if id(q) not in pseudo]
+    limit = len(book.text)
+    if chapters is not None and 0 < chapters < len(book.chapters):
+        limit = book.chapters[chapters - 1].end
+    valid = [q for q in novel.quotes if id(q) not in pseudo and q.start < limit]
     scored = paper_population(novel, population)
     if quotes == "gold":
         book.quotes = [Quote(q.id, list(q.spans)) for q in valid]
     else:
         detect_quotes(book)
+        book.quotes = [q for q in book.quotes if q.start < limit]
     if characters == "gold":
-        cast, speakers = novel.characters, {q.speaker_id for q in valid if q.speaker_id}
+        # the names list: every character who speaks in the novel (the authors' prune_info)
+        speaking = {q.speaker_id for q in novel.quotes if id(q) not in pseudo and q.speaker_id}
+        cast, speakers = novel.characters, speaking
     else:
         find_characters(book)
         cast, speakers = book.characters, None
