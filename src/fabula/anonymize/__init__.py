@@ -18,6 +18,7 @@ from fabula.anonymize._anonymize import (
     name_words,
     person_mapping,
     plan_mapping,
+    remaining_names,
 )
 
 __all__ = [
@@ -34,4 +35,5 @@ __all__ = [
     "name_words",
     "person_mapping",
     "plan_mapping",
+    "remaining_names",
 ]

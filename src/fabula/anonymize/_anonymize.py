@@ -3,8 +3,14 @@
 Names are replaced as words, not per character: "Bennet" gets one replacement wherever it stands
 ("Mr. Bennet", "Jane Bennet", "the Bennets", "BENNET"), so families stay families, and honorifics,
 possessives ("Darcy's") and capitalisation stay as they were. The character list decides what is a
-name; a name word that also occurs in lower case in the book ("Hope", "Long", "Hill") is ambiguous
-and kept. Given names get given names of the character's gender (US census list shipped with the
+name; titles and ranks ("Mr.", "Agent", "Detective-Inspector") are never names. A name word the book also
+uses in lower case ("Hope", "Long", "Hill") is *contextual*: replaced where it names a person — after a
+title ("Mrs. Long", "Agent Fox"), beside another name of the cast, or capitalised inside a sentence — and
+kept elsewhere ("Long ago", "hope"). So is a word that stands after "in"/"at"/"near"/"into"/"through"/"across"
+in a quarter or more of its uses (a place the character list took for a person, or a shop called after its
+owner): replaced only after a title or beside another name, so "at Ford's" stays and "Mrs. Ford" does not.
+`remaining_names` finds any cast name still standing in a person's place in a text (what `fabula
+anonymize` reports, and fails on). Given names get given names of the character's gender (US census list shipped with the
 characters layer); surnames get surnames from ``surnames.txt``; no replacement occurs anywhere in the
 book (in any case), so the mapping is reversible: ``mapping.inverse().apply(new)`` gives the text back.
 
@@ -27,6 +33,7 @@ import functools
 import random
 import re
 from collections import Counter, defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -55,6 +62,31 @@ _NAME_WORD = re.compile(r"^[A-Z][a-z]+(?:[-'][A-Z]?[a-z]+)*$|^Mc[A-Z][a-z]+$")
 _WORDS = re.compile(r"[A-Za-z]+")
 #: honorifics followed by a given name ("Sir John", "Lady Catherine"); the others take a surname
 _GIVEN_NAME_TITLES = frozenset({"lady", "lord", "dame", "aunt", "uncle", "sister", "brother", "cousin"})
+#: ranks and offices before a surname that the characters layer's honorifics do not list
+_RANKS = frozenset(
+    {
+        "agent",
+        "officer",
+        "constable",
+        "superintendent",
+        "coroner",
+        "chief",
+        "deputy",
+        "sheriff",
+        "nurse",
+        "private",
+    }
+)
+_TITLES = frozenset(HONORIFICS) | frozenset(STANDALONE_TITLES) | _RANKS
+_LOCATIVE = re.compile(r"\b(?:in|at|near|into|through|across)\s+$", re.IGNORECASE)
+_PLACE_SHARE = 0.25  # of a word's uses after a locative preposition, for it to read as a place
+_SENTENCE_START = set(".!?\"“”'‘’(\n:—-")
+
+
+def is_title(word: str) -> bool:
+    """A title, rank or office ("Mrs.", "Agent", "Detective-Inspector"), never a name."""
+    parts = word.strip(".").lower().split("-")
+    return all(part in _TITLES for part in parts)
 
 
 @dataclass(slots=True)
@@ -107,6 +139,8 @@ class NameMapping:
     seed: int = 0
     roles: dict[str, str] = field(default_factory=dict)  # name word -> "first" or "last" (for the record)
     mode: str = "census"
+    # name word -> replaced only where it names a person; True: also capitalised inside a sentence
+    contextual: dict[str, bool] = field(default_factory=dict)
 
     def _pattern(self) -> re.Pattern[str] | None:
         if not self.names:
@@ -142,7 +176,14 @@ class NameMapping:
         shift = 0
         for match in pattern.finditer(text, start, end):
             a, b = match.span(1)
-            new = self._lookup(match.group(1))
+            word = match.group(1)
+            if word in self.contextual and not person_context(
+                text, a, b, self.contextual[word], self.names.keys() - self.contextual.keys()
+            ):
+                continue
+            if word not in self.names and word.capitalize() in self.contextual:
+                continue  # an ALL-CAPS form of a contextual word: a heading or a shout, not a name
+            new = self._lookup(word)
             pieces.append(text[done:a])
             pieces.append(new)
             offsets.add(a, b, a + shift, a + shift + len(new))
@@ -168,7 +209,8 @@ class NameMapping:
         )
 
     def to_json(self) -> dict[str, Any]:
-        return {"seed": self.seed, "mode": self.mode, "names": self.names, "roles": self.roles}
+        out = {"seed": self.seed, "mode": self.mode, "names": self.names, "roles": self.roles}
+        return out | ({"contextual": self.contextual} if self.contextual else {})
 
     def save(self, path: str | Path) -> None:
         write_bytes_atomic(path, orjson.dumps(self.to_json(), option=orjson.OPT_INDENT_2) + b"\n")
@@ -189,6 +231,7 @@ class NameMapping:
             int(data.get("seed", 0)),
             dict(data.get("roles", {})),
             str(data.get("mode", "census")),
+            {str(k): bool(v) for k, v in dict(data.get("contextual", {})).items()},
         )
 
 
@@ -245,7 +288,7 @@ def name_words(characters: list[Character]) -> dict[str, tuple[Role, Counter[str
                 continue
             words = alias.replace("_", " ").split()
             title = None
-            while words and words[0].strip(".").lower() in HONORIFICS:
+            while words and is_title(words[0]):
                 title = words.pop(0).strip(".").lower()
             if "of" in (w.lower() for w in words):  # "Mr. Darcy of Pemberley": a place follows
                 words = words[: [w.lower() for w in words].index("of")]
@@ -265,10 +308,12 @@ def name_words(characters: list[Character]) -> dict[str, tuple[Role, Counter[str
                 if role == "first":
                     genders[word][character.gender] += 1
                 continue
+            # a place in a full name outweighs a lone use (whose role is a guess), so a tie cannot hang on
+            # the order of the aliases
             for word in words[:-1]:
-                roles[word]["first"] += 1
+                roles[word]["first"] += 2
                 genders[word][character.gender] += 1
-            roles[words[-1]]["last"] += 1
+            roles[words[-1]]["last"] += 2
     return {w: (r.most_common(1)[0][0], genders[w]) for w, r in roles.items()}
 
 
@@ -279,23 +324,25 @@ def plan_mapping(
     if mode not in MODES:
         raise InputError(f"unknown anonymization mode {mode!r} (choose from {', '.join(MODES)})")
     text = book if isinstance(book, str) else book.text
-    lower_words = _book_words(text)[1]
-    excluded = {w.lower() for w in NON_NAMES} | set(HONORIFICS) | set(STANDALONE_TITLES) | set(NAME_PARTICLES)
+    lower_words = _book_words(text)[1] | {w.lower() for w in NON_NAMES}
     found = name_words(characters)
     planned = {
         word: info
         for word, info in found.items()
-        if word.lower() not in lower_words
-        and word.lower() not in excluded
+        if word.lower() not in NAME_PARTICLES
+        and not is_title(word)
         and len(word) > 1
         and not (word.endswith("s") and (word[:-1] in found or word[:-2] in found))  # "the Bennets"
     }
+    contextual = {w: True for w in planned if w.lower() in lower_words}
+    contextual |= {w: False for w in planned if _place_like(text, w)}
     rng = random.Random(seed)
     names: dict[str, str] = {}
     roles: dict[str, str] = {}
     if mode == "rep":  # GANDALF -Rep: a cycle through the shuffled first names, and one through the surnames
         for role_of in ("first", "last"):
-            words = sorted(w for w, (role, _) in planned.items() if role == role_of)
+            # contextual words stay out of the shuffle: a cast word they became would not invert exactly
+            words = sorted(w for w, (role, _) in planned.items() if role == role_of and w not in contextual)
             rng.shuffle(words)
             if len(words) > 1:
                 names |= {w: words[(i + 1) % len(words)] for i, w in enumerate(words)}
@@ -317,7 +364,74 @@ def plan_mapping(
         taken.add(replacement.lower())
         names[word] = replacement
         roles[word] = role
-    return NameMapping(names, seed, roles, mode)
+    return NameMapping(names, seed, roles, mode, {w: c for w, c in contextual.items() if w in names})
+
+
+def _place_like(text: str, word: str) -> bool:
+    """Whether ``word`` stands after a locative preposition in at least `_PLACE_SHARE` of its uses
+    (three uses at least)."""
+    starts = [m.start() for m in re.finditer(rf"(?<![A-Za-z]){re.escape(word)}(?![A-Za-z])", text)]
+    if len(starts) < 3:
+        return False
+    after = sum(bool(_LOCATIVE.search(text, max(0, s - 12), s)) for s in starts)
+    return after >= _PLACE_SHARE * len(starts)
+
+
+def person_context(text: str, start: int, end: int, mid_sentence: bool, names: Iterable[str]) -> bool:
+    """Whether the name word at ``[start, end)`` names a person: after a title ("Mrs.", "Agent"), beside
+    one of ``names`` ("Jane Long", "Long Jane"), or — with ``mid_sentence`` — capitalised inside a
+    sentence (not at its start, where any word is capitalised)."""
+    before = re.search(r"([A-Za-z][A-Za-z-]*)\.?\s+$", text[max(0, start - 40) : start])
+    if before is not None and (is_title(before.group(1)) or before.group(1) in names):
+        return True
+    after = re.match(r"(?:'s)?\s+([A-Z][a-z]+)", text[end : end + 40])
+    if after is not None and after.group(1) in names:
+        return True
+    if not mid_sentence:
+        return False
+    prefix = text[max(0, start - 20) : start].rstrip(" \t")
+    return bool(prefix) and prefix[-1] not in _SENTENCE_START
+
+
+def remaining_names(
+    text: str, characters: list[Character], start: int = 0, end: int | None = None
+) -> Counter[str]:
+    """Each cast name word still standing in ``text[start:end]`` where it names a person (after a title,
+    beside another cast name, or capitalised inside a sentence; a place-like word only the first two ways),
+    with its count: what an anonymised text should not contain."""
+    end = len(text) if end is None else end
+    words = sorted(_cast_words(characters))
+    others = set(words)
+    remaining: Counter[str] = Counter()
+    for word in words:
+        mid = not _place_like(text, word)
+        for match in re.finditer(rf"(?<![A-Za-z]){re.escape(word)}(?![A-Za-z])", text[start:end]):
+            a = start + match.start()
+            if person_context(text, a, a + len(word), mid, others - {word}):
+                remaining[word] += 1
+    return remaining
+
+
+def _cast_words(characters: list[Character]) -> set[str]:
+    """Every capitalised word of the characters' names and aliases that is not a title, a particle or an
+    initial — looser than `name_words` (which plans only words it can replace), so a name it could not plan
+    ("O'Brien") is still looked for. Initials are not replaced (nor by GANDALF's schema)."""
+    words: set[str] = set()
+    for character in characters:
+        for alias in character.all_names():
+            if is_pseudo_name(alias) or alias.lower().startswith(("the ", "a ", "an ")):
+                continue
+            parts = alias.replace("_", " ").split()
+            if "of" in (w.lower() for w in parts):
+                parts = parts[: [w.lower() for w in parts].index("of")]
+            words |= {
+                w.strip(".,")
+                for w in parts
+                if re.match(r"^[A-Z][A-Za-z'’-]+\.?$", w)
+                and not is_title(w)
+                and w.lower() not in NAME_PARTICLES
+            }
+    return words
 
 
 def _first_name_gender(word: str, genders: Counter[str]) -> str:

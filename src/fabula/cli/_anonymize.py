@@ -44,21 +44,41 @@ def anonymize_command(
             "--questions", metavar="FILE", help="A question file about this book to map too; repeatable."
         ),
     ] = None,
+    allow_remaining: Annotated[
+        bool,
+        typer.Option(
+            "--allow-remaining",
+            help="Write the output even when cast names remain in it (they are still reported).",
+        ),
+    ] = False,
     until: UntilOption = None,
     until_chapter: UntilChapterOption = None,
     max_bytes: MaxBytesOption = DEFAULT_MAX_BYTES,
 ) -> None:
     """Replace every unambiguous first name and surname of the book's characters, consistently and
     gender-matched, with names that never occur in the book; write BOOK.txt and BOOK.mapping.json to DIR
-    (with --until, the text up to that point only)."""
-    from fabula.anonymize import anonymize_book
+    (with --until, the text up to that point only). Any cast name still standing where it names a person in
+    the output is reported, and then nothing is written (the command fails) unless --allow-remaining."""
+    from fabula.anonymize import anonymize_book, remaining_names
     from fabula.characters import load_character_list
+    from fabula.errors import InputError
     from fabula.recognition import load_questions, map_question, write_questions
 
     loaded_questions = [(path, load_questions(path)) for path in questions or []]
     book = load_reading(book_path, max_bytes=max_bytes, until=until, until_chapter=until_chapter)
     cast = load_character_list(characters) if characters is not None else None
     text, mapping = anonymize_book(book, cast, seed=seed, mode=mode)
+    if mode != "rep":  # -Rep gives the cast's own names back by design
+        end = book.body.end + len(text) - len(book.text)
+        remaining = remaining_names(text, cast if cast is not None else book.characters, book.body.start, end)
+        if remaining:
+            listed = ", ".join(f"{name} ×{count}" for name, count in remaining.most_common(10))
+            problem = f"{sum(remaining.values())} uses of {len(remaining)} cast name(s) remain in the output: {listed}"
+            if not allow_remaining:
+                raise InputError(
+                    f"{problem}; nothing written (--allow-remaining writes it anyway)", book_path
+                )
+            stderr.print(f"warning: {problem}", markup=False)
     stem = book_path.parent.name if book_path.stem == "novel_text" else book_path.stem
     new_book = out / f"{stem}.txt"
     write_text_atomic(new_book, text)
