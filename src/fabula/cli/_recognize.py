@@ -129,6 +129,14 @@ def make_command(
             "--candidates", min=2, help="Draw name distractors from the book's N most-mentioned characters."
         ),
     ] = 20,
+    distractors: Annotated[
+        str,
+        typer.Option(
+            "--distractors",
+            help="top: name distractors from the --candidates most-mentioned characters (fabula's); paper: from "
+            "every named character of the book, as GANDALF draws them.",
+        ),
+    ] = "top",
     until: UntilOption = None,
     until_chapter: UntilChapterOption = None,
     max_bytes: MaxBytesOption = DEFAULT_MAX_BYTES,
@@ -138,6 +146,8 @@ def make_command(
     the reader has met by then)."""
     from fabula.recognition import candidate_names, load_pairs, make_questions, write_questions
 
+    if distractors not in ("top", "paper"):
+        raise ConfigError(f"--distractors must be top or paper, not {distractors!r}", "--distractors")
     loaded = load_pairs(pairs)
     by_name: dict[str, Path] = {}
     for path in books:
@@ -153,7 +163,7 @@ def make_command(
     names = {
         name: candidate_names(
             load_reading(path, max_bytes=max_bytes, until=until, until_chapter=until_chapter),
-            limit=candidates,
+            limit=candidates if distractors == "top" else None,
         )
         for name, path in chosen.items()
     }

@@ -20,11 +20,12 @@ def sibling_character_list(book_path: Path) -> Path | None:
 
 
 def candidate_names(
-    book: Book | Path, characters: list[Character] | None = None, *, limit: int = DEFAULT_CANDIDATES
+    book: Book | Path, characters: list[Character] | None = None, *, limit: int | None = DEFAULT_CANDIDATES
 ) -> list[str]:
     """The names of the book's ``limit`` most-mentioned characters that read as names ("Mr. Darcy",
     not "The Waiter" or "_group"), for drawing distractors (a path is loaded; a `Book` may be one
-    cut at a reading position)."""
+    cut at a reading position). ``limit=None``: every such character the book mentions, GANDALF's
+    population ("randomly selecting names ... for other characters from the same book", described or not)."""
     if not isinstance(book, Book):
         book = load_book(book)
     if characters is None and book.meta.source is not None:
@@ -33,7 +34,7 @@ def candidate_names(
     cast = find_characters(book, gold=characters)
     ranked = sorted(cast, key=lambda c: -c.mention_count)
     names = [c.name for c in ranked if c.mention_count > 0 and _reads_as_name(c.name)]
-    return names[:limit]
+    return names if limit is None else names[:limit]
 
 
 def _reads_as_name(name: str) -> bool:
