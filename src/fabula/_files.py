@@ -6,6 +6,7 @@ An interrupted run never leaves a half-written output file; every writer in fabu
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import tempfile
 from collections.abc import Iterator
@@ -13,6 +14,10 @@ from pathlib import Path
 from typing import IO, Any, Literal, overload
 
 from fabula.errors import OutputError
+
+# what a full disk, a quota, a file-size limit, a read-only remount or a failing device say while a file
+# is written: errors of where the output goes, reported as `OutputError` (one line), not a traceback
+WRITE_FAILURES = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS, errno.EIO})
 
 _UMASK = os.umask(0)  # read the process umask once (os.umask can only read it by setting it)
 os.umask(_UMASK)
@@ -43,6 +48,12 @@ def atomic_open(path: str | Path, mode: str = "w", encoding: str = "utf-8") -> I
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp_name, target)
+    except OSError as exc:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp_name)
+        if exc.errno in WRITE_FAILURES:  # the disk, not the caller: one line naming the file
+            raise OutputError(f"cannot write ({exc.strerror or exc})", target) from exc
+        raise
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp_name)
