@@ -9,6 +9,8 @@ are read; pyarrow is the optional extra ``fabula[corpus]``, imported here only.
 from __future__ import annotations
 
 import bisect
+import contextlib
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,8 +18,10 @@ from typing import Any
 
 import orjson
 
-from fabula.corpus._write import MANIFEST
-from fabula.errors import BackendError, InputError
+from fabula.corpus._write import MANIFEST, OUTPUT_FILES
+from fabula.errors import BackendError, InputError, OutputError
+
+log = logging.getLogger(__name__)
 
 TABLES = ("books", "characters", "quotes", "mentions")
 _STRING, _INT, _INT32, _FLOAT, _STRINGS = "string", "int64", "int32", "float64", "list<string>"
@@ -118,10 +122,26 @@ def schema(table: str) -> Any:
 
 
 def finished_book_folders(analyzed: Path) -> list[Path]:
-    """The book folders under an ``analyze`` output folder that finished (have a manifest), sorted."""
+    """The book folders under an ``analyze`` output folder that finished (have a manifest), sorted. Book
+    folders without one (a run that did not finish, or failed) are named in a warning, not left out
+    without a word."""
     if not analyzed.is_dir():
         raise InputError("no such folder (give the OUT folder of fabula analyze -o OUT)", analyzed)
     folders = sorted(p.parent for p in analyzed.glob(f"*/{MANIFEST}"))
+    unfinished = sorted(
+        p.name
+        for p in analyzed.iterdir()
+        if p.is_dir() and not (p / MANIFEST).exists() and any((p / name).exists() for name in OUTPUT_FILES)
+    )
+    if unfinished:
+        log.warning(
+            "%s: %d book folder(s) without %s left out (an analysis that did not finish; run fabula analyze "
+            "again): %s",
+            analyzed,
+            len(unfinished),
+            MANIFEST,
+            ", ".join(unfinished[:5]) + (" …" if len(unfinished) > 5 else ""),
+        )
     if not folders:
         raise InputError(
             "holds no analysed books (no */manifest.json): run fabula analyze -o OUT first", analyzed
@@ -135,25 +155,61 @@ def write_parquet_tables(
     """Read every finished book folder under ``analyzed`` and write ``books``, ``characters``, ``quotes``
     and ``mentions`` as ``.parquet`` files in ``destination`` (each written atomically)."""
     pa = _pyarrow()
-    from fabula._files import atomic_open
+    from fabula._files import atomic_open, check_output_path
 
+    out = Path(destination)
+    check_output_path(out, folder=True)  # a read-only or misplaced folder fails now, before the reading
     folders = finished_book_folders(Path(analyzed))
-    rows: dict[str, list[dict[str, Any]]] = {name: [] for name in TABLES}
+    pieces: dict[str, list[Any]] = {name: [] for name in TABLES}
     for done, folder in enumerate(folders, 1):
         for name, book_rows in _book_rows(folder).items():
-            rows[name].extend(book_rows)
+            pieces[name].append(_table(pa, name, book_rows, folder))
         if on_book:
             on_book(done, len(folders))
-    out = Path(destination)
-    out.mkdir(parents=True, exist_ok=True)
-    for name in TABLES:
-        table = pa.Table.from_pylist(rows[name], schema=schema(name))
-        with atomic_open(out / f"{name}.parquet", "wb") as handle:
-            pa.parquet.write_table(table, handle, compression="zstd")
-    return TableCounts(*(len(rows[name]) for name in TABLES))
+    tables = {name: pa.concat_tables(pieces[name]) for name in TABLES}
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(f"cannot create the folder ({exc.strerror or exc})", out) from exc
+    # all four tables or none: each goes to a temporary file, and only when all are written are they
+    # renamed into place (a failure on the way, a full disk say, leaves the earlier tables as they were)
+    with contextlib.ExitStack() as stack:
+        for name in TABLES:
+            handle = stack.enter_context(atomic_open(out / f"{name}.parquet", "wb"))
+            pa.parquet.write_table(tables[name], handle, compression="zstd")
+    return TableCounts(*(tables[name].num_rows for name in TABLES))
+
+
+def _table(pa: Any, name: str, rows: list[dict[str, Any]], folder: Path) -> Any:
+    """One book's rows of table ``name`` with the documented types; `InputError` naming the book folder
+    and the field when a value has the wrong type (a hand-edited or foreign file)."""
+    table_schema = schema(name)
+    try:
+        return pa.Table.from_pylist(rows, schema=table_schema)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError, OverflowError) as exc:
+        for field in table_schema:
+            try:
+                pa.array([row.get(field.name) for row in rows], type=field.type)
+            except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError, OverflowError) as bad:
+                raise InputError(
+                    f"field {field.name!r} of the {name} table has a value of the wrong type ({bad}; "
+                    f"documented type {field.type})",
+                    folder,
+                ) from exc
+        raise InputError(f"cannot make the {name} table ({exc})", folder) from exc
 
 
 def _book_rows(folder: Path) -> dict[str, list[dict[str, Any]]]:
+    """The rows one book folder gives each table; `InputError` naming the folder when its files are not
+    what ``fabula analyze`` writes (a missing field, a list where a number belongs)."""
+    try:
+        return _rows_of(folder)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        detail = f"missing field {exc}" if isinstance(exc, KeyError) else f"{type(exc).__name__}: {exc}"
+        raise InputError(f"not the output of fabula analyze ({detail})", folder) from exc
+
+
+def _rows_of(folder: Path) -> dict[str, list[dict[str, Any]]]:
     book_id = folder.name
     try:
         manifest = orjson.loads((folder / MANIFEST).read_bytes())
