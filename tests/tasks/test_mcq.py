@@ -486,3 +486,33 @@ def test_the_category_agreement_quoted_in_reports_is_measured_on_the_hand_labels
         categorize(questions[r["id"]].question, questions[r["id"]].options) == r["category"] for r in rows
     )
     assert (agree, len(rows)) == HELD_OUT_AGREEMENT
+
+
+def _lfed_file(path: Path, rows: list[str]) -> Path:
+    header = "名字,题目,选项1,选项2,选项3,选项4,答案"
+    path.write_text("\n".join([header, *rows]) + "\n", encoding="utf-8")
+    return path
+
+
+def test_an_unclosed_quote_in_lfed_is_reported_and_a_large_loss_fails(tmp_path: Path) -> None:
+    """An unclosed quote makes the csv module read every following line into one field: the rows it
+    swallowed are counted and named, and when they are many the file is refused instead of scored."""
+    good = [f"围城,第{i}题问什么？,甲,乙,丙,丁,A" for i in range(40)]
+    few = list(good)
+    few[37] = '围城,"第37题问什么？,甲,乙,丙,丁,A'  # swallows the last three rows
+    loaded = load_mcq(_lfed_file(tmp_path / "few.csv", few))
+    assert len(loaded.questions) == 37
+    assert loaded.problems == [
+        "39: a quoted field runs on to line 41 (an unclosed quote?), so lines 39-41 are not read as rows"
+    ]
+    many = list(good)
+    many[10] = '围城,"第10题问什么？,甲,乙,丙,丁,A'
+    with pytest.raises(InputError, match=r"30 of 40 rows are swallowed by unclosed quotes \(12: a quoted"):
+        load_mcq(_lfed_file(tmp_path / "many.csv", many))
+
+
+def test_an_lfed_field_over_the_csv_limit_is_one_line(tmp_path: Path) -> None:
+    rows = [f"围城,第{i}题问什么？,甲,乙,丙,丁,A" for i in range(3)]
+    rows[1] = '围城,"' + "很长" * 70_000 + '",甲,乙,丙,丁,A'
+    with pytest.raises(InputError, match=r"huge\.csv: line 3: field larger than field limit"):
+        load_mcq(_lfed_file(tmp_path / "huge.csv", rows))

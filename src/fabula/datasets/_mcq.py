@@ -84,15 +84,23 @@ def _decode(path: Path) -> str:
 
 
 def _load_lfed(path: Path) -> McqSet:
-    rows = list(csv.reader(io.StringIO(_decode(path))))
+    rows = _csv_rows(path)
     if not rows:
         raise InputError("empty file", path)
-    header = [cell.strip() for cell in rows[0]]
+    header = [cell.strip() for cell in rows[0][2]]
     if tuple(header[: len(_LFED_COLUMNS)]) != _LFED_COLUMNS:
         raise InputError(f"not an LFED file: expected the columns {','.join(_LFED_COLUMNS)}", path)
     result = McqSet(path)
-    for number, row in enumerate(rows[1:], start=2):
+    swallowed = 0  # lines a quoted field ran over: rows the file meant but the reader never saw
+    for number, last, row in rows[1:]:
         if not any(cell.strip() for cell in row):
+            continue
+        if last > number:  # LFED's fields hold no line breaks: a quote that was never closed
+            swallowed += last - number + 1
+            result.problems.append(
+                f"{number}: a quoted field runs on to line {last} (an unclosed quote?), so lines "
+                f"{number}-{last} are not read as rows"
+            )
             continue
         try:
             novel, question, *options, answer = (cell.strip() for cell in row[: len(_LFED_COLUMNS)])
@@ -103,7 +111,26 @@ def _load_lfed(path: Path) -> McqSet:
             )
         except ValueError as exc:
             result.problems.append(f"{number}: {exc}")
+    lines = rows[-1][1] - 1
+    if swallowed > max(1, lines // 10):
+        raise InputError(
+            f"{swallowed} of {lines} rows are swallowed by unclosed quotes ({result.problems[0]})", path
+        )
     return _checked(result)
+
+
+def _csv_rows(path: Path) -> list[tuple[int, int, list[str]]]:
+    """``(first line, last line, cells)`` of each CSV row; `InputError` with the line for what the csv
+    module refuses (a field over its 128 KB limit: an unclosed quote swallowing the rest of the file)."""
+    reader = csv.reader(io.StringIO(_decode(path), newline=""))
+    rows: list[tuple[int, int, list[str]]] = []
+    try:
+        for row in reader:
+            rows.append((rows[-1][1] + 1 if rows else 1, reader.line_num, row))
+    except csv.Error as exc:
+        start = rows[-1][1] + 1 if rows else 1
+        raise InputError(f"line {start}: {exc} (an unclosed quote?)", path) from exc
+    return rows
 
 
 def _load_jsonl(path: Path) -> McqSet:
