@@ -15,6 +15,7 @@ import argparse
 import re
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from fabula.datasets import load_pdnc_novel
@@ -36,7 +37,7 @@ def _after(text: str) -> str:
     return " ".join(_words(re.sub(r"\|\d+\|", " ", text).replace('"', " ")).split()[:5])
 
 
-def oracle(novels: list[str]):  # noqa: ANN201
+def oracle(novels: list[str]) -> Callable[[list[dict[str, str]]], str]:
     """An answerer giving each marked part's gold speaker (looked up by the part's words)."""
     speaker_of: dict[tuple[str, str], str] = {}
     for name in novels:
@@ -62,7 +63,9 @@ def oracle(novels: list[str]):  # noqa: ANN201
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("novels", nargs="+")
     parser.add_argument("--characters", default="gold", choices=("gold", "predicted"))
     parser.add_argument("--strategy", default="incremental", choices=("incremental", "normal"))

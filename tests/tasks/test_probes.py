@@ -205,6 +205,7 @@ def test_probes_on_a_pdnc_novel_against_the_scripted_server(tmp_path: Path) -> N
     logs = [json.loads(line) for line in (tmp_path / "p.items.jsonl").read_text().splitlines()]
     replaced = [r for r in logs if r.get("groups", {}).get("probe") == "csg"]
     assert len(replaced) == 15 and all(r["details"]["replacement"] for r in replaced)
+    assert all(r["details"]["prompt"] in prompts and r["details"]["gold"]["memorisation"] for r in replaced)
 
 
 def test_probe_compare_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

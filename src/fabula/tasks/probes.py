@@ -559,7 +559,13 @@ class MemorisationProbes(Task):
             f"csg_mem_{item.type}": memorised,
             f"csg_reason_{item.type}": reasoned,
         }
-        details = {"type": item.type, "speaker": item.true_names[0], "replacement": item.replacement}
+        details = {
+            "type": item.type,
+            "speaker": item.true_names[0],
+            "replacement": item.replacement,
+            "gold": {"memorisation": list(item.true_names), "reasoning": list(item.replaced_names)},
+            "prompt": prompt,
+        }
         return ItemOutcome(scores, prediction=prediction, details=details)
 
     def _no_context(self, llm: LLM, probe_book: ProbeBook, payload: dict[str, Any]) -> ItemOutcome:
@@ -573,7 +579,8 @@ class MemorisationProbes(Task):
         answer = answer.splitlines()[0].strip(" .\"'*") if answer else ""
         speaker: Character = payload["speaker"]
         right = answer in speaker.all_names()
-        return ItemOutcome({"no_context": float(right)}, prediction=answer, details={"type": payload["type"]})
+        details = {"type": payload["type"], "gold": sorted(speaker.all_names()), "prompt": prompt}
+        return ItemOutcome({"no_context": float(right)}, prediction=answer, details=details)
 
     def _name_cloze(self, llm: LLM, sentence: dict[str, str]) -> ItemOutcome:
         from fabula.llm import GenerateOptions
