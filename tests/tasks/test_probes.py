@@ -226,3 +226,33 @@ def test_a_metric_that_is_not_a_fraction_is_printed_as_is() -> None:
     from fabula.tasks._evaluation import _pct
 
     assert _pct(0.285) == "28.5" and _pct(1) == "100.0" and _pct(-8.4319) == "-8.43" and _pct(None) == "–"
+
+
+def test_min_k_through_the_server_equals_a_hand_computation(tmp_path: Path) -> None:
+    """Min-K% on the verbalised rows of a PDNC folder, with log-probabilities scripted by the loopback
+    server: the report's value is the mean over the sampled rows of the mean of each row's k % lowest."""
+    folder = pdnc_novel_dir("DaisyMiller")
+
+    def logprobs(words: list[str]) -> list[float]:
+        return [-float((len(w) * 7 + i) % 11) - 0.25 for i, w in enumerate(words[1:])]
+
+    with ScriptedOpenAIServer(logprobs=logprobs) as server:
+        llm = get_llm(f"openai:m@{server.url}", cache=False)
+        task = MemorisationProbes(paths=[folder], probes="min-k", seed=3)
+        report = run_eval(task, llm=llm, json_path=tmp_path / "m.json", progress=False)
+        rows = verbalize_rows(folder / "quotation_info.csv")
+        order = random.Random("3:DaisyMiller").sample(range(len(rows)), len(rows))
+        kept = [rows[i] for i in order if 16 < llm.count_tokens(rows[i]) + 1 < 256]
+        kept = kept[: int(len(kept) * 0.2)]
+        assert len(kept) > 50
+        expected = {}
+        for k in (10, 20, 30):
+            per_row = []
+            for row in kept:
+                values = sorted(logprobs(row.split()))
+                count = max(1, int(k / 100 * (len(values) + 1)))
+                per_row.append(sum(values[:count]) / count)
+            expected[k] = sum(per_row) / len(per_row)
+    scores = report.novels["DaisyMiller"]
+    for k in (10, 20, 30):
+        assert scores[f"min_k_{k}"] == pytest.approx(expected[k])
