@@ -104,7 +104,10 @@ def test_llm_loglik_scores_options_by_what_the_evidence_adds(
         assert prediction.scores is not None and prediction.scores[3] > max(prediction.scores[:3])
     # the texts with the evidence are scored one after another (a backend keeping evaluated tokens
     # evaluates the evidence once), then those without it (they start with the description)
-    informed = [not str(b["prompt"]).startswith("Description:") for b in server.bodies if "prompt" in b]
+    from fabula.llm._openai import CALIBRATION_TEXT
+
+    scored = [str(b["prompt"]) for b in server.bodies if b.get("prompt") not in (None, CALIBRATION_TEXT)]
+    informed = [not text.startswith("Description:") for text in scored]
     assert len(informed) == 2 * (len(prediction.scores) + 1) and informed == sorted(informed, reverse=True)
 
 

@@ -287,7 +287,8 @@ def test_loglik_picks_the_option_letter_the_model_finds_most_likely(tmp_path: Pa
         report = run_eval(
             LiteraryMcq(data=data, method="loglik"), llm=llm, json_path=tmp_path / "r.json", progress=False
         )
-        assert server.requests == 5  # the prompt, then the prompt followed by each of the 4 letters
+        # the check of the server's values, the prompt, then the prompt followed by each of the 4 letters
+        assert server.requests == 6
     record = next(
         json.loads(line) for line in (tmp_path / "r.items.jsonl").read_text().splitlines() if '"q1"' in line
     )

@@ -15,11 +15,13 @@ from fabula._ray import check_engine
 from fabula.book import DEFAULT_MAX_BYTES
 from fabula.cli._app import Interrupted, app, stderr, stdout
 from fabula.cli._options import (
+    ConcurrencyOption,
     EngineOption,
     GoldCharactersOption,
     LlmOption,
     MaxBytesOption,
     RayAddressOption,
+    StructuredOption,
     TimeoutOption,
     UntilChapterOption,
     UntilOption,
@@ -56,6 +58,8 @@ def analyze_command(
     until_chapter: UntilChapterOption = None,
     llm: LlmOption = None,
     timeout: TimeoutOption = DEFAULT_TIMEOUT,
+    structured: StructuredOption = "auto",
+    concurrency: ConcurrencyOption = None,
     jobs: Annotated[
         int, typer.Option("--jobs", "-j", min=1, help="Books analysed in parallel (worker processes).")
     ] = DEFAULT_JOBS,
@@ -93,9 +97,13 @@ def analyze_command(
             raise ConfigError(
                 "LLM quote attribution is not available in this installation of fabula", "--llm"
             )
+        # the only place the spec is parsed; workers open their own model
         llm_config = parse_llm_spec(
-            llm, timeout=timeout
-        )  # the only place the spec is parsed; workers open their own model
+            llm,
+            timeout=timeout,
+            structured=structured,
+            concurrency=concurrency or 4,
+        )
     if output.exists() and not output.is_dir():
         raise ConfigError("exists and is not a folder", output)
 

@@ -12,14 +12,17 @@ from fabula.book import DEFAULT_MAX_BYTES
 from fabula.cli._app import app, stderr, stdout
 from fabula.cli._options import (
     BookArgument,
+    ConcurrencyOption,
     GoldCharactersOption,
     LlmOption,
     MaxBytesOption,
     NoCacheOption,
+    StructuredOption,
     TimeoutOption,
     UntilChapterOption,
     UntilOption,
     load_reading,
+    open_llm,
 )
 from fabula.describe import CONTEXTS, DEFAULT_BUDGET, KINDS, extractive_methods
 from fabula.errors import ConfigError
@@ -103,6 +106,8 @@ def describe_command(
     until_chapter: UntilChapterOption = None,
     no_cache: NoCacheOption = False,
     timeout: TimeoutOption = DEFAULT_TIMEOUT,
+    structured: StructuredOption = "auto",
+    concurrency: ConcurrencyOption = None,
     max_bytes: MaxBytesOption = DEFAULT_MAX_BYTES,
 ) -> None:
     """Describe characters: a sheet from the book (names, gender, first appearance, counts, partners,
@@ -132,9 +137,10 @@ def describe_command(
     usage = None
     if llm is not None:
         from fabula.describe import describe_characters
-        from fabula.llm import get_llm
 
-        model = get_llm(llm, cache=not no_cache, timeout=timeout)
+        model = open_llm(
+            llm, no_cache=no_cache, timeout=timeout, structured=structured, concurrency=concurrency
+        )
         try:
             book = analysis.book
             wanted = [c for p in profiles for c in book.characters if c.id == p.id]

@@ -13,23 +13,20 @@ import typer
 
 from fabula.cli._app import eval_app, stderr, stdout
 from fabula.cli._options import (
+    ConcurrencyOption,
     EngineOption,
     JsonOutOption,
     LlmOption,
     NoCacheOption,
     RayAddressOption,
+    StructuredOption,
     TimeoutOption,
+    open_llm,
 )
 from fabula.errors import InputError
 from fabula.llm import DEFAULT_TIMEOUT
 from fabula.tasks import TASKS, Task, TaskOption, run_eval
 
-ConcurrencyOption = Annotated[
-    int | None,
-    typer.Option(
-        "--concurrency", metavar="N", min=1, help="Items run at once with a model (default: the model's own)."
-    ),
-]
 LimitOption = Annotated[
     int | None,
     typer.Option(
@@ -85,6 +82,7 @@ _COMMON_LLM = {
     "llm": (LlmOption, None),
     "no_cache": (NoCacheOption, False),
     "timeout": (TimeoutOption, DEFAULT_TIMEOUT),
+    "structured": (StructuredOption, "auto"),
     "concurrency": (ConcurrencyOption, None),
 }
 ANONYMIZE_HELP = (
@@ -164,6 +162,7 @@ def run_task_command(task_class: type[Task], values: dict[str, Any]) -> None:
     no_cache = bool(values.pop("no_cache", False))
     timeout = float(values.pop("timeout", DEFAULT_TIMEOUT))
     concurrency: int | None = values.pop("concurrency", None)
+    structured = str(values.pop("structured", "auto"))
     anonymize = bool(values.pop("anonymize", False))
     anonymize_seed = int(values.pop("anonymize_seed", 0))
     anonymize_mode = str(values.pop("anonymize_mode", "census"))
@@ -188,9 +187,9 @@ def run_task_command(task_class: type[Task], values: dict[str, Any]) -> None:
         evaluation.anonymize_with(anonymizer)  # refuses before a model is opened
     model = None
     if llm_spec is not None:
-        from fabula.llm import get_llm
-
-        model = get_llm(llm_spec, cache=not no_cache, timeout=timeout)
+        model = open_llm(
+            llm_spec, no_cache=no_cache, timeout=timeout, structured=structured, concurrency=concurrency
+        )
     try:
         report = run_eval(
             evaluation,

@@ -20,7 +20,7 @@ from fabula.book import (
 )
 from fabula.cli._app import stderr
 from fabula.errors import ConfigError, InputError
-from fabula.llm import DEFAULT_TIMEOUT
+from fabula.llm import DEFAULT_TIMEOUT, LLM
 from fabula.quotes import available_methods
 
 EngineOption = Annotated[
@@ -87,7 +87,24 @@ TimeoutOption = Annotated[
         "--timeout",
         metavar="SECONDS",
         min=1.0,
-        help="Seconds one LLM request may take before it is retried (once); each retry is reported on stderr.",
+        help="Seconds one LLM request may take in all (however slowly the server answers) before it is retried (once); each retry is reported on stderr.",
+    ),
+]
+StructuredOption = Annotated[
+    str,
+    typer.Option(
+        "--structured",
+        metavar="auto|schema|json|off",
+        help="How JSON answers are asked for: auto (the strongest mode the server accepts, falling back once on a rejection, said on stderr), schema (a JSON Schema), json (a JSON object), off (the prompt only; answers parsed strictly).",
+    ),
+]
+ConcurrencyOption = Annotated[
+    int | None,
+    typer.Option(
+        "--concurrency",
+        metavar="N",
+        min=1,
+        help="LLM requests at once (default 4; one at a time once a server is seen to queue them, and always for in-process models).",
     ),
 ]
 NoCacheOption = Annotated[
@@ -114,18 +131,44 @@ StrategyOption = Annotated[
 ]
 
 
+def open_llm(
+    spec: str,
+    *,
+    no_cache: bool = False,
+    timeout: float = DEFAULT_TIMEOUT,
+    structured: str = "auto",
+    concurrency: int | None = None,
+    cache: bool | Path | None = None,
+) -> LLM:
+    """The model an LLM command's options ask for (``--llm``, ``--no-cache``, ``--timeout``,
+    ``--structured``, ``--concurrency``): one place, so every command opens it the same way."""
+    from fabula.llm import get_llm
+
+    extra: dict[str, Any] = {} if concurrency is None else {"concurrency": concurrency}
+    return get_llm(
+        spec,
+        cache=(not no_cache) if cache is None else cache,
+        timeout=timeout,
+        structured=structured,
+        **extra,
+    )
+
+
 @contextlib.contextmanager
 def llm_method_options(
-    llm: str | None, no_cache: bool, strategy: str | None, timeout: float = DEFAULT_TIMEOUT
+    llm: str | None,
+    no_cache: bool,
+    strategy: str | None,
+    timeout: float = DEFAULT_TIMEOUT,
+    structured: str = "auto",
+    concurrency: int | None = None,
 ) -> Iterator[dict[str, Any]]:
     """Options for an LLM-backed method: one model object for the whole run, its usage printed at the end
     (also when the run fails or is interrupted, so the user sees what was spent and what is cached)."""
     if llm is None:
         yield {}
         return
-    from fabula.llm import get_llm
-
-    model = get_llm(llm, cache=not no_cache, timeout=timeout)
+    model = open_llm(llm, no_cache=no_cache, timeout=timeout, structured=structured, concurrency=concurrency)
     try:
         yield {"llm": model} if strategy is None else {"llm": model, "strategy": strategy}
     finally:

@@ -12,7 +12,14 @@ import typer
 from fabula._files import write_bytes_atomic
 from fabula.cli._app import app, stdout
 from fabula.cli._eval import run_task_command
-from fabula.cli._options import JsonOutOption, LlmOption, NoCacheOption, TimeoutOption
+from fabula.cli._options import (
+    ConcurrencyOption,
+    JsonOutOption,
+    LlmOption,
+    NoCacheOption,
+    StructuredOption,
+    TimeoutOption,
+)
 from fabula.errors import ConfigError, InputError
 from fabula.llm import DEFAULT_TIMEOUT
 
@@ -54,6 +61,8 @@ def probe_command(
     json_out: JsonOutOption = None,
     no_cache: NoCacheOption = False,
     timeout: TimeoutOption = DEFAULT_TIMEOUT,
+    structured: StructuredOption = "auto",
+    concurrency: ConcurrencyOption = None,
 ) -> None:
     """Probe what a model remembers of books as Michel et al. (NAACL 2025) do (name cloze, corrupted-speaker
     guessing, Min-K% on annotation rows; no-context is fabula's own), or compare a probe's per-book scores
@@ -74,6 +83,8 @@ def probe_command(
         "llm": llm,
         "no_cache": no_cache,
         "timeout": timeout,
+        "structured": structured,
+        "concurrency": concurrency,
         "json_out": json_out,
     }
     run_task_command(get_task("probe"), values)

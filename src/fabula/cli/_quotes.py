@@ -15,11 +15,13 @@ from fabula.cli._app import app, stderr
 from fabula.cli._options import (
     AttributionMethodOption,
     BookArgument,
+    ConcurrencyOption,
     GoldCharactersOption,
     LlmOption,
     MaxBytesOption,
     NoCacheOption,
     StrategyOption,
+    StructuredOption,
     TimeoutOption,
     UntilChapterOption,
     UntilOption,
@@ -58,6 +60,8 @@ def quotes_command(
     strategy: StrategyOption = None,
     no_cache: NoCacheOption = False,
     timeout: TimeoutOption = DEFAULT_TIMEOUT,
+    structured: StructuredOption = "auto",
+    concurrency: ConcurrencyOption = None,
     until: UntilOption = None,
     until_chapter: UntilChapterOption = None,
     max_bytes: MaxBytesOption = DEFAULT_MAX_BYTES,
@@ -73,7 +77,7 @@ def quotes_command(
     book = load_reading(book_path, max_bytes=max_bytes, until=until, until_chapter=until_chapter)
     detect_quotes(book)
     find_characters(book, gold=gold)
-    with llm_method_options(llm, no_cache, strategy, timeout) as options:
+    with llm_method_options(llm, no_cache, strategy, timeout, structured, concurrency) as options:
         attribute_quotes(book, method=method, **options)
     if output is not None:
         write_quotes(book, output, format=fmt)

@@ -14,15 +14,20 @@ from fabula.book import DEFAULT_MAX_BYTES, resolve_position
 from fabula.cli._app import app, default_command_group, stderr, stdout
 from fabula.cli._options import (
     BookArgument,
+    ConcurrencyOption,
     JsonOutOption,
     LlmOption,
     MaxBytesOption,
     NoCacheOption,
+    StructuredOption,
+    TimeoutOption,
     UntilChapterOption,
     UntilOption,
     load_reading,
+    open_llm,
 )
 from fabula.errors import ConfigError
+from fabula.llm import DEFAULT_TIMEOUT
 
 recap_app = typer.Typer(
     cls=default_command_group("show"),
@@ -66,6 +71,9 @@ def show_command(
     method: Annotated[str, typer.Option("--method", metavar="NAME", help=_method_help())] = "combined",
     llm: LlmOption = None,
     no_cache: NoCacheOption = False,
+    timeout: TimeoutOption = DEFAULT_TIMEOUT,
+    structured: StructuredOption = "auto",
+    concurrency: ConcurrencyOption = None,
     w: W_OPTION = 7,
     candidate_w: CANDIDATE_W_OPTION = 6,
     candidates: CANDIDATES_OPTION = 60,
@@ -85,9 +93,9 @@ def show_command(
     assert position is not None
     model = None
     if llm is not None:
-        from fabula.llm import get_llm
-
-        model = get_llm(llm, cache=not no_cache)
+        model = open_llm(
+            llm, no_cache=no_cache, timeout=timeout, structured=structured, concurrency=concurrency
+        )
     else:
         create_ranker(method)  # a clear error: unknown method, or one that needs --llm
     try:

@@ -14,16 +14,21 @@ from fabula.book import DEFAULT_MAX_BYTES
 from fabula.cli._app import app, default_command_group, stderr, stdout
 from fabula.cli._options import (
     BookArgument,
+    ConcurrencyOption,
     GoldCharactersOption,
     JsonOutOption,
     LlmOption,
     MaxBytesOption,
     NoCacheOption,
+    StructuredOption,
+    TimeoutOption,
     UntilChapterOption,
     UntilOption,
     load_reading,
+    open_llm,
 )
 from fabula.errors import ConfigError, InputError
+from fabula.llm import DEFAULT_TIMEOUT
 
 recognize_app = typer.Typer(
     cls=default_command_group("ask"),
@@ -58,6 +63,9 @@ def recognize_command(
     gold: GoldCharactersOption = None,
     llm: LlmOption = None,
     no_cache: NoCacheOption = False,
+    timeout: TimeoutOption = DEFAULT_TIMEOUT,
+    structured: StructuredOption = "auto",
+    concurrency: ConcurrencyOption = None,
     json_out: JsonOutOption = None,
     until: UntilOption = None,
     until_chapter: UntilChapterOption = None,
@@ -70,9 +78,9 @@ def recognize_command(
 
     model = None
     if llm is not None:
-        from fabula.llm import get_llm
-
-        model = get_llm(llm, cache=not no_cache)
+        model = open_llm(
+            llm, no_cache=no_cache, timeout=timeout, structured=structured, concurrency=concurrency
+        )
     recognizer = get_method(method, llm=model)
     book = load_reading(book_path, max_bytes=max_bytes, until=until, until_chapter=until_chapter)
     index = BookIndex(book, gold=load_character_list(gold) if gold is not None else None)

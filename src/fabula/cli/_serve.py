@@ -14,7 +14,14 @@ import typer
 
 from fabula.book import DEFAULT_MAX_BYTES
 from fabula.cli._app import app, stderr
-from fabula.cli._options import LlmOption, MaxBytesOption, TimeoutOption
+from fabula.cli._options import (
+    ConcurrencyOption,
+    LlmOption,
+    MaxBytesOption,
+    StructuredOption,
+    TimeoutOption,
+    open_llm,
+)
 from fabula.llm import DEFAULT_TIMEOUT
 
 EAGER_BOOKS = 4  # books loaded at start-up; the others load when first opened
@@ -46,6 +53,8 @@ def serve_command(
         ),
     ] = None,
     timeout: TimeoutOption = DEFAULT_TIMEOUT,
+    structured: StructuredOption = "auto",
+    concurrency: ConcurrencyOption = None,
     max_bytes: MaxBytesOption = DEFAULT_MAX_BYTES,
 ) -> None:
     """Serve a spoiler-safe reading companion in the browser, and its JSON API.
@@ -60,9 +69,13 @@ def serve_command(
     folder = cache if cache is not None else default_cache_dir() / "serve"
     model = None
     if llm is not None:
-        from fabula.llm import get_llm
-
-        model = get_llm(llm, cache=folder / CACHE_FILE_NAME if cache else True, timeout=timeout)
+        model = open_llm(
+            llm,
+            cache=folder / CACHE_FILE_NAME if cache else True,
+            timeout=timeout,
+            structured=structured,
+            concurrency=concurrency,
+        )
     library = Library(paths, max_bytes=max_bytes, llm=model, cache=folder)
     for served in list(library.books.values())[:EAGER_BOOKS]:
         served.open()  # start reading now, while the web stack imports: the first page comes sooner

@@ -4,7 +4,14 @@
 >>> llm.generate("Who says 'Elementary'?", GenerateOptions(max_tokens=20)).text  # doctest: +SKIP
 """
 
-from fabula.llm._base import DEFAULT_TIMEOUT, LLM, RequestError, TransientError, redact_credentials
+from fabula.llm._base import (
+    DEFAULT_TIMEOUT,
+    LLM,
+    STRUCTURED_MODES,
+    RequestError,
+    TransientError,
+    redact_credentials,
+)
 from fabula.llm._cache import CACHE_FILE_NAME, ResponseCache, default_cache_dir
 from fabula.llm._parse import ParseError, parse_json_answer
 from fabula.llm._record import CallRecord, CallRecorder, record_calls
@@ -26,6 +33,7 @@ __all__ = [
     "CACHE_FILE_NAME",
     "DEFAULT_TIMEOUT",
     "LLM",
+    "STRUCTURED_MODES",
     "CallRecord",
     "CallRecorder",
     "ChatMessage",

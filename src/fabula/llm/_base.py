@@ -12,9 +12,9 @@ import random
 import re
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
-from typing import Any
+from typing import Any, TypeVar
 
 from fabula.errors import BackendError
 from fabula.llm._cache import ResponseCache, request_key
@@ -30,6 +30,12 @@ from fabula.llm._types import ChatMessage, GenerateOptions, Generation, Prompt, 
 DEFAULT_OPTIONS = GenerateOptions()
 DEFAULT_TIMEOUT = 120.0  # seconds one request may take before it counts as failed (and is retried)
 MAX_TIMEOUT_RETRIES = 1  # a server that timed out twice in a row is not answering; don't wait 6x as long
+# how structured answers are asked for: auto = the strongest mode the endpoint accepts (see `OpenAILLM`),
+# schema = a JSON Schema (`response_format` json_schema, a llama.cpp grammar), json = a JSON object (with
+# the schema attached where the backend takes it), off = no response_format (the prompt asks; strict parsing)
+STRUCTURED_MODES = ("auto", "schema", "json", "off")
+
+T = TypeVar("T")
 
 log = logging.getLogger("fabula.llm")
 
@@ -56,6 +62,44 @@ class TransientError(Exception):
 
 class RequestError(Exception):
     """This one request cannot succeed (e.g. HTTP 400: prompt too long); others may. Not retried."""
+
+
+class _Slots:
+    """How many requests may be in flight now: ``capacity()`` (the model's `LLM.concurrency`) at first,
+    one once the server is seen to queue them."""
+
+    def __init__(self, capacity: Callable[[], int]) -> None:
+        self.capacity = capacity
+        self.one_at_a_time = False
+        self.in_flight = 0
+        self._condition = threading.Condition()
+
+    @property
+    def limit(self) -> int:
+        return 1 if self.one_at_a_time else max(1, self.capacity())
+
+    @contextlib.contextmanager
+    def hold(self) -> Iterator[int]:
+        """Wait for a free slot; yields how many other requests were in flight when this one was sent."""
+        with self._condition:
+            while self.in_flight >= self.limit:
+                self._condition.wait()
+            self.in_flight += 1
+            others = self.in_flight - 1
+        try:
+            yield others
+        finally:
+            with self._condition:
+                self.in_flight -= 1
+                self._condition.notify_all()
+
+    def reduce_to_one(self) -> bool:
+        """Send one request at a time from now on; False when that was already so."""
+        with self._condition:
+            if self.one_at_a_time:
+                return False
+            self.one_at_a_time = True
+            return True
 
 
 class LLM(abc.ABC):
@@ -85,13 +129,18 @@ class LLM(abc.ABC):
         retry_base_delay: float = 1.0,
         retry_max_delay: float = 60.0,
         endpoint: str | None = None,
+        structured: str = "auto",
     ) -> None:
+        if structured not in STRUCTURED_MODES:
+            raise ValueError(f"structured must be one of {', '.join(STRUCTURED_MODES)}, not {structured!r}")
         self.spec = redact_credentials(spec)
         self.model = model
         # part of the cache key (the same model name on two servers differs), never with credentials
         self.endpoint = redact_credentials(endpoint) if endpoint is not None else None
         self.cache = cache
         self.concurrency = max(1, concurrency)
+        self.structured = structured
+        self._slots = _Slots(lambda: self.concurrency)  # requests in flight (see `_retrying`)
         self.max_retries = max(0, max_retries)
         self.retry_base_delay = retry_base_delay
         self.retry_max_delay = retry_max_delay
@@ -99,6 +148,7 @@ class LLM(abc.ABC):
         self._usage = UsageSummary(spec=self.spec)
         self._counter: Any = None
         self._counter_name = ""
+        self._counter_lock = threading.Lock()
         self._answered = False  # any request of this object succeeded (see the class docstring)
         self._closed = threading.Event()  # set by `close`: requests still in flight are not retried
 
@@ -108,8 +158,14 @@ class LLM(abc.ABC):
         """One uncached model call."""
 
     def _prompt_logprobs(self, text: str) -> list[float] | None:
-        """Log-probabilities of each prompt token after the first; None where unsupported."""
+        """Log-probabilities of each prompt token after the first; None where unsupported.
+
+        May raise `TransientError` (retried) or `RequestError` (this text cannot be scored)."""
         return None
+
+    def _logprobs_key(self) -> dict[str, Any]:
+        """Extra fields of a log-probability cache key (a backend whose scoring changed adds a version)."""
+        return {}
 
     def _backend_token_counter(self) -> tuple[Any, str] | None:
         """The backend's own tokenizer as (count function, name), if it has one."""
@@ -148,19 +204,25 @@ class LLM(abc.ABC):
         return approximate_token_spans(text), APPROXIMATE_TOKENIZER
 
     def _ensure_counter(self) -> None:
-        if self._counter is None:
-            own = self._backend_token_counter()
-            self._counter, self._counter_name = own if own is not None else default_token_counter(self.model)
+        with self._counter_lock:  # a server's tokenizer is looked up once, not by every thread at once
+            if self._counter is None:
+                own = self._backend_token_counter()
+                self._counter, self._counter_name = (
+                    own if own is not None else default_token_counter(self.model)
+                )
 
     def request_dict(self, messages: list[ChatMessage], options: GenerateOptions) -> dict[str, Any]:
         """Everything that determines the answer (the cache key). Never holds credentials."""
-        return {
+        request = {
             "backend": self.backend,
             "endpoint": self.endpoint,
             "model": self.model,
             "messages": [m.model_dump() for m in messages],
             "options": options.model_dump(mode="json"),
         }
+        if self.structured != "auto" and (options.json_mode or options.json_schema is not None):
+            request["structured"] = self.structured  # auto keeps the keys of earlier versions
+        return request
 
     def generate(
         self, prompt: Prompt, options: GenerateOptions | None = None, *, validate: Validator | None = None
@@ -263,8 +325,19 @@ class LLM(abc.ABC):
         return [r if r is not None else Generation(error="not run") for r in results]
 
     def prompt_logprobs(self, text: str) -> list[float] | None:
-        """Log-probabilities of the tokens of ``text`` (for Min-K% probes); None where unsupported."""
-        request = {"backend": self.backend, "endpoint": self.endpoint, "model": self.model, "logprobs": text}
+        """Log-probabilities of the tokens of ``text`` (for Min-K% probes); None where unsupported.
+
+        Transient failures are retried as for `generate`; a request that still fails, or that the server
+        rejects, raises `BackendError` with the server's reason (a log-probability missing from a sum
+        would change the result, so it is never skipped).
+        """
+        request = {
+            "backend": self.backend,
+            "endpoint": self.endpoint,
+            "model": self.model,
+            "logprobs": text,
+            **self._logprobs_key(),
+        }
         key = request_key(request)
         if self.cache is not None:
             stored = self.cache.get(key)
@@ -272,7 +345,10 @@ class LLM(abc.ABC):
                 with self._lock:
                     self._usage.cache_hits += 1
                 return list(stored)
-        values = self._prompt_logprobs(text)
+        try:
+            values = self._retrying(lambda: self._prompt_logprobs(text))
+        except RequestError as exc:
+            raise BackendError(f"log-probability request failed: {exc}", self.spec) from exc
         if values is not None:
             with self._lock:
                 self._usage.calls += 1
@@ -280,50 +356,76 @@ class LLM(abc.ABC):
                 self.cache.put(key, request, values)
         return values
 
-    # --- retries -------------------------------------------------------------------------------
+    # --- retries ---------------------------------------------------------------------------------
     def _call_with_retries(self, messages: list[ChatMessage], options: GenerateOptions) -> Generation:
+        started = time.perf_counter()
+        try:
+            generation = self._retrying(lambda: self._complete(messages, options))
+        except RequestError as exc:
+            return Generation(error=redact_credentials(str(exc)))
+        if not generation.seconds:
+            generation.seconds = time.perf_counter() - started
+        return generation
+
+    def _retrying(self, call: Callable[[], T]) -> T:
+        """``call()``, in a free slot, retried on `TransientError` with backoff.
+
+        Raises `RequestError` when the request cannot succeed or runs out of retries (a `BackendError`
+        when nothing of this object has ever answered: see the class docstring). A request that timed
+        out while others were in flight was most likely waiting in the server's queue: from then on
+        requests go one at a time (said once on stderr) and that timeout is not counted against it.
+        """
         attempt = 0
         timeouts = 0
         while True:
-            started = time.perf_counter()
-            try:
-                generation = self._complete(messages, options)
-            except TransientError as exc:
-                if self._closed.is_set():  # the run was stopped (Ctrl-C, an error elsewhere): no retry
-                    return Generation(error=f"stopped: {redact_credentials(str(exc))}")
-                timeouts += exc.timeout
-                if attempt >= self.max_retries or timeouts > MAX_TIMEOUT_RETRIES:
-                    return self._give_up(attempt + 1, exc)
-                delay = self._backoff(attempt, exc.retry_after)
-                attempt += 1
+            with self._slots.hold() as others:
+                try:
+                    result = call()
+                except TransientError as error:
+                    failure: TransientError | None = error
+                    others = max(others, self._slots.in_flight - 1)  # sent alone, but others came
+                else:
+                    failure = None
+            if failure is None:
                 with self._lock:
-                    self._usage.retries += 1
+                    self._answered = True
+                return result
+            exc = failure
+            if self._closed.is_set():  # the run was stopped (Ctrl-C, an error elsewhere): no retry
+                raise RequestError(f"stopped: {redact_credentials(str(exc))}")
+            queued = exc.timeout and others > 0
+            if queued and self._slots.reduce_to_one():
                 log.warning(
-                    "%s: %s (attempt %d of %d); retrying in %.1f s",
+                    "%s: a request ran out of time while %d others were in flight: the server seems to "
+                    "answer one request at a time; sending one at a time from now on",
                     self.spec,
-                    redact_credentials(str(exc)),
-                    attempt,
-                    self.max_retries + 1,
-                    delay,
+                    others,
                 )
-                time.sleep(delay)
-                continue
-            except RequestError as exc:
-                return Generation(error=redact_credentials(str(exc)))
+            timeouts += exc.timeout and not queued
+            if attempt >= self.max_retries or timeouts > MAX_TIMEOUT_RETRIES:
+                raise RequestError(self._give_up(attempt + 1, exc))
+            delay = self._backoff(attempt, exc.retry_after)
+            attempt += 1
             with self._lock:
-                self._answered = True
-            if not generation.seconds:
-                generation.seconds = time.perf_counter() - started
-            return generation
+                self._usage.retries += 1
+            log.warning(
+                "%s: %s (attempt %d of %d); retrying in %.1f s",
+                self.spec,
+                redact_credentials(str(exc)),
+                attempt,
+                self.max_retries + 1,
+                delay,
+            )
+            time.sleep(delay)
 
-    def _give_up(self, attempts: int, exc: TransientError) -> Generation:
-        """The failed generation of a request out of retries; a `BackendError` if nothing ever answered."""
+    def _give_up(self, attempts: int, exc: TransientError) -> str:
+        """Why a request out of retries failed; a `BackendError` if nothing ever answered."""
         message = f"gave up after {attempts} attempts: {redact_credentials(str(exc))}"
         with self._lock:
             answered = self._answered
         if not answered:
             raise BackendError(f"the model is not answering ({message})", self.spec)
-        return Generation(error=message)
+        return message
 
     def _backoff(self, attempt: int, retry_after: float | None) -> float:
         if retry_after is not None and retry_after >= 0:

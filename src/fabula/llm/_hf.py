@@ -70,6 +70,7 @@ class HuggingFaceLLM(LLM):
             if options.temperature > 0
             else {"do_sample": False}
         )
+        sampling["repetition_penalty"] = 1.0  # a model's generation_config may set one; fabula never wants it
         with self._model_lock, torch.no_grad():
             if options.seed is not None:
                 torch.manual_seed(options.seed)

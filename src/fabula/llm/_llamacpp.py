@@ -61,12 +61,17 @@ class LlamaCppLLM(LLM):
             "max_tokens": options.max_tokens,
             "temperature": options.temperature,
             "stop": list(options.stop) or None,
+            # explicit, as the OpenAI backend sends them: temperature 0 is then greedy decoding
+            "top_p": options.top_p if options.top_p is not None else 1.0,
+            "repeat_penalty": 1.0,
+            "frequency_penalty": 0.0,
+            "presence_penalty": 0.0,
         }
         if options.seed is not None:
             arguments["seed"] = options.seed
-        if options.top_p is not None:
-            arguments["top_p"] = options.top_p
-        if options.json_schema is not None:  # llama-cpp-python turns the schema into a grammar
+        if self.structured == "off":  # the prompt asks for JSON; the answer is parsed strictly
+            pass
+        elif options.json_schema is not None:  # llama-cpp-python turns the schema into a grammar
             arguments["response_format"] = {"type": "json_object", "schema": options.json_schema}
         elif options.json_mode:
             arguments["response_format"] = {"type": "json_object"}

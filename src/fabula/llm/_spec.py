@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from fabula.errors import ConfigError
-from fabula.llm._base import DEFAULT_TIMEOUT, LLM, redact_credentials
+from fabula.llm._base import DEFAULT_TIMEOUT, LLM, STRUCTURED_MODES, redact_credentials
 from fabula.llm._cache import CACHE_FILE_NAME, ResponseCache, default_cache_dir
 
 _URL_SUFFIX = re.compile(r"^(?P<model>.+?)@(?P<url>https?://\S+)$")
@@ -51,6 +51,7 @@ class LLMConfig:
     max_retries: int = 5
     retry_base_delay: float = 1.0
     timeout: float = DEFAULT_TIMEOUT
+    structured: str = "auto"
     options: tuple[tuple[str, Any], ...] = ()
 
     @property
@@ -65,6 +66,7 @@ class LLMConfig:
             "concurrency": self.concurrency,
             "max_retries": self.max_retries,
             "retry_base_delay": self.retry_base_delay,
+            "structured": self.structured,
         }
         extra = dict(self.options)
         if self.backend == "mock":
@@ -92,6 +94,7 @@ def parse_llm_spec(
     max_retries: int = 5,
     retry_base_delay: float = 1.0,
     timeout: float = DEFAULT_TIMEOUT,
+    structured: str = "auto",
     **backend_options: Any,
 ) -> LLMConfig:
     """Check and split a spec string (see the module docstring) without opening anything."""
@@ -99,6 +102,10 @@ def parse_llm_spec(
     backend, _, rest = spec.partition(":")
     backend = backend.lower()
     base_url: str | None = None
+    if structured not in STRUCTURED_MODES:
+        raise ConfigError(
+            f"unknown structured-output mode {structured!r}; use one of {', '.join(STRUCTURED_MODES)}"
+        )
     if backend != "mock" and not rest:
         raise ConfigError(
             f"malformed LLM spec: expected BACKEND:MODEL with BACKEND one of {', '.join(BACKENDS)}",
@@ -127,6 +134,7 @@ def parse_llm_spec(
         max_retries=max_retries,
         retry_base_delay=retry_base_delay,
         timeout=timeout,
+        structured=structured,
         options=tuple(sorted(backend_options.items())),
     )
 
@@ -139,12 +147,15 @@ def get_llm(
     max_retries: int = 5,
     retry_base_delay: float = 1.0,
     timeout: float = DEFAULT_TIMEOUT,
+    structured: str = "auto",
     **backend_options: Any,
 ) -> LLM:
     """The model a spec string names (see the module docstring), with cache and concurrency limit.
 
-    ``timeout`` is the seconds one request may take (OpenAI-compatible servers); a request that runs
-    out of time is retried once, with a message on stderr for every retry.
+    ``timeout`` is the seconds one request may take, all of it (OpenAI-compatible servers); a request
+    that runs out of time is retried once, with a message on stderr for every retry. ``structured``
+    is how JSON answers are asked for: ``auto`` (the strongest mode the endpoint accepts), ``schema``,
+    ``json`` or ``off`` (docs/llm.md).
     """
     return parse_llm_spec(
         spec,
@@ -153,5 +164,6 @@ def get_llm(
         max_retries=max_retries,
         retry_base_delay=retry_base_delay,
         timeout=timeout,
+        structured=structured,
         **backend_options,
     ).open()

@@ -5,12 +5,27 @@ one per whitespace-separated word, scripted by ``logprobs(words)`` when given) w
 official SDK. Counts requests, and can inject failures: a list of HTTP statuses to
 answer first (``fail_with=[429, 500]`` with ``retry_after``), or errors after K successful requests.
 
+It can also imitate what real servers were measured to do (docs/llm.md, "Servers"):
+
+* ``owned_by="me"`` answers ``GET /v1/models`` as llama-cpp-python's server does (``"llamacpp"``: llama.cpp's
+  server, ``"vllm"``: vLLM); ``tokenize=True`` then offers that server's tokenizer endpoint (one token per
+  word, plus a BOS token for llama-cpp-python, which adds one);
+* ``reject_formats={"json_schema"}`` answers a ``response_format`` of those types with HTTP 500 and a
+  pydantic validation body, as llama-cpp-python 0.3 does;
+* ``echo_layout``: ``"prompt+generated"`` (vLLM: the prompt's values, the first None, then the generated
+  token), ``"prompt-only"`` (llama-cpp-python with echo: no generated entry), ``"shifted"`` (prompt-only,
+  and each value is the one of the token before: llama-cpp-python with a model without BOS), ``"none"``
+  (no echo: the generated token only, as llama.cpp's server);
+* ``one_at_a_time=True`` answers one request at a time, the others wait (llama-cpp-python's lock);
+* ``trickle=S`` sends the answer's body one byte every S seconds.
+
 >>> with ScriptedOpenAIServer(lambda messages: '{"1": "Alice"}') as server:  # doctest: +SKIP
 ...     llm = get_llm(f"openai:test@{server.url}")
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
@@ -34,6 +49,12 @@ class ScriptedOpenAIServer:
         delay: float = 0.0,
         required_key: str | None = None,
         logprobs: Callable[[list[str]], list[float]] | None = None,
+        owned_by: str | None = None,
+        tokenize: bool = False,
+        reject_formats: set[str] | frozenset[str] = frozenset(),
+        echo_layout: str = "prompt+generated",
+        one_at_a_time: bool = False,
+        trickle: float = 0.0,
     ) -> None:
         self.answer: Answerer = (lambda _messages: answer) if isinstance(answer, str) else answer
         # prompt words -> one log-probability per word after the first (the /v1/completions echo answer)
@@ -43,6 +64,19 @@ class ScriptedOpenAIServer:
         self.fail_after = fail_after  # answer 500 to every request after this many successes
         self.delay = delay  # seconds before each answer; cut short when the server stops
         self.required_key = required_key
+        self.owned_by = owned_by
+        self.tokenize = tokenize
+        self.reject_formats = set(reject_formats)
+        if echo_layout not in ("prompt+generated", "prompt-only", "shifted", "none"):
+            raise ValueError(f"unknown echo layout {echo_layout!r}")
+        self.echo_layout = echo_layout
+        self.one_at_a_time = one_at_a_time
+        self.trickle = trickle
+        self.peak_in_flight = 0  # most model requests answered at once
+        self._in_flight = 0
+        self._one_lock = threading.Lock()
+        self.gets: list[str] = []  # paths of GET requests (GET /v1/models)
+        self.tokenized = 0  # tokenizer endpoint calls (not counted in `requests`)
         self.requests = 0  # every HTTP request received
         self.successes = 0
         self.bodies: list[dict[str, Any]] = []
@@ -77,9 +111,46 @@ class ScriptedOpenAIServer:
             def log_message(self, format: str, *args: Any) -> None:  # keep test output quiet
                 return
 
+            def do_GET(self) -> None:
+                with server._lock:
+                    server.gets.append(self.path)
+                if self.path.rstrip("/").endswith("/v1/models") and server.owned_by is not None:
+                    model = {
+                        "id": "scripted",
+                        "object": "model",
+                        "owned_by": server.owned_by,
+                        "permissions": [],
+                    }
+                    self._send(200, {"object": "list", "data": [model]})
+                    return
+                self._send(404, {"detail": "Not Found"})
+
+            def _tokenize(self, body: dict[str, Any]) -> bool:
+                """Answer a tokenizer endpoint of the imitated server; False when this is none."""
+                paths = {"me": "/extras/tokenize", "llamacpp": "/tokenize", "vllm": "/tokenize"}
+                if not server.tokenize or self.path != paths.get(server.owned_by or ""):
+                    return False
+                text = str(
+                    body.get(
+                        {"me": "input", "llamacpp": "content", "vllm": "prompt"}[server.owned_by or ""], ""
+                    )
+                )
+                tokens = list(range(len(text.split())))
+                if server.owned_by == "me":
+                    tokens = [1, *tokens]  # llama-cpp-python's /extras/tokenize adds the BOS token
+                with server._lock:
+                    server.tokenized += 1
+                payload: dict[str, Any] = {"tokens": tokens}
+                if server.owned_by == "vllm":
+                    payload["count"] = len(tokens)
+                self._send(200, payload)
+                return True
+
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
+                if self._tokenize(body):
+                    return
                 with server._lock:
                     server.requests += 1
                     server.bodies.append(body)
@@ -98,22 +169,51 @@ class ScriptedOpenAIServer:
                 if status is not None:
                     self._send(status, {"error": {"message": f"scripted HTTP {status}", "type": "scripted"}})
                     return
-                if server.delay:
-                    server._stopping.wait(server.delay)
-                if self.path.endswith("/chat/completions"):
-                    messages = body.get("messages", [])
-                    text = server.answer(messages)
-                    payload = _chat_response(body.get("model", "scripted"), messages, text)
-                elif self.path.endswith("/completions"):
-                    payload = _echo_response(
-                        body.get("model", "scripted"), str(body.get("prompt", "")), server.logprobs
+                kind = (body.get("response_format") or {}).get("type")
+                if kind in server.reject_formats:
+                    message = str(
+                        [
+                            {
+                                "type": "literal_error",
+                                "loc": ("body", "response_format", "type"),
+                                "msg": "Input should be 'text' or 'json_object'",
+                                "input": kind,
+                            }
+                        ]
                     )
-                else:
+                    self._send(500, {"error": {"message": message, "type": "internal_server_error"}})
+                    return
+                with server._one_lock if server.one_at_a_time else contextlib.nullcontext():
+                    with server._lock:
+                        server._in_flight += 1
+                        server.peak_in_flight = max(server.peak_in_flight, server._in_flight)
+                    try:
+                        payload = self._answer(body)
+                    finally:
+                        with server._lock:
+                            server._in_flight -= 1
+                if payload is None:
                     self._send(404, {"error": {"message": "no such route"}})
                     return
                 with server._lock:
                     server.successes += 1
                 self._send(200, payload)
+
+            def _answer(self, body: dict[str, Any]) -> dict[str, Any] | None:
+                if server.delay:
+                    server._stopping.wait(server.delay)
+                if self.path.endswith("/chat/completions"):
+                    messages = body.get("messages", [])
+                    text = server.answer(messages)
+                    return _chat_response(body.get("model", "scripted"), messages, text)
+                if self.path.endswith("/completions"):
+                    return _echo_response(
+                        body.get("model", "scripted"),
+                        str(body.get("prompt", "")),
+                        server.logprobs,
+                        server.echo_layout if body.get("echo") else "none",
+                    )
+                return None
 
             def _send(self, status: int, payload: dict[str, Any]) -> None:
                 data = json.dumps(payload).encode()
@@ -123,6 +223,13 @@ class ScriptedOpenAIServer:
                 if status == 429 and server.retry_after is not None:
                     self.send_header("Retry-After", str(server.retry_after))
                 self.end_headers()
+                if server.trickle and status == 200:
+                    for index in range(len(data)):
+                        if server._stopping.wait(server.trickle):
+                            return
+                        self.wfile.write(data[index : index + 1])
+                        self.wfile.flush()
+                    return
                 self.wfile.write(data)
 
         return Handler
@@ -164,11 +271,35 @@ def _chat_response(model: str, messages: list[dict[str, str]], text: str) -> dic
 
 
 def _echo_response(
-    model: str, prompt: str, logprobs: Callable[[list[str]], list[float]] | None = None
+    model: str,
+    prompt: str,
+    logprobs: Callable[[list[str]], list[float]] | None = None,
+    layout: str = "prompt+generated",
 ) -> dict[str, Any]:
+    """A completions answer with one token per word of ``prompt`` (a space before every word but the
+    first), laid out as ``layout`` (see the module docstring); values from ``logprobs(words)``."""
+    from fabula.llm._openai import CALIBRATION_TEXT
+
     words = prompt.split()
-    scripted = logprobs(words) if logprobs is not None else [-1.0 - (i % 3) for i in range(1, len(words))]
-    token_logprobs: list[float | None] = [None, *scripted, -0.5]
+    if prompt == CALIBRATION_TEXT:  # fabula's check of the values: counting, which any model finds easy
+        scripted = [-0.1] * (len(words) - 1)
+    elif logprobs is not None:
+        scripted = logprobs(words)
+    else:
+        scripted = [-1.0 - (i % 3) for i in range(1, len(words))]
+    values: list[float | None]
+    pieces = [w if i == 0 else f" {w}" for i, w in enumerate(words)]
+    offsets = [sum(len(p) for p in pieces[:i]) for i in range(len(pieces))]
+    if layout == "none":
+        tokens, values, text_offsets = [" x"], [-0.5], [len(prompt)]
+    elif layout == "prompt+generated":
+        tokens, values, text_offsets = [*pieces, " x"], [None, *scripted, -0.5], [*offsets, len(prompt)]
+    elif layout == "prompt-only":
+        tokens, values, text_offsets = pieces, [None, *scripted], offsets
+    else:  # shifted: each listed value is the one of the token before (the first None), the last is lost
+        shifted = [-9.0 - (i % 2) for i in range(len(words))]  # P(token i | tokens before and itself)
+        tokens, values, text_offsets = pieces, [None, *shifted[1:]], offsets
+    token_logprobs = values
     return {
         "id": "cmpl-scripted",
         "object": "text_completion",
@@ -177,13 +308,13 @@ def _echo_response(
         "choices": [
             {
                 "index": 0,
-                "text": prompt + " x",
+                "text": (prompt if layout != "none" else "") + " x",
                 "finish_reason": "length",
                 "logprobs": {
-                    "tokens": [*words, "x"],
+                    "tokens": tokens,
                     "token_logprobs": token_logprobs,
                     "top_logprobs": None,
-                    "text_offset": list(range(len(words) + 1)),
+                    "text_offset": text_offsets,
                 },
             }
         ],
