@@ -10,6 +10,7 @@ import pytest
 from fabula.book import Character
 from fabula.errors import ConfigError
 from fabula.llm import get_llm
+from fabula.llm._openai import CALIBRATION_TEXT
 from fabula.llm.testing import ScriptedOpenAIServer
 from fabula.recognition import BookIndex, Question, description_gender, get_method, method_names
 from fabula.recognition._llm_methods import read_choice
@@ -104,8 +105,6 @@ def test_llm_loglik_scores_options_by_what_the_evidence_adds(
         assert prediction.scores is not None and prediction.scores[3] > max(prediction.scores[:3])
     # the texts with the evidence are scored one after another (a backend keeping evaluated tokens
     # evaluates the evidence once), then those without it (they start with the description)
-    from fabula.llm._openai import CALIBRATION_TEXT
-
     scored = [str(b["prompt"]) for b in server.bodies if b.get("prompt") not in (None, CALIBRATION_TEXT)]
     informed = [not text.startswith("Description:") for text in scored]
     assert len(informed) == 2 * (len(prediction.scores) + 1) and informed == sorted(informed, reverse=True)
@@ -183,7 +182,7 @@ def test_query_only_scores_the_description_after_the_name_by_log_likelihood(
         recognizer = get_method("query-only", llm=llm)
         question = _desc2name(story_path, CASES[0][0], 0)
         prediction = recognizer.predict(question, None)
-        prompts = [b["prompt"] for b in server.bodies if "prompt" in b]
+        prompts = [b["prompt"] for b in server.bodies if b.get("prompt") not in (None, CALIBRATION_TEXT)]
     assert prediction.choice == 0
     # the description's 11 words: the first scripted, ten more at -1
     assert prediction.scores == pytest.approx([-0.1 - 10, -2.0 - 10, -3.0 - 10, -4.0 - 10])
