@@ -208,3 +208,35 @@ def test_eval_quotes_method_llm_is_the_paper_protocol(tmp_path: Path) -> None:
     assert scores["explicit"] == pytest.approx(by_type["explicit"][0] / by_type["explicit"][1])
     assert scores["other"] == pytest.approx(by_type["other"][0] / by_type["other"][1])
     assert scores["detection_f1"] is None
+
+
+def test_the_protocol_on_fabulas_own_cast_and_quotes_is_scored(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Beyond the paper: fabula's predicted cast (no gold list) and detected quotes, first chapter only;
+    every id answered with the names list's first name: scored against the gold speakers by shared names."""
+    folder = pdnc_novel_dir("DaisyMiller")
+
+    def answer(messages: list[dict[str, str]]) -> str:
+        prompt = messages[-1]["content"]
+        first = prompt.split("**Names**\n\n---\n", 1)[1].split("=", 1)[0].split("\n", 1)[0]
+        ids = sorted(set(re.findall(r"\|(\d+)\|", prompt)), key=int)
+        return str({i: first for i in ids})
+
+    out = tmp_path / "own.json"
+    with ScriptedOpenAIServer(answer) as server:
+        args = ["eval", "quotes", "--pdnc", folder.parent, "--novel", "DaisyMiller", "--method", "llm"]
+        args += ["--characters", "predicted", "--quotes", "detected", "--chapters", "1"]
+        code = run_cli(*args, "--llm", f"openai:m@{server.url}", "--no-cache", "--json", out)
+    assert code == 0
+    printed = capsys.readouterr().out
+    assert "Table 1 layout (mean (std) over 1 novels): All " in printed
+    report = json.loads(out.read_text())
+    settings, scores = report["settings"], report["novels"]["DaisyMiller"]
+    assert (
+        settings["characters"] == "predicted"
+        and settings["quotes"] == "detected"
+        and settings["chapters"] == 1
+    )
+    assert 0 < scores["scored"] < 713 and 0.0 < scores["accuracy"] < 1.0
+    assert scores["detection_f1"] is not None and scores["detection_f1"] > 0.9  # against chapter 1's gold quotes

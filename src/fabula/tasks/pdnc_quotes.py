@@ -542,8 +542,9 @@ def score_paper_protocol(
     if quotes == "gold":
         scores.update(dict.fromkeys(("detection_precision", "detection_recall", "detection_f1")))
     else:
-        pairs = match_quotes(novel.quotes, book.quotes)
-        scores.update(_prf(sum(p is not None for p in pairs.values()), len(book.quotes), len(novel.quotes)))
+        gold_here = [q for q in novel.quotes if q.start < limit]
+        pairs = match_quotes(gold_here, book.quotes)
+        scores.update(_prf(sum(p is not None for p in pairs.values()), len(book.quotes), len(gold_here)))
     tallies = {"accuracy": attribution.overall, "other": other, **attribution.by_type}
     details: dict[str, Any] = {
         "scored": attribution.overall.total,
