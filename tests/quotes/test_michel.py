@@ -239,4 +239,5 @@ def test_the_protocol_on_fabulas_own_cast_and_quotes_is_scored(
         and settings["chapters"] == 1
     )
     assert 0 < scores["scored"] < 713 and 0.0 < scores["accuracy"] < 1.0
-    assert scores["detection_f1"] is not None and scores["detection_f1"] > 0.9  # against chapter 1's gold quotes
+    # detection against chapter 1's gold quotes
+    assert scores["detection_f1"] is not None and scores["detection_f1"] > 0.9
