@@ -19,6 +19,8 @@ from fabula.errors import OutputError
 # is written: errors of where the output goes, reported as `OutputError` (one line), not a traceback
 WRITE_FAILURES = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS, errno.EIO})
 
+LOCK_FILE = ".fabula.lock"  # `folder_lock`'s file in a folder being written
+
 _UMASK = os.umask(0)  # read the process umask once (os.umask can only read it by setting it)
 os.umask(_UMASK)
 
@@ -92,3 +94,53 @@ def check_output_path(path: str | Path, *, folder: bool = False) -> None:
         raise OutputError(f"cannot write here: {ancestor}: {exc.strerror or exc}", target) from exc
     os.close(fd)
     os.unlink(probe)
+
+
+@contextlib.contextmanager
+def folder_lock(folder: str | Path, what: str) -> Iterator[None]:
+    """Hold ``FOLDER/.fabula.lock`` while the block runs, so two runs never write one folder at once
+    (`file_lock`; ``what`` names the writer, e.g. ``fabula analyze``)."""
+    target = Path(folder)
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(f"cannot write here ({exc.strerror or exc})", target) from exc
+    with file_lock(target / LOCK_FILE, what, target):
+        yield
+
+
+@contextlib.contextmanager
+def file_lock(lock: Path, what: str, where: Path) -> Iterator[None]:
+    """Hold the file ``lock`` (an exclusive `fcntl.flock`) while the block runs; a second holder fails at
+    once with a one-line `OutputError` about ``where`` saying which process holds it. The kernel drops the
+    lock when the holder exits, however it exits: a killed run never leaves anything locked."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not on Windows: no lock
+        yield
+        return
+    try:
+        handle = open(lock, "a+")  # noqa: SIM115 - held open for the block
+    except OSError as exc:
+        raise OutputError(f"cannot write here ({exc.strerror or exc})", where) from exc
+    with handle:
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            holder = handle.read().strip() or "another process"
+            raise OutputError(
+                f"{what} by {holder} is writing to this {'folder' if where.is_dir() else 'file'}; wait for "
+                "it to finish or choose another",
+                where,
+            ) from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"process {os.getpid()}")
+        handle.flush()
+        try:
+            yield
+        finally:
+            with contextlib.suppress(OSError):
+                handle.truncate(0)
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)

@@ -232,3 +232,45 @@ def test_items_run_concurrently_with_a_model_and_record_their_own_calls(tmp_path
         calls = record["details"]["llm_calls"]
         assert len(calls) == 2 and len({c["prompt_hash"] for c in calls}) == 2
         assert sorted(c["raw_answer"] for c in calls) == sorted(record["prediction"])
+
+
+def test_a_second_evaluation_writing_the_same_report_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two ``fabula eval`` runs with one ``--json``: the second is refused in one line while the first
+    runs (their item logs interleaved and both exited 0), and the first finishes with a clean log."""
+    reached, release = threading.Event(), threading.Event()
+
+    def answer(messages: list[dict[str, str]]) -> str:
+        reached.set()
+        release.wait(30)
+        return toy_tasks.answer(messages)
+
+    out = tmp_path / "shared.json"
+    path = os.pathsep.join([str(ROOT / "src"), str(ROOT)])  # this checkout's fabula, and its tests
+    env = {**os.environ, "FABULA_CACHE_DIR": str(tmp_path), "PYTHONPATH": path}
+    with ScriptedOpenAIServer(answer) as server:
+        command = [
+            sys.executable,
+            "-c",
+            "import sys, tests.tasks.toy_tasks; from fabula.cli import main; main(sys.argv[1:])",
+            *("eval", "toy-llm", "--llm", f"openai:toy@{server.url}", "--json", str(out)),
+        ]
+        first = subprocess.Popen(command, cwd=ROOT, env=env, stderr=subprocess.PIPE)
+        try:
+            assert reached.wait(60), "the first run never asked the model"
+            code = run_cli("eval", "toy-sums", "--json", out)
+            err = capsys.readouterr().err.strip()
+            release.set()
+            _, first_err = first.communicate(timeout=120)
+        finally:
+            release.set()
+            if first.poll() is None:
+                first.kill()
+    assert code == 2, err
+    assert err.startswith("fabula: error:") and "\n" not in err and "is writing to this file" in err, err
+    assert f"process {first.pid}" in err
+    assert first.returncode == 0, first_err.decode()
+    log = lines(log_path_for(out))
+    assert log[0]["task"] == "toy-llm" and log[-1] == {"complete": True}
+    assert sorted(r["id"] for r in log[1:-1]) == [f"q{i}" for i in range(6)]

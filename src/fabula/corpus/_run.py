@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import orjson
 
-from fabula._files import write_bytes_atomic
+from fabula._files import folder_lock, write_bytes_atomic
 from fabula._ray import check_engine
 from fabula._version import __version__
 from fabula.analysis import GENERIC_FILE_STEMS
@@ -255,6 +255,26 @@ def analyze_corpus(
     check_engine(engine, ray_address)
     planned = plan_jobs(expand_inputs(paths), outdir, settings.folder_suffix())
     check_writable(Path(outdir))
+    # one run writes a folder at a time: two with different settings would mix their outputs (a manifest
+    # of one run beside the characters of the other) and a stale-temporary sweep would delete the other's
+    with folder_lock(outdir, "fabula analyze"):
+        return _analyze_planned(
+            planned, outdir, settings, jobs, force, engine, ray_address, on_stage, on_book, on_plan
+        )
+
+
+def _analyze_planned(
+    planned: list[BookJob],
+    outdir: str | Path,
+    settings: AnalyzeSettings,
+    jobs: int,
+    force: bool,
+    engine: Engine,
+    ray_address: str | None,
+    on_stage: StageCallback | None,
+    on_book: Callable[[BookOutcome], None] | None,
+    on_plan: Callable[[int, int], None] | None,
+) -> list[BookOutcome]:
     remove_stale_temporaries(Path(outdir))  # a killed run's half-written index.html
     outcomes: dict[int, BookOutcome] = {}
 

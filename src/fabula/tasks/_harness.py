@@ -53,6 +53,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
 
 import orjson
 
+from fabula._files import file_lock
 from fabula._registry import Registry
 from fabula.errors import ConfigError, InputError
 from fabula.metrics import mean_of
@@ -282,50 +283,57 @@ def run_eval(
     if len(set(ids)) != len(ids):
         raise ConfigError(f"task {task.name!r} lists an item id twice")
 
-    log: _ItemLog | None = None
-    done: dict[str, _Done] = {}
-    if json_path is not None:
-        _check_writable(Path(json_path))
-        log = _ItemLog(log_path_for(json_path))
-        header = {"fabula_eval": LOG_VERSION, "task": task.name, "settings": settings}
-        done = log.open(header, {i.id: i for i in items}, resume=resume)
-    todo = [i for i in items if i.id not in done]
-    workers = max(1, concurrency if concurrency is not None else (llm.concurrency if llm is not None else 1))
-    if llm is None or not task.parallel_items:
-        workers = 1  # without a model the work is CPU-bound Python: threads would only add overhead
+    with contextlib.ExitStack() as held:
+        if json_path is not None:  # two runs writing one report would interleave their item logs
+            target = Path(json_path)
+            _check_writable(target)
+            held.enter_context(file_lock(target.with_name(f".{target.name}.lock"), "fabula eval", target))
+        log: _ItemLog | None = None
+        done: dict[str, _Done] = {}
+        if json_path is not None:
+            _check_writable(Path(json_path))
+            log = _ItemLog(log_path_for(json_path))
+            header = {"fabula_eval": LOG_VERSION, "task": task.name, "settings": settings}
+            done = log.open(header, {i.id: i for i in items}, resume=resume)
+        todo = [i for i in items if i.id not in done]
+        workers = max(
+            1, concurrency if concurrency is not None else (llm.concurrency if llm is not None else 1)
+        )
+        if llm is None or not task.parallel_items:
+            workers = 1  # without a model the work is CPU-bound Python: threads would only add overhead
 
-    results: dict[str, _Done] = dict(done)
-    with _progress(task.name, len(items), len(done), progress) as advance:
+        results: dict[str, _Done] = dict(done)
+        with _progress(task.name, len(items), len(done), progress) as advance:
 
-        def record(result: _Done) -> None:
-            if log is not None:
-                log.append(result)
-            results[result.item.id] = result
-            if result.error is not None and on_item_error is not None:
-                on_item_error(result.item.id, result.error)
-            advance(result.item.id)
+            def record(result: _Done) -> None:
+                if log is not None:
+                    log.append(result)
+                results[result.item.id] = result
+                if result.error is not None and on_item_error is not None:
+                    on_item_error(result.item.id, result.error)
+                advance(result.item.id)
 
-        def run_one(item: EvalItem) -> None:
-            record(_run_item(task, item, llm))
+            def run_one(item: EvalItem) -> None:
+                record(_run_item(task, item, llm))
 
-        try:
-            if engine == "ray":
-                _run_novels_on_ray(task, todo, ray_address, record)
-            elif workers == 1:
-                for item in todo:
-                    run_one(item)
-            else:
-                _run_concurrently(run_one, todo, workers)
-        finally:
-            if log is not None:
-                log.close()
-    report = _aggregate(task, settings, [results[i.id] for i in items])
-    task.finish(report)
-    if log is not None:
-        log.mark_complete()
-    if json_path is not None:
-        report.write_json(json_path)
-    return report
+            try:
+                if engine == "ray":
+                    _run_novels_on_ray(task, todo, ray_address, record)
+                elif workers == 1:
+                    for item in todo:
+                        run_one(item)
+                else:
+                    _run_concurrently(run_one, todo, workers)
+            finally:
+                if log is not None:
+                    log.close()
+        report = _aggregate(task, settings, [results[i.id] for i in items])
+        task.finish(report)
+        if log is not None:
+            log.mark_complete()
+        if json_path is not None:
+            report.write_json(json_path)
+        return report
 
 
 def _run_item(task: Task, item: EvalItem, llm: LLM | None) -> _Done:
