@@ -42,3 +42,35 @@ def test_every_description_has_its_check_in_the_book() -> None:
         row = orjson.loads(line)
         text = (pdnc_novel_dir(row["book"]) / "novel_text.txt").read_text(encoding="utf-8", errors="replace")
         assert re.search(row["check"], " ".join(text.split())), (row["character"], row["check"])
+
+
+def test_the_frozen_part_is_about_frozen_novels_only_and_every_fact_is_in_the_book() -> None:
+    """data/recognize/pairs.frozen.jsonl: written like the tuning pairs, about frozen-split novels only, each
+    check found in its book; questions.frozen.jsonl holds both directions of every pair."""
+    pairs = load_pairs(DATA / "pairs.frozen.jsonl")
+    assert len(pairs) >= 20 and {p.book for p in pairs} <= FROZEN
+    assert all(p.level in (1, 2, 3, 4) for p in pairs)
+    questions = load_questions(DATA / "questions.frozen.jsonl")
+    assert Counter(q.direction for q in questions) == {"desc2name": len(pairs), "name2desc": len(pairs)}
+    for line in (DATA / "pairs.frozen.jsonl").read_text(encoding="utf-8").splitlines():
+        row = orjson.loads(line)
+        text = (pdnc_novel_dir(row["book"]) / "novel_text.txt").read_text(encoding="utf-8", errors="replace")
+        assert re.search(row["check"], " ".join(text.split())), (row["character"], row["check"])
+
+
+def test_levels_follow_the_paper_s_definitions() -> None:
+    """GANDALF's levels: a level-1 description refers to no other character, so none names one of the
+    book's other described characters; level 2 names one."""
+    for name in ("pairs.jsonl", "pairs.frozen.jsonl"):
+        pairs = load_pairs(DATA / name)
+        assert all(p.level in (1, 2, 3, 4) for p in pairs), name
+        for pair in pairs:
+            others = {
+                p.character.split()[-1]
+                for p in pairs
+                if p.book == pair.book and p.character != pair.character
+            }
+            if pair.level == 1:
+                assert not any(re.search(rf"\b{re.escape(o)}\b", pair.description) for o in others), (
+                    pair.character
+                )
