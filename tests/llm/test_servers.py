@@ -216,3 +216,30 @@ def test_the_timeout_is_a_deadline_for_the_whole_request_even_when_the_server_tr
             llm.generate("x")
         elapsed = time.monotonic() - started
     assert elapsed < 10  # two attempts of 1 s (and the /v1/models question), not ~30 s of trickling
+
+
+@pytest.mark.parametrize(
+    ("owned_by", "name"),
+    [
+        ("me", "server:/extras/tokenize (llama-cpp-python)"),
+        ("llamacpp", "server:/tokenize (llama.cpp server)"),
+    ],
+)
+def test_token_spans_come_from_the_server_s_tokenizer(owned_by: str, name: str) -> None:
+    text = "It was  a cold\n\nevening, said Anna."
+    with ScriptedOpenAIServer(owned_by=owned_by, tokenize=True) as server:
+        llm = get_llm(f"openai:m@{server.url}", cache=False)
+        spans, tokenizer = llm.token_spans(text)
+        again, _ = llm.token_spans(text)
+        count = llm.count_tokens(text)
+    assert tokenizer == name and spans == again
+    assert [text[a:b] for a, b in spans] == ["It", " was", "  a", " cold", "\n\nevening,", " said", " Anna."]
+    assert len(spans) == count
+
+
+def test_a_server_without_token_texts_leaves_spans_to_the_approximation() -> None:
+    from fabula.llm import APPROXIMATE_TOKENIZER, approximate_token_spans
+
+    with ScriptedOpenAIServer(owned_by="vllm", tokenize=True) as server:
+        llm = get_llm(f"openai:m@{server.url}", cache=False)
+        assert llm.token_spans("a b c") == (approximate_token_spans("a b c"), APPROXIMATE_TOKENIZER)

@@ -196,6 +196,8 @@ class OpenAILLM(LLM):
         self._send_llama_fields = base_url is not None
         self._server: str | None = None  # what /v1/models says the server is ("" when unknown)
         self._server_lock = threading.Lock()
+        self._added: list[Any] | None = None  # see _added_tokens
+        self._pieces: dict[int, str | None] = {}  # token id -> its text (see _piece)
         self._logprobs_checked = False
         self._logprobs_refusal: str | None = None
         self._logprobs_lock = threading.Lock()
@@ -261,46 +263,67 @@ class OpenAILLM(LLM):
         return value
 
     # --- token counting ------------------------------------------------------------------------
-    def _backend_token_counter(self) -> tuple[Any, str] | None:
-        """The server's own tokenizer (llama-cpp-python ``/extras/tokenize``, llama.cpp and vLLM
-        ``/tokenize``); None, and so an estimate, when the server offers none."""
+    def _tokenizer_endpoint(self) -> tuple[str, Any, str] | None:
+        """(path, request body for a text, label) of the server's tokenizer endpoint, if it has one."""
         kind = self.server
         if kind == "llama-cpp-python":
-            path, make_body, label = "/extras/tokenize", (lambda text: {"input": text}), "llama-cpp-python"
-        elif kind == "llama.cpp":
-            path, make_body, label = (
+            return "/extras/tokenize", (lambda text: {"input": text}), "llama-cpp-python"
+        if kind == "llama.cpp":
+            return (
                 "/tokenize",
-                (lambda text: {"content": text, "add_special": False}),
+                (lambda text: {"content": text, "add_special": False, "with_pieces": True}),
                 "llama.cpp server",
             )
-        elif kind == "vllm":
-            path, make_body, label = (
+        if kind == "vllm":
+            return (
                 "/tokenize",
                 (lambda text: {"model": self.model, "prompt": text, "add_special_tokens": False}),
                 "vLLM",
             )
-        else:
+        return None
+
+    def _server_tokens(self, text: str) -> list[Any] | int:
+        """The server's tokens of ``text`` (ids, or llama.cpp's ``{"id", "piece"}`` objects), or only
+        their number where the endpoint gives just a count."""
+        endpoint = self._tokenizer_endpoint()
+        assert endpoint is not None
+        path, make_body, _label = endpoint
+        try:
+            answer = self._retrying(lambda: self._http_call("POST", path, make_body(text)))
+        except RequestError as exc:
+            raise BackendError(f"counting tokens with the server's {path} failed: {exc}", self.spec) from exc
+        if isinstance(answer, dict) and isinstance(answer.get("tokens"), list):
+            return list(answer["tokens"])
+        if isinstance(answer, dict) and isinstance(answer.get("count"), int):
+            return int(answer["count"])
+        raise BackendError(f"the server's {path} answered without tokens", self.spec)
+
+    def _added_tokens(self) -> list[Any]:
+        """Special tokens the tokenizer endpoint adds by itself (llama-cpp-python adds BOS), asked once."""
+        with self._server_lock:
+            added = self._added
+        if added is None:
+            tokens = self._server_tokens("")
+            added = tokens if isinstance(tokens, list) else [None] * tokens
+            with self._server_lock:
+                self._added = added
+        return added
+
+    def _backend_token_counter(self) -> tuple[Any, str] | None:
+        """The server's own tokenizer (llama-cpp-python ``/extras/tokenize``, llama.cpp and vLLM
+        ``/tokenize``); an estimate, labelled so, when the server offers none."""
+        endpoint = self._tokenizer_endpoint()
+        if endpoint is None:
             counter, name = default_token_counter(self.model)
             note = (
-                "the server offers no tokenizer" if kind != "openai" else "OpenAI has no tokenizer endpoint"
+                "the server offers no tokenizer"
+                if self.server != "openai"
+                else "OpenAI has no tokenizer endpoint"
             )
             return counter, f"{name} ({note})"
-
-        def tokens(text: str) -> int:
-            try:
-                answer = self._retrying(lambda: self._http_call("POST", path, make_body(text)))
-            except RequestError as exc:
-                raise BackendError(
-                    f"counting tokens with the server's {path} failed: {exc}", self.spec
-                ) from exc
-            if isinstance(answer, dict) and isinstance(answer.get("tokens"), list):
-                return len(answer["tokens"])
-            if isinstance(answer, dict) and isinstance(answer.get("count"), int):
-                return int(answer["count"])
-            raise BackendError(f"the server's {path} answered without tokens", self.spec)
-
+        path, _body, label = endpoint
         try:
-            added = tokens("")  # special tokens the endpoint adds itself (llama-cpp-python adds BOS)
+            added = len(self._added_tokens())
         except BackendError:
             counter, name = default_token_counter(self.model)
             return counter, f"{name} (the server's {path} failed)"
@@ -313,7 +336,8 @@ class OpenAILLM(LLM):
                 if key in counts:
                     counts.move_to_end(key)
                     return counts[key]
-            value = max(0, tokens(text) - added)
+            tokens = self._server_tokens(text)
+            value = max(0, (len(tokens) if isinstance(tokens, list) else tokens) - added)
             with counts_lock:
                 counts[key] = value
                 while len(counts) > 65536:
@@ -321,6 +345,60 @@ class OpenAILLM(LLM):
             return value
 
         return count, f"server:{path} ({label})"
+
+    def _backend_token_spans(self, text: str) -> list[tuple[int, int]] | None:
+        """``text``'s tokens as character spans by the server's tokenizer: llama.cpp's ``/tokenize`` with
+        pieces, llama-cpp-python's ``/extras/tokenize`` with each token's text from ``/extras/detokenize``
+        (asked once per token id). None (the approximation) where the server cannot say, or where its
+        pieces do not spell the text exactly (a token that is part of a UTF-8 character)."""
+        if self.server not in ("llama-cpp-python", "llama.cpp") or not self.token_counter_name.startswith(
+            "server:"
+        ):
+            return None
+        tokens = self._server_tokens(text)
+        if not isinstance(tokens, list):
+            return None
+        added = self._added_tokens()
+        if added and tokens[: len(added)] == added:
+            tokens = tokens[len(added) :]
+        pieces: list[str | None]
+        if self.server == "llama.cpp":
+            pieces = [
+                t.get("piece") if isinstance(t, dict) and isinstance(t.get("piece"), str) else None
+                for t in tokens
+            ]
+        else:
+            pieces = [self._piece(int(t)) for t in tokens]
+        if any(p is None for p in pieces) or "".join(p or "" for p in pieces) != text:
+            return None
+        spans: list[tuple[int, int]] = []
+        offset = 0
+        for piece in pieces:
+            start, offset = offset, offset + len(piece or "")
+            if offset > start:
+                spans.append((start, offset))
+        return spans or [(0, len(text))]
+
+    def _piece(self, token: int) -> str | None:
+        """The text of one token id by llama-cpp-python's ``/extras/detokenize`` (None: not whole characters)."""
+        with self._server_lock:
+            if token in self._pieces:
+                return self._pieces[token]
+        try:
+            answer = self._retrying(
+                lambda: self._http_call("POST", "/extras/detokenize", {"tokens": [token]})
+            )
+        except RequestError:  # its UTF-8 decoding fails on a token that is part of a character: HTTP 500
+            piece = None
+        else:
+            piece = (
+                answer.get("text")
+                if isinstance(answer, dict) and isinstance(answer.get("text"), str)
+                else None
+            )
+        with self._server_lock:
+            self._pieces[token] = piece
+        return piece
 
     # --- generation ----------------------------------------------------------------------------
     def _complete(self, messages: list[ChatMessage], options: GenerateOptions) -> Generation:

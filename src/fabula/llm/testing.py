@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -34,6 +35,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 Answerer = Callable[[list[dict[str, str]]], str]
+BOS_ID = 1_000_000  # the imitated llama-cpp-python tokenizer's BOS token
 
 
 class ScriptedOpenAIServer:
@@ -77,6 +79,8 @@ class ScriptedOpenAIServer:
         self._one_lock = threading.Lock()
         self.gets: list[str] = []  # paths of GET requests (GET /v1/models)
         self.tokenized = 0  # tokenizer endpoint calls (not counted in `requests`)
+        self._vocabulary: dict[str, int] = {}  # the imitated tokenizer's pieces and their ids
+        self._pieces: list[str] = []
         self.requests = 0  # every HTTP request received
         self.successes = 0
         self.bodies: list[dict[str, Any]] = []
@@ -126,22 +130,32 @@ class ScriptedOpenAIServer:
                 self._send(404, {"detail": "Not Found"})
 
             def _tokenize(self, body: dict[str, Any]) -> bool:
-                """Answer a tokenizer endpoint of the imitated server; False when this is none."""
+                """Answer a tokenizer endpoint of the imitated server; False when this is none. Tokens are
+                words with the whitespace before them (ids from a vocabulary made as they come)."""
+                owner = server.owned_by or ""
                 paths = {"me": "/extras/tokenize", "llamacpp": "/tokenize", "vllm": "/tokenize"}
-                if not server.tokenize or self.path != paths.get(server.owned_by or ""):
+                if server.tokenize and owner == "me" and self.path == "/extras/detokenize":
+                    pieces = [server._pieces[i] for i in body.get("tokens", [])]
+                    self._send(200, {"text": "".join(pieces)})
+                    return True
+                if not server.tokenize or self.path != paths.get(owner):
                     return False
-                text = str(
-                    body.get(
-                        {"me": "input", "llamacpp": "content", "vllm": "prompt"}[server.owned_by or ""], ""
-                    )
-                )
-                tokens = list(range(len(text.split())))
-                if server.owned_by == "me":
-                    tokens = [1, *tokens]  # llama-cpp-python's /extras/tokenize adds the BOS token
+                text = str(body.get({"me": "input", "llamacpp": "content", "vllm": "prompt"}[owner], ""))
+                pieces = re.findall(r"\s*\S+|\s+", text)
                 with server._lock:
                     server.tokenized += 1
+                    for piece in pieces:
+                        if piece not in server._vocabulary:
+                            server._vocabulary[piece] = len(server._pieces)
+                            server._pieces.append(piece)
+                    ids = [server._vocabulary[piece] for piece in pieces]
+                tokens: list[Any] = ids
+                if owner == "me":
+                    tokens = [BOS_ID, *ids]  # llama-cpp-python's /extras/tokenize adds the BOS token
+                elif owner == "llamacpp" and body.get("with_pieces"):
+                    tokens = [{"id": i, "piece": piece} for i, piece in zip(ids, pieces, strict=True)]
                 payload: dict[str, Any] = {"tokens": tokens}
-                if server.owned_by == "vllm":
+                if owner == "vllm":
                     payload["count"] = len(tokens)
                 self._send(200, payload)
                 return True
