@@ -92,6 +92,14 @@ def _novel_name(book_path: str) -> str:
     return path.parent.name if path.name == "novel_text.txt" else path.stem
 
 
+def _groups(record: dict[str, Any]) -> dict[str, str]:
+    """The report's groups of a record: its novel, and its split when the data file names one."""
+    groups = {"novel": _novel_name(record["book"])}
+    if isinstance(record.get("split"), str):
+        groups["split"] = record["split"]
+    return groups
+
+
 @task("recap")
 class RecapTask(Task):
     """RECIDENT recap snippets: rank each target's candidates, score against the gold."""
@@ -99,7 +107,7 @@ class RecapTask(Task):
     description = "Recap snippets (RECIDENT): Recall/Precision/F1@5 and free selection on a JSONL file of annotated targets."
     metrics: ClassVar[list[str]] = METRICS
     counts: ClassVar[list[str]] = ["seconds"]
-    group_by: ClassVar[list[str]] = ["novel"]
+    group_by: ClassVar[list[str]] = ["novel", "split"]  # split: a record's "split" (tuning / frozen), if any
     llm = "optional"
     anonymize_refusal = None  # target and candidate spans go through the copy's offset map
     options: ClassVar[list[TaskOption]] = [
@@ -133,7 +141,7 @@ class RecapTask(Task):
         records = [r for r in read_records(path) if r.get("gold") is not None]
         if not records:
             raise InputError("no annotated targets (with 'gold') in the file", path)
-        return [EvalItem(str(r["id"]), {"novel": _novel_name(r["book"])}, r) for r in records]
+        return [EvalItem(str(r["id"]), _groups(r), r) for r in records]
 
     def _book(self, book_path: str) -> tuple[Book, SentenceIndex, RecapContext]:
         with self._lock:
