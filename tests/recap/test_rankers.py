@@ -8,7 +8,15 @@ import numpy as np
 import pytest
 
 from fabula.errors import ConfigError
-from fabula.recap import Ranking, RecapContext, SentenceIndex, build_target, create_ranker, ranker_names
+from fabula.recap import (
+    Ranking,
+    RecapContext,
+    RecapSpec,
+    SentenceIndex,
+    build_target,
+    create_ranker,
+    ranker_names,
+)
 from fabula.recap._rankers import BM25Ranker
 from tests.recap.conftest import SPEC
 
@@ -21,8 +29,19 @@ def case(hand_book):
 
 
 def test_registry_names_every_ranker():
-    assert {"closest", "bm25", "tfidf", "dense", "character-filter", "combined"} <= set(ranker_names())
-    assert {"llm-listwise", "llm-pairwise", "pipeline"} <= set(ranker_names())
+    assert {
+        "closest",
+        "bm25",
+        "tfidf",
+        "dense",
+        "character-filter",
+        "combined",
+        "reach-back",
+        "select-all",
+    } <= set(ranker_names())
+    assert {"llm-listwise", "llm-listwise-free", "llm-listwise-filter", "llm-pairwise", "pipeline"} <= set(
+        ranker_names()
+    )
     with pytest.raises(ConfigError, match="choose from"):
         create_ranker("nope")
     with pytest.raises(ConfigError, match="needs an LLM"):
@@ -107,3 +126,44 @@ def test_ranking_ties_go_to_the_nearer_candidate():
     assert ranking.top(5) == [1, 0, 2]
     assert ranking.free(2) == [1, 0]
     assert Ranking([0.0, 0.0], selected=[]).free(5) == []
+
+
+def test_reach_back_scores_by_hand(case):
+    """Every feature of the default ranker computed by hand on the hand-built book."""
+    context, target = case
+    ranker = create_ranker("reach-back")
+    parts = ranker.components(context, target)
+    assert parts["closeness"] == pytest.approx([math.exp(-(d - 1) / 4) for d in (5, 4, 3, 2, 1)])
+    # the target names one person, whom only candidate 1 names; one chapter: no earlier meeting
+    assert parts["characters"].tolist() == [0, 1, 0, 0, 0]
+    assert parts["meeting"].tolist() == [0, 0, 0, 0, 0]
+    # the strawberries at Donwell: the rarest shared terms are candidate 2's; it is at distance 3 <= 5
+    assert int(np.argmax(parts["salient"])) == STRAWBERRIES and parts["salient"].max() == 1.0
+    assert parts["salient_top"].tolist() == [0, 0, 0, 0, 0]
+    idf = context.book_idf
+    rows, terms, _ = context.terms([target.candidates[STRAWBERRIES], target.target])
+    shared = set(terms[rows == 0].tolist()) & set(terms[rows == 1].tolist())
+    assert ranker.salience(context, target)[STRAWBERRIES] == pytest.approx(sum(idf[t] for t in shared))
+    ranking = ranker.rank(context, target)
+    assert ranking.top(2) == [NEAREST, STRAWBERRIES]  # the lead-in, then what the scene turns on
+    far = create_ranker("reach-back", near=1).components(context, target)
+    assert far["salient_top"].tolist() == [0, 0, 1, 0, 0]
+
+
+def test_reach_back_finds_the_last_meeting_before_the_chapter():
+    from fabula.book import book_from_text
+
+    filler = " ".join(f"The rain fell on roof number {i}." for i in range(12))
+    text = (
+        "Chapter 1\n\nMr. Darcy met Miss Bennet at the ball. They danced in silence.\n\n"
+        + filler
+        + "\n\nChapter 2\n\nMiss Bennet saw Mr. Darcy again. He bowed to her.\n"
+    )
+    book = book_from_text(text)
+    spec = RecapSpec(w=2, candidate_w=2, n_candidates=20, gap_min=1, gap_max=1)
+    sentences = SentenceIndex(book)
+    target = build_target(sentences, len(sentences) - 2, spec)
+    context = RecapContext(book)
+    parts = create_ranker("reach-back").components(context, target)
+    meeting = [i for i, v in enumerate(parts["meeting"]) if v]
+    assert meeting and all("Darcy" in context.text(target.candidates[i]) for i in meeting)

@@ -14,7 +14,9 @@ from tests.recap.conftest import SENTENCES
 SPOILER = "Zanzibarwick"
 
 
-@pytest.mark.parametrize("method", ["closest", "bm25", "tfidf", "character-filter", "combined"])
+@pytest.mark.parametrize(
+    "method", ["closest", "bm25", "tfidf", "character-filter", "combined", "reach-back", "select-all"]
+)
 def test_recap_never_uses_text_at_or_after_the_position(method):
     # the same sentences, then a later chapter full of a spoiler name that shares the target's words
     later = " ".join(f"{SPOILER} ate the strawberries at Donwell Abbey with Miss Bennet." for _ in range(30))

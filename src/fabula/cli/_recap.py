@@ -68,7 +68,7 @@ def show_command(
     ] = None,
     until_chapter: UntilChapterOption = None,
     k: Annotated[int, typer.Option("-k", "--top", min=1, help="How many snippets.")] = 5,
-    method: Annotated[str, typer.Option("--method", metavar="NAME", help=_method_help())] = "combined",
+    method: Annotated[str, typer.Option("--method", metavar="NAME", help=_method_help())] = "reach-back",
     llm: LlmOption = None,
     no_cache: NoCacheOption = False,
     timeout: TimeoutOption = DEFAULT_TIMEOUT,

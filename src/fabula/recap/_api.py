@@ -79,7 +79,7 @@ def recap(
     position: int,
     *,
     k: int = 5,
-    method: str = "combined",
+    method: str = "reach-back",
     spec: RecapSpec | None = None,
     llm: LLM | None = None,
     **options: Any,

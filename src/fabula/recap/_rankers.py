@@ -142,6 +142,23 @@ class RecapContext:
         present = cumulative[np.ix_(stops, wanted)] - cumulative[np.ix_(firsts, wanted)] > 0
         return present.sum(axis=1).astype(np.float64), int(wanted.size)
 
+    @cached_property
+    def book_idf(self) -> FloatArray:
+        """log(sentences / (1 + sentences containing the term)) over the book's sentences: how rare a
+        term is in the book (what a scene "turns on" is rare: a letter, a place, an illness)."""
+        ids, vocab = self._terms
+        df = np.zeros(max(1, len(vocab)), dtype=np.int64)
+        for sentence in ids:
+            df[np.unique(sentence)] += 1
+        return np.maximum(0.0, np.log(max(1, len(ids)) / (1.0 + df)))
+
+    def chapter_of(self, snippet: Snippet) -> int:
+        """Index of the chapter the snippet starts in (-1 before the first chapter)."""
+        import bisect
+
+        starts = [c.start for c in self.book.chapters]
+        return bisect.bisect_right(starts, snippet.start) - 1
+
     def embed(self, model: str, snippets: list[Snippet]) -> npt.NDArray[np.float32]:
         """L2-normalized embeddings of the snippets' texts (each computed once per model)."""
         from fabula.retrieval import load_embedder
@@ -407,4 +424,91 @@ class CombinedRanker(Ranker):
         for name, weight in self.weights.items():
             if weight and name in parts:
                 scores += weight * parts[name]
+        return Ranking(scores.tolist())
+
+
+@register_ranker("reach-back")
+class ReachBackRanker(Ranker):
+    """No LLM, the default: the lead-in, plus the earlier passages that explain the scene — the last
+    meeting of the characters present, and earlier mentions of what the scene turns on.
+
+    Score = exp(-(d-1)/``decay``) (d = 1 for the nearest candidate: the scene's own lead-in)
+    + ``character_weight`` x the share of the target's characters the candidate names
+    + ``meeting_weight`` for each of the ``meetings`` most recent candidates before the target's chapter
+      that name at least two of the target's characters (one, if the target names one): where these
+      people were last together
+    + ``salient_weight`` x the candidate's shared terms weighted by their rarity in the whole book
+      (scaled to the target's best candidate), and ``salient_top_weight`` more for the best such
+      candidate when it lies beyond the nearest ``near``: the earlier mention of what the scene turns on.
+    Weights chosen on the tuning targets of data/recap (docs/benchmarks.md: tuning and frozen numbers)."""
+
+    def __init__(
+        self,
+        *,
+        decay: float = 4.0,
+        character_weight: float = 0.2,
+        meeting_weight: float = 0.2,
+        meetings: int = 2,
+        salient_weight: float = 0.2,
+        salient_top_weight: float = 0.2,
+        near: int = 5,
+    ) -> None:
+        if decay <= 0:
+            raise ConfigError("reach-back: decay must be positive")
+        self.decay, self.near, self.meetings = decay, near, meetings
+        self.weights = {
+            "characters": character_weight,
+            "meeting": meeting_weight,
+            "salient": salient_weight,
+            "salient_top": salient_top_weight,
+        }
+
+    def salience(self, context: RecapContext, target: RecapTarget) -> FloatArray:
+        """Per candidate: the book-rarity (idf) summed over the distinct terms it shares with the target."""
+        n = len(target.candidates)
+        rows, terms, _size = context.terms([*target.candidates, target.target])
+        if n == 0 or terms.size == 0:
+            return np.zeros(n)
+        wanted = np.unique(terms[rows == n])
+        pairs = np.unique(rows[rows < n] * (int(terms.max()) + 1) + terms[rows < n])
+        cand_rows, cand_terms = pairs // (int(terms.max()) + 1), pairs % (int(terms.max()) + 1)
+        hit = np.isin(cand_terms, wanted)
+        scores = np.zeros(n)
+        np.add.at(scores, cand_rows[hit], context.book_idf[cand_terms[hit]])
+        return scores
+
+    def components(self, context: RecapContext, target: RecapTarget) -> dict[str, FloatArray]:
+        """Each feature for every candidate (book order), before weighting."""
+        n = len(target.candidates)
+        distance = np.asarray([target.distance(i) for i in range(n)], dtype=np.float64)
+        shared, wanted = context.shared_characters(target.target, list(target.candidates))
+        meeting = np.zeros(n)
+        if wanted:
+            need = min(2, wanted)
+            chapter = context.chapter_of(target.target)
+            earlier = [
+                i
+                for i in range(n)
+                if shared[i] >= need and context.chapter_of(target.candidates[i]) < chapter
+            ]
+            meeting[sorted(earlier, reverse=True)[: self.meetings]] = 1.0
+        salient = self.salience(context, target)
+        best = salient.max() if n else 0.0
+        top = np.zeros(n)
+        if best > 0:
+            index = int(np.argmax(salient))
+            top[index] = float(distance[index] > self.near)
+        return {
+            "closeness": np.exp(-(distance - 1.0) / self.decay),
+            "characters": shared / wanted if wanted else np.zeros(n),
+            "meeting": meeting,
+            "salient": salient / best if best > 0 else salient,
+            "salient_top": top,
+        }
+
+    def rank(self, context: RecapContext, target: RecapTarget) -> Ranking:
+        parts = self.components(context, target)
+        scores = parts["closeness"].copy()
+        for name, weight in self.weights.items():
+            scores += weight * parts[name]
         return Ranking(scores.tolist())

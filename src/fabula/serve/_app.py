@@ -236,7 +236,7 @@ def create_app(library: Library, *, host: str = "127.0.0.1") -> FastAPI:
         return {
             "at": position.at,
             "analysed_until": position.checkpoint,
-            "method": result["method"] if result else "combined",
+            "method": result["method"] if result else "reach-back",
             "target": result["target"] if result else None,
             "snippets": result["snippets"][:k] if result else [],
         }

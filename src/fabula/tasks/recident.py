@@ -121,7 +121,7 @@ class RecapTask(Task):
         TaskOption(
             "method",
             str,
-            default="combined",
+            default="reach-back",
             metavar="NAME",
             help="Ranker (fabula recap --help lists them): e.g. combined, closest, select-all, llm-listwise, llm-pairwise, pipeline.",
         ),
