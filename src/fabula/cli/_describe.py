@@ -100,6 +100,14 @@ def describe_command(
             help="Give the LLM only the title, author and name (what the model already knows).",
         ),
     ] = False,
+    protocol: Annotated[
+        str,
+        typer.Option(
+            "--protocol",
+            metavar="fabula|bookworm",
+            help="With --llm: fabula's own prompts (default), or BookWorm's zero-shot protocol (the authors' released prompts, temperature 0.4, 110 new tokens, contexts cut at 7,600 tokens; --context lead|bm25|coref|hierarchical, mentions = coref).",
+        ),
+    ] = "fabula",
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")] = False,
     gold_characters: GoldCharactersOption = None,
     until: UntilOption = None,
@@ -117,7 +125,18 @@ def describe_command(
 
     if kind not in KINDS:
         raise ConfigError(f"unknown kind {kind!r} (choose from {', '.join(KINDS)})", "--kind")
-    if context not in CONTEXTS[:4]:
+    if protocol not in ("fabula", "bookworm"):
+        raise ConfigError(f"unknown protocol {protocol!r} (choose from fabula, bookworm)", "--protocol")
+    if protocol == "bookworm":
+        from fabula.describe import BOOKWORM_CONTEXTS
+
+        context = "coref" if context == "mentions" else context
+        if context not in BOOKWORM_CONTEXTS:
+            raise ConfigError(
+                f"unknown BookWorm context {context!r} (choose from {', '.join(BOOKWORM_CONTEXTS)})",
+                "--context",
+            )
+    elif context not in CONTEXTS[:4]:
         raise ConfigError(f"unknown context {context!r} (choose from {', '.join(CONTEXTS[:4])})", "--context")
     if method not in extractive_methods():
         raise ConfigError(
@@ -145,19 +164,28 @@ def describe_command(
             book = analysis.book
             wanted = [c for p in profiles for c in book.characters if c.id == p.id]
             cast = [c for p in main_characters(analysis.characters) for c in book.characters if c.id == p.id]
-            results = describe_characters(
-                book,
-                wanted,
-                model,
-                kind=kind,
-                context="none" if no_context else context,
-                budget=budget,
-                joint=joint,
-                cast=cast if with_cast else None,
-                cite=cite,
-                progress=None if json_out else f"{kind}s",
-            )
-            generated = {r.character_id: r.to_dict() for r in results}
+            if protocol == "bookworm":
+                from fabula.describe import bookworm_describe
+
+                outputs = bookworm_describe(book, [c.name for c in wanted], model, kind=kind, context=context)
+                generated = {
+                    c.id: {**o.to_dict(), "sentences": [], "passages": []}
+                    for c, o in zip(wanted, outputs, strict=True)
+                }
+            else:
+                results = describe_characters(
+                    book,
+                    wanted,
+                    model,
+                    kind=kind,
+                    context="none" if no_context else context,
+                    budget=budget,
+                    joint=joint,
+                    cast=cast if with_cast else None,
+                    cite=cite,
+                    progress=None if json_out else f"{kind}s",
+                )
+                generated = {r.character_id: r.to_dict() for r in results}
             usage = model.usage
         finally:
             model.close()
@@ -176,7 +204,7 @@ def describe_command(
             stdout.print(sheet.text(), markup=False, highlight=False)
             result = generated.get(sheet.id)
             if result is not None:
-                label = f"  {kind} by the LLM ({'no context' if no_context else context})"
+                label = f"  {kind} by the LLM ({'no context' if no_context else context}{', BookWorm protocol' if protocol == 'bookworm' else ''})"
                 if result["error"]:
                     stdout.print(f"{label}: failed: {result['error']}", markup=False, highlight=False)
                 elif cite and result["sentences"]:

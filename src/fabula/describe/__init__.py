@@ -6,6 +6,7 @@ descriptions over a chosen context (lead, BM25, mentions, hierarchical), spoiler
 >>> describe_characters(book, [emma], llm, context="bm25")  # doctest: +SKIP
 """
 
+from fabula.describe._bookworm import BOOKWORM_CONTEXTS, BookwormOutput, bookworm_describe
 from fabula.describe._extractive import (
     K_BY_KIND,
     Candidate,
@@ -38,17 +39,20 @@ from fabula.describe._sheet import (
 )
 
 __all__ = [
+    "BOOKWORM_CONTEXTS",
     "CONTEXTS",
     "DEFAULT_BUDGET",
     "JOINT_BATCH",
     "KINDS",
     "K_BY_KIND",
+    "BookwormOutput",
     "Candidate",
     "CharacterSheet",
     "CitedSentence",
     "GeneratedDescription",
     "Passage",
     "SheetSentence",
+    "bookworm_describe",
     "candidate_sentences",
     "character_sheet",
     "characteristic_lines",
