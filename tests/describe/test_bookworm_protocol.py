@@ -144,3 +144,31 @@ def test_cli_describe_protocol_bookworm(capsys: pytest.CaptureFixture[str]) -> N
         run_cli("describe", EXAMPLE_NOVEL, "Alice", "--llm", spec, "--protocol", "bookworm", "--context", "x")
         != 0
     )
+
+
+def test_bookworm_split_lists_from_a_fixture(tmp_path: Path) -> None:
+    from fabula.datasets import bookworm_split, read_bookworm_list
+    from fabula.errors import InputError
+
+    root = Path(__file__).parent / "data" / "bookworm"
+    [book] = bookworm_split(root, "description", "test")
+    assert (book.gutenberg_id, book.title, book.author) == (2891, "Howard's End", "E. M. Forster")
+    assert len(read_bookworm_list(root / "books.tsv")) == 2
+    with pytest.raises(InputError, match="unknown BookWorm split"):
+        bookworm_split(root, "description", "dev")
+    with pytest.raises(InputError, match="cannot read"):
+        bookworm_split(root, "analysis", "test")
+    bad = tmp_path / "bad.tsv"
+    bad.write_text("BookId\tTitle\tAuthor\nx\tA\tB\n")
+    with pytest.raises(InputError, match="line 2: expected a numeric id"):
+        read_bookworm_list(bad)
+    stray = tmp_path / "data"
+    (stray / "splits" / "description").mkdir(parents=True)
+    (stray / "books.tsv").write_text("Id\tTitle\tAuthor\n1\tA\tB\n")
+    (stray / "splits" / "description" / "val.tsv").write_text("BookId\tTitle\tAuthor\n2\tC\tD\n")
+    with pytest.raises(InputError, match=r"ids not in books\.tsv"):
+        bookworm_split(stray, "description", "val")
+    released = RELEASED.parent / "data"
+    if released.is_dir():  # the authors' own files read cleanly: 32 description and 14 analysis test books
+        assert len(bookworm_split(released, "description", "test")) == 32
+        assert len(bookworm_split(released, "analysis", "test")) == 14
