@@ -118,6 +118,7 @@ def test_unknown_character_and_context_are_clear_errors(alice_book: Book) -> Non
         context_paragraphs(alice_book, "Alice", "summary")
 
 
+@pytest.mark.slow  # analyses the example novel through the CLI
 def test_cli_describe_protocol_bookworm(capsys: pytest.CaptureFixture[str]) -> None:
     from fabula.llm.testing import ScriptedOpenAIServer
     from tests.conftest import EXAMPLE_NOVEL, run_cli

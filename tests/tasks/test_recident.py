@@ -61,6 +61,7 @@ def test_select_all_selects_every_candidate(data_file):
     assert report.mean["recall_at_5"] == pytest.approx(0.5)  # all tie: the nearest five, as closest
 
 
+@pytest.mark.slow  # embeds two novels' candidates with minilm
 def test_pipeline_eval_asks_fifteen_questions_per_target(data_file, tmp_path):
     pytest.importorskip("openai")
     pytest.importorskip(
