@@ -100,3 +100,26 @@ def test_unwritable_json_fails_before_the_work(tmp_path: Path, capsys: pytest.Ca
     err = capsys.readouterr().err
     assert "cannot write the report" in err and "… Good" not in err
     shutil.rmtree(root)
+
+
+def test_quotes_whose_speaker_is_not_listed_are_counted_and_many_fail(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
+) -> None:
+    """Gold quotes naming a speaker that character_info.csv lacks were dropped from scoring without a
+    word (847 -> 807 on a damaged novel): a few are named in a warning, many fail that novel."""
+    root = tmp_path / "pdnc"
+    few = dialogue_novel(root / "Few")
+    path = _quotes_csv(few)
+    path.write_text(path.read_text().replace(',"Ben",', ',"Carl",', 1))  # one line by someone unlisted
+    with caplog.at_level("WARNING", logger="fabula"):
+        novel = load_pdnc_novel(few)
+    assert novel.unresolved == {"Carl": 1}
+    assert "1 of 34 quotes name a speaker missing from character_info.csv ('Carl' ×1)" in caplog.text
+    many = dialogue_novel(root / "Many")
+    info = many / "character_info.csv"
+    info.write_text("".join(line for line in info.read_text().splitlines(True) if ",Ben," not in line))
+    code = run_cli("eval", "quotes", "--pdnc", root)
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert "Many/quotation_info.csv: 12 of 34 quotes name a speaker missing from character_info.csv" in err
+    assert "'Ben' ×12" in err and "1 of 2 items could not be scored (Many)" in err, err

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import csv
 import io
+import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -21,6 +22,11 @@ from fabula.errors import InputError
 
 PSEUDO_SPEAKERS = frozenset({"_narr", "_group", "_unknowable"})
 MIN_SPEAKER_QUOTES = 10  # the standard PDNC evaluation scores speakers with at least 10 quotes
+# quotes whose speaker character_info.csv lacks: a few are named in a warning, more fail the novel
+MAX_UNRESOLVED_SHARE = 0.02
+MAX_UNRESOLVED_QUOTES = 5
+
+log = logging.getLogger(__name__)
 
 # The project's validation split is fixed on PDNC's 21 novels (their sorted folder names): every third,
 # indices 2, 5, ..., 20, is frozen (never inspected one by one), the other 14 are for tuning. It is named
@@ -89,6 +95,19 @@ class PdncNovel:
     characters: list[Character]
     quotes: list[GoldQuote]
     quote_counts: dict[str, int] = field(default_factory=dict)  # character id -> number of quotes
+    # speaker as written -> quotes, for speakers character_info.csv does not list (left out of scoring)
+    unresolved: dict[str, int] = field(default_factory=dict)
+
+    def check_speakers(self, max_share: float = MAX_UNRESOLVED_SHARE) -> None:
+        """`InputError` when more than ``max_share`` of the quotes (and more than a handful) name a speaker
+        that ``character_info.csv`` does not list: scoring would quietly drop them all."""
+        lost = sum(self.unresolved.values())
+        if lost > max(MAX_UNRESOLVED_QUOTES, max_share * len(self.quotes)):
+            raise InputError(
+                f"{lost} of {len(self.quotes)} quotes name a speaker missing from character_info.csv "
+                f"({_named(self.unresolved)}); add them there, or scoring would leave them out",
+                self.path / "quotation_info.csv",
+            )
 
     def scored_speakers(self, min_quotes: int = MIN_SPEAKER_QUOTES) -> set[str]:
         """Character ids of speakers with at least ``min_quotes`` quotes (the evaluated ones);
@@ -133,6 +152,7 @@ def load_pdnc_novel(folder: str | Path) -> PdncNovel:
             by_name.setdefault(name, character.id)
     quotes: list[GoldQuote] = []
     counts: dict[str, int] = {}
+    unresolved: dict[str, int] = {}
     qpath = folder / "quotation_info.csv"
     for row_number, row in _quotation_rows(qpath):
         spans = _row_spans(row, row_number, len(book.text), qpath)
@@ -158,8 +178,26 @@ def load_pdnc_novel(folder: str | Path) -> PdncNovel:
         quotes.append(quote)
         if speaker_id is not None:
             counts[speaker_id] = counts.get(speaker_id, 0) + 1
+        elif not is_pseudo_speaker(speaker):
+            unresolved[speaker] = unresolved.get(speaker, 0) + 1
     quotes.sort(key=lambda q: q.start)
-    return PdncNovel(folder.name, folder, book, characters, quotes, counts)
+    if unresolved:
+        log.warning(
+            "%s: %d of %d quotes name a speaker missing from character_info.csv (%s): they are left out of "
+            "attribution scoring",
+            folder / "quotation_info.csv",
+            sum(unresolved.values()),
+            len(quotes),
+            _named(unresolved),
+        )
+    return PdncNovel(folder.name, folder, book, characters, quotes, counts, unresolved)
+
+
+def _named(counts: dict[str, int]) -> str:
+    """``'Name' ×12, 'Other' ×3`` for the five commonest, then how many more."""
+    common = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    text = ", ".join(f"{name!r} ×{n}" for name, n in common[:5])
+    return text + (f" and {len(common) - 5} more" if len(common) > 5 else "")
 
 
 REQUIRED_COLUMNS = ("quoteID", "quoteText", "quoteByteSpans", "speaker", "quoteType")

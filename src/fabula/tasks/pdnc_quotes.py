@@ -261,6 +261,7 @@ class QuotesTask(Task):
 
     def run_item(self, item: EvalItem, llm: LLM | None) -> ItemOutcome:
         novel = load_novel(item.payload, self.anonymizer)
+        novel.check_speakers()  # many gold quotes without a listed speaker: not a score
         if self.paper_protocol:
             return self._run_paper(novel, llm or self.method_options.get("llm"))
         options = dict(self.method_options)
