@@ -115,3 +115,51 @@ def test_overlapping_requests_at_random_positions_all_succeed(served: ServedBook
         thread.join(60)
     assert not errors, f"{len(errors)} failed: {errors[:3]}"
     assert not wrong
+
+
+def test_the_disk_cache_keeps_under_its_size_limit(tmp_path: Path) -> None:
+    """Checkpoint folders beyond the limit go, least recently used first; folders being written (no
+    marker) and other files (the LLM cache) are never touched. The limit holds while a server writes."""
+    import os
+    import time
+
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    for age, name in enumerate(["old", "middle", "new"]):
+        folder = cache / f"book.until-{name}"
+        folder.mkdir()
+        (folder / "book.json").write_bytes(b"x" * 600_000)
+        (folder / "serve.json").write_bytes(b"{}")
+        stamp = time.time() - 1000 + age * 100
+        os.utime(folder / "serve.json", (stamp, stamp))
+    (cache / "book.until-writing").mkdir()
+    (cache / "book.until-writing" / "book.json").write_bytes(b"x" * 2_000_000)
+    (cache / "llm.sqlite").write_bytes(b"x" * 3_000_000)
+    library = Library([ALICE], cache=cache, cache_mb=1)
+    try:
+        assert library.evict(cache) == 2
+    finally:
+        library.close()
+    assert sorted(p.name for p in cache.iterdir()) == ["book.until-new", "book.until-writing", "llm.sqlite"]
+
+    if not ALICE.is_file():
+        pytest.skip(f"{ALICE} is missing")
+    served_cache = tmp_path / "served"
+    library = Library([ALICE], cache=served_cache, cache_mb=1)
+    try:
+        served = next(iter(library.books.values()))
+        served.book()
+        grid = served._checkpoints
+        for point in (grid[len(grid) // 4], grid[len(grid) // 2], grid[3 * len(grid) // 4]):
+            served.analysis(Position(point, point))
+            folder = served._folder(point)
+            assert folder is not None
+            deadline = time.monotonic() + 60
+            while not (folder / "serve.json").is_file() and time.monotonic() < deadline:
+                time.sleep(0.05)
+        time.sleep(0.5)
+    finally:
+        library.close()
+    kept = [p for p in served_cache.glob("*.until-*") if (p / "serve.json").is_file()]
+    size = sum(f.stat().st_size for p in kept for f in p.iterdir())
+    assert kept and (size <= 1_000_000 or len(kept) == 1), (len(kept), size)

@@ -23,6 +23,7 @@ from fabula.cli._options import (
     open_llm,
 )
 from fabula.llm import DEFAULT_TIMEOUT
+from fabula.serve._library import DEFAULT_CACHE_MB
 
 EAGER_BOOKS = 4  # books loaded at start-up; the others load when first opened
 STOP_SECONDS = 3.0  # after Ctrl-C, how long the server may take to stop before the process just ends
@@ -52,6 +53,15 @@ def serve_command(
             help="Folder for the analyses at each checkpoint (the fabula analyze outputs, one folder per position) and the LLM answers (default: fabula's cache folder, serve/ in it).",
         ),
     ] = None,
+    cache_mb: Annotated[
+        int,
+        typer.Option(
+            "--cache-mb",
+            min=1,
+            metavar="MB",
+            help="Keep the checkpoint analyses in --cache under MB megabytes, removing the least recently used first.",
+        ),
+    ] = DEFAULT_CACHE_MB,
     timeout: TimeoutOption = DEFAULT_TIMEOUT,
     structured: StructuredOption = "auto",
     concurrency: ConcurrencyOption = None,
@@ -76,7 +86,7 @@ def serve_command(
             structured=structured,
             concurrency=concurrency,
         )
-    library = Library(paths, max_bytes=max_bytes, llm=model, cache=folder)
+    library = Library(paths, max_bytes=max_bytes, llm=model, cache=folder, cache_mb=cache_mb)
     for served in list(library.books.values())[:EAGER_BOOKS]:
         served.open()  # start reading now, while the web stack imports: the first page comes sooner
     application = create_app(library, host=host)

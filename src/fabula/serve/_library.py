@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import bisect
 import contextlib
+import os
+import shutil
 import threading
 import time
 from collections import OrderedDict
@@ -54,6 +56,7 @@ RECAP_FILE = "recap.json"
 GRID_PERCENT = 2  # checkpoints every 2 % of the body (about 3,000 words of a 150K-word novel) ...
 MAX_CACHED = 16  # ... and at most this many analyses (and as many recaps) kept per book
 MAX_SHEETS = 512  # character sheets kept per book (all dropped at once when full)
+DEFAULT_CACHE_MB = 1024  # the checkpoint folders on disk are kept under this size (least recently used go)
 
 T = TypeVar("T")
 
@@ -77,9 +80,15 @@ class ServedBook:
     """One book of the library: loaded on first open, then analysed per checkpoint on demand (cached)."""
 
     def __init__(
-        self, job: BookJob, *, max_bytes: int = DEFAULT_MAX_BYTES, cache: Path | None = None
+        self,
+        job: BookJob,
+        *,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+        cache: Path | None = None,
+        evict: Callable[[], None] | None = None,
     ) -> None:
         self.id = job.stem
+        self._evict = evict  # keeps the disk cache under its size limit (run after each folder is written)
         self.source = job.source
         self._cache = cache  # the folder for checkpoint outputs; None: memory only
         self._text_hash = ""
@@ -190,7 +199,9 @@ class ServedBook:
         folder = self._folder(checkpoint)
         if folder is not None and self._complete(folder):
             with contextlib.suppress(FabulaError, OSError, ValueError, TypeError, KeyError):
-                return _read_analysis(folder)
+                analysis = _read_analysis(folder)
+                _touch(folder)  # recently used: the last folder the size limit evicts
+                return analysis
         percent = _percent(book, checkpoint)
 
         def progress(stage: str, seconds: float | None) -> None:
@@ -273,6 +284,8 @@ class ServedBook:
             write_bytes_atomic(folder / MARKER, orjson.dumps(marker, option=orjson.OPT_INDENT_2))
         except (OSError, FabulaError):
             pass
+        if self._evict is not None:
+            self._evict()
 
     def sheet(self, position: Position, character_id: str) -> dict[str, Any]:
         """One character's sheet (`fabula.describe.character_sheet`) at the checkpoint, JSON-ready; made
@@ -372,17 +385,47 @@ class Library:
         max_bytes: int = DEFAULT_MAX_BYTES,
         llm: LLM | None = None,
         cache: str | Path | None = None,
+        cache_mb: int = DEFAULT_CACHE_MB,
     ) -> None:
-        """``cache``: the folder for the checkpoint analyses (None keeps them in memory only)."""
+        """``cache``: the folder for the checkpoint analyses (None keeps them in memory only), kept under
+        ``cache_mb`` megabytes by removing the least recently used checkpoint folders."""
         files = expand_inputs(paths)
         for file in files:
             if not file.is_file():
                 raise InputError("no such file", file)
+        folder = Path(cache) if cache is not None else None
+        self._evicting = threading.Lock()
+        self.cache_bytes = cache_mb * 1_000_000
+        evict = (lambda: self.evict(folder)) if folder is not None else None
         self.books: dict[str, ServedBook] = {
-            job.stem: ServedBook(job, max_bytes=max_bytes, cache=Path(cache) if cache is not None else None)
+            job.stem: ServedBook(job, max_bytes=max_bytes, cache=folder, evict=evict)
             for job in plan_jobs(files, ".")
         }
         self.llm = llm
+
+    def evict(self, cache: Path) -> int:
+        """Remove the least recently used checkpoint folders (those with a ``serve.json``: never a folder
+        being written, nor anything else in ``cache``) until they take at most the size limit; returns
+        how many went. The LLM cache and other files are not counted and never removed."""
+        with self._evicting:
+            folders: list[tuple[float, int, Path]] = []
+            for marker in cache.glob(f"*.until-*/{MARKER}"):
+                with contextlib.suppress(OSError):
+                    size = sum(f.stat().st_size for f in marker.parent.iterdir() if f.is_file())
+                    folders.append((marker.stat().st_mtime, size, marker.parent))
+            total = sum(size for _, size, _ in folders)
+            removed = 0
+            for _, size, folder in sorted(folders):
+                if total <= self.cache_bytes:
+                    break
+                with contextlib.suppress(OSError):
+                    (
+                        folder / MARKER
+                    ).unlink()  # incomplete first: a reader never trusts a half-removed folder
+                    shutil.rmtree(folder, ignore_errors=True)
+                    total -= size
+                    removed += 1
+            return removed
 
     def get(self, book_id: str) -> ServedBook:
         """The served book with this id; `UnknownBook` for any other string (paths included)."""
@@ -418,6 +461,12 @@ def _read_analysis(folder: Path) -> Analysis:
         record["partners"] = [Partner(**partner) for partner in record["partners"]]
         profiles.append(CharacterProfile(**record))
     return Analysis(book, profiles, {}, {"until_offset": book.until, "from": str(folder)})
+
+
+def _touch(folder: Path) -> None:
+    """Mark a checkpoint folder as just used (its marker's time orders the evictions)."""
+    with contextlib.suppress(OSError):
+        os.utime(folder / MARKER)
 
 
 def _percent(book: Book, offset: int) -> str:
