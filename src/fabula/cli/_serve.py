@@ -23,7 +23,7 @@ from fabula.cli._options import (
     open_llm,
 )
 from fabula.llm import DEFAULT_TIMEOUT
-from fabula.serve._library import DEFAULT_CACHE_MB
+from fabula.serve import DEFAULT_CACHE_MB
 
 EAGER_BOOKS = 4  # books loaded at start-up; the others load when first opened
 STOP_SECONDS = 3.0  # after Ctrl-C, how long the server may take to stop before the process just ends

@@ -11,7 +11,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from fabula.errors import BackendError
-from fabula.serve._library import GRID_PERCENT, Library, Position, ServedBook, UnknownBook, checkpoints
+from fabula.serve._library import (
+    DEFAULT_CACHE_MB,
+    GRID_PERCENT,
+    Library,
+    Position,
+    ServedBook,
+    UnknownBook,
+    checkpoints,
+)
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
@@ -46,6 +54,7 @@ def serve(library: Library, *, host: str = "127.0.0.1", port: int = 8000, **uvic
 
 
 __all__ = [
+    "DEFAULT_CACHE_MB",
     "GRID_PERCENT",
     "Library",
     "Position",
