@@ -31,9 +31,18 @@ def test_reading_at_30_percent(tmp_path: Path) -> None:
         running_server(Library([novel])) as url,
         open_page(url + "/", tmp_path / "profile") as (page, problems),
     ):
-        page.locator("#books a").first.click()
-        page.wait_for_selector("#panel[data-state=ready]", timeout=60_000)
+        page.wait_for_selector("#panel[data-state=ready]", timeout=60_000)  # one book: / opens it
+        assert page.url.endswith(f"/read/{NOVEL}")
         assert page.locator("#reader p").count() > 100
+
+        page.locator("#slider").fill("5")  # 0.5 %: names on screen, the checkpoint still at the start
+        page.wait_for_function(
+            "() => document.getElementById('panel').dataset.state === 'ready' && "
+            "Number(document.getElementById('panel').dataset.at) > 0",
+            timeout=60_000,
+        )
+        note = page.locator("#cast-note").inner_text()
+        assert note.startswith("As of ") and "you are at" in note, note
 
         page.locator("#slider").fill("300")  # move to 30 %
         page.wait_for_function(
@@ -59,6 +68,11 @@ def test_reading_at_30_percent(tmp_path: Path) -> None:
 
         page.locator("#cast li button", has_text="Alice").first.click()
         page.wait_for_selector("#sheet-body p.profile")
+        page.wait_for_timeout(300)
+        sheet_box = page.locator("#sheet-name").bounding_box()
+        viewport = page.viewport_size
+        assert sheet_box is not None and viewport is not None
+        assert 0 <= sheet_box["y"] < viewport["height"], sheet_box  # the sheet clicked for is in view
         sheet = page.locator("#sheet").inner_text()
         no_later_text(sheet, "sheet")
         for sentence in page.locator("#sheet-body p.profile").all_inner_texts():

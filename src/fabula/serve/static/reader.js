@@ -173,9 +173,14 @@
       if (others.length) item.appendChild(make("span", " also " + others.join(", "), "names"));
       list.appendChild(item);
     }
-    el("cast-note").textContent = data.characters.length
-      ? data.characters.length + " characters met by " + percent(data.analysed_until) + " %."
-      : "No one yet.";
+    // the cast comes from the last checkpoint at or before the reader (never past it): say which, when
+    // it lags the reader, rather than let "no one yet" stand beside names already on the screen
+    const count = data.characters.length;
+    const met = count === 0 ? "no one yet" : count + (count === 1 ? " character" : " characters") + " met";
+    const upTo = percent(data.analysed_until), here = percent(data.at);
+    el("cast-note").textContent = upTo < here
+      ? "As of " + upTo + " % (you are at " + here + " %; the cast catches up at the next checkpoint): " + met + "."
+      : met.charAt(0).toUpperCase() + met.slice(1) + " by " + upTo + " %.";
   }
 
   async function showSheet(characterId, at) {
@@ -183,10 +188,12 @@
     section.hidden = false;
     el("sheet-name").textContent = "…";
     body.replaceChildren();
+    section.scrollIntoView({ block: "start" });  // the sheet sits below the cast and recaps: bring it up
     try {
       const url = api + "/characters/" + encodeURIComponent(characterId) + "?at=" + at;
       const sheet = await getJson(url);  // the sheet at once; with --llm the model's description follows
       el("sheet-name").textContent = sheet.name;
+      section.scrollIntoView({ block: "start" });
       const facts = [];
       if (sheet.aliases.length) facts.push("also called " + sheet.aliases.join(", "));
       if (sheet.gender && sheet.gender !== "unknown") facts.push(sheet.gender);
