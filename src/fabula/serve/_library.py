@@ -85,7 +85,7 @@ class ServedBook:
         *,
         max_bytes: int = DEFAULT_MAX_BYTES,
         cache: Path | None = None,
-        evict: Callable[[], None] | None = None,
+        evict: Callable[[], object] | None = None,
     ) -> None:
         self.id = job.stem
         self._evict = evict  # keeps the disk cache under its size limit (run after each folder is written)
