@@ -207,3 +207,61 @@ def test_long_unwrapped_lines_are_paragraphs() -> None:
     line = "She walked to the window and looked out at the garden, where the rain fell on the roses. " * 2
     book = book_from_text("\n".join([line.strip()] * 3))
     assert len(book.paragraphs) == 3
+
+
+_PROSE = "\n\n".join(["The rain kept on all afternoon, and nobody came up the road to the farm. " * 4] * 3)
+
+
+def _chapters_of(text: str) -> list[tuple[str | None, str | None]]:
+    return [(c.title, c.part) for c in book_from_text(text).chapters]
+
+
+def test_prologue_and_epilogue_are_chapters_outside_the_parts() -> None:
+    text = "\n\n".join(
+        [
+            "THE LONG ROAD",
+            "PROLOGUE",
+            _PROSE,
+            "BOOK THE FIRST",
+            "CHAPTER I",
+            _PROSE,
+            "CHAPTER II",
+            _PROSE,
+            "BOOK THE SECOND",
+            "CHAPTER III",
+            _PROSE,
+            "EPILOGUE",
+            _PROSE,
+        ]
+    )
+    assert _chapters_of(text) == [
+        ("PROLOGUE", None),
+        ("CHAPTER I", "BOOK THE FIRST"),
+        ("CHAPTER II", "BOOK THE FIRST"),
+        ("CHAPTER III", "BOOK THE SECOND"),
+        ("EPILOGUE", None),
+    ]
+    assert book_from_text(text).meta.title == "THE LONG ROAD"
+
+
+def test_a_part_heading_in_the_chapter_heading_paragraph_is_the_part() -> None:
+    # "BOOK THE FIRST" and "CHAPTER I" on consecutive lines: one heading, not a table of contents
+    text = "\n\n".join(
+        ["BOOK THE FIRST\nCHAPTER I", _PROSE, "CHAPTER II", _PROSE, "BOOK THE SECOND\nCHAPTER III", _PROSE]
+    )
+    assert _chapters_of(text) == [
+        ("CHAPTER I", "BOOK THE FIRST"),
+        ("CHAPTER II", "BOOK THE FIRST"),
+        ("CHAPTER III", "BOOK THE SECOND"),
+    ]
+
+
+def test_a_prologue_heading_is_never_the_title_and_a_file_name_gives_one(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    text = "\n\n".join(["PROLOGUE", _PROSE, "CHAPTER I", _PROSE, "CHAPTER II", _PROSE])
+    assert book_from_text(text).meta.title is None
+    path = tmp_path / "the_long_road.txt"
+    path.write_text(text, encoding="utf-8")
+    assert load_book(path).meta.title == "The Long Road"
+    numbered = tmp_path / "pg1342.txt"
+    numbered.write_text(text, encoding="utf-8")
+    assert load_book(numbered).meta.title is None

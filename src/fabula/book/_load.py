@@ -10,7 +10,7 @@ from pathlib import Path
 from fabula.book._decode import DEFAULT_MAX_BYTES, read_book_file
 from fabula.book._model import Book, BookMeta
 from fabula.book._segment import detect_language, split_sentences, tokenize
-from fabula.book._structure import find_body, find_chapters, find_paragraphs
+from fabula.book._structure import find_body, find_chapters, find_paragraphs, is_heading_line
 
 _BY_LINE = re.compile(r"^\s*by\s+([A-Z][^\n]{2,60})$", re.I)
 _META_LINE = re.compile(r"^(Title|Author)\s*:\s*(.+)$", re.I)
@@ -25,9 +25,18 @@ def load_book(path: str | Path, *, max_bytes: int = DEFAULT_MAX_BYTES, language:
     book = book_from_text(decoded.text, language=language, source=str(path), headings=decoded.headings)
     book.meta.encoding = decoded.encoding
     book.meta.source_format = decoded.source_format
-    book.meta.title = decoded.title or book.meta.title
+    book.meta.title = decoded.title or book.meta.title or title_from_file_name(path)
     book.meta.author = decoded.author or book.meta.author
     return book
+
+
+def title_from_file_name(path: str | Path) -> str | None:
+    """A title read off a file name when the book has no title page: "the_long_road.txt" -> "The Long
+    Road"; None for a name without letters or a bare catalogue number ("pg1342")."""
+    stem = re.sub(r"[_\s]+|(?<=\w)-(?=\w)", " ", Path(path).stem).strip()
+    if not re.search(r"[^\W\d_]{2}", stem) or re.fullmatch(r"[A-Za-z]{0,3}\d+", stem):
+        return None
+    return stem.title() if stem == stem.lower() else stem
 
 
 def book_from_text(
@@ -85,7 +94,13 @@ def _guess_title(
                 author = match.group(1).strip()
             elif line.lower() == "by" and k + 1 < len(front) and len(front[k + 1]) <= 60:
                 author = front[k + 1]
-        if title is None and k == 0 and len(line) <= 80 and not line.endswith((".", ",")):
+        if (
+            title is None
+            and k == 0
+            and len(line) <= 80
+            and not line.endswith((".", ","))
+            and not is_heading_line(line)
+        ):
             title = line
     return title, author
 

@@ -5,7 +5,7 @@ Project Gutenberg boilerplate is recognised by its START/END markers (and the ol
 Paragraphs are runs of non-blank lines (hard-wrapped lines belong to one paragraph; \n, \r\n or \r).
 Chapter headings are short paragraphs matching the usual forms (CHAPTER I, Chapter 1, CHAPTER THE
 FIRST, roman numerals, "1." lines, BOOK/PART/VOLUME, 第一章, 第1回) whose numbers continue the
-sequence; a table of contents is skipped; a book without headings gets synthetic sections so
+sequence, with a PROLOGUE before the first and an EPILOGUE after the last as chapters too; a table of contents is skipped; a book without headings gets synthetic sections so
 per-chapter views still work. No library does heading detection for plain-text novels, hence this
 module.
 """
@@ -225,6 +225,10 @@ _CHAPTER_HEADING = re.compile(
 _PART_HEADING = re.compile(
     rf"^(?i:book|part|volume|vol\.)\s+(?i:the\s+)?(?P<num>(?i:{_NUM}))\b\.?{_REST}$", re.S
 )
+#: a prologue or an epilogue: a chapter of the book before the first numbered one or after the last
+_EDGE_HEADING = re.compile(
+    r"^(?i:(?P<edge>prologue|epilogue))\b\.?(?P<rest>\s*[.:\-—–]\s*\S.*|\s+[A-Z\"'“‘(\[].*)?$", re.S
+)
 _BARE_ROMAN = re.compile(
     rf"^(?P<num>{_ROMAN})(?:\.|\s*[.:\-—–]\s*(?P<rest>\S.{{0,80}})|\s+(?P<caps>[A-Z][A-Z0-9 ,'’\-!?]+))?$"
 )
@@ -252,8 +256,9 @@ _MAX_LONG_HEADING_CHARS = 320  # "Chapter VI: The Reverend Arthur Beebe, ... Dri
 @dataclass(slots=True)
 class _Heading:
     index: int  # paragraph index
-    kind: str  # "chapter", "bare" (a numeral alone) or "part"
+    kind: str  # "chapter", "bare" (a numeral alone), "part", "prologue" or "epilogue"
     number: int | None  # the chapter number, when it can be read
+    part_line: str | None = None  # "BOOK THE FIRST" written in the chapter heading's own paragraph
 
 
 def find_chapters(
@@ -278,7 +283,10 @@ def find_chapters(
             continue
         line = " ".join(text[start:end].split())
         found = _classify(line, language, long=end - start > _MAX_HEADING_CHARS)
-        if found and not _is_contents_block(text[start:end], language):
+        inline = _part_and_chapter(text[start:end], language)
+        if inline is not None:  # "BOOK THE FIRST\nCHAPTER I": a chapter heading naming its part
+            headings.append(_Heading(i, "chapter", inline[1], part_line=inline[0]))
+        elif found and not _is_contents_block(text[start:end], language):
             headings.append(_Heading(i, found[0], found[1]))
     explicit = _drop_contents_list([h for h in headings if h.kind == "chapter"], pairs)
     bare = _drop_contents_list([h for h in headings if h.kind == "bare"], pairs)
@@ -295,6 +303,10 @@ def find_chapters(
         parts = []
     if not chosen:
         return synthetic_sections(paragraphs, body)
+    # a prologue before the first chapter and an epilogue after the last are chapters of their own
+    prologues = [h for h in headings if h.kind == "prologue" and h.index < chosen[0].index]
+    epilogues = [h for h in headings if h.kind == "epilogue" and h.index > chosen[-1].index]
+    chosen = prologues[-1:] + chosen + epilogues[:1]
     part_indices = [h.index for h in parts]
     chapters: list[Chapter] = []
     previous_index = -1
@@ -311,17 +323,37 @@ def find_chapters(
                 first -= 1
         if between:
             current_part = " ".join(text[pairs[between[-1]][0] : pairs[between[-1]][1]].split())
+        if heading.part_line is not None:
+            current_part = heading.part_line
         starts.append(pairs[first][0])
-        part_names.append(current_part)
+        part_names.append(None if heading.kind in ("prologue", "epilogue") else current_part)
         previous_index = heading.index
         chapters.append(Chapter(len(chapters), 0, 0))
     for n, heading in enumerate(chosen):
         title, heading_span = _heading_title(text, pairs, heading.index)
+        if heading.part_line is not None:
+            title = title[len(heading.part_line) :].strip()
         end = starts[n + 1] if n + 1 < len(chosen) else body.end
         chapters[n] = Chapter(
             n, starts[n], _trim_end(text, starts[n], end), title, heading_span, part=part_names[n]
         )
     return chapters
+
+
+def _part_and_chapter(paragraph: str, language: str) -> tuple[str, int | None] | None:
+    """("BOOK THE FIRST", 1) for a paragraph of two lines, a part heading and a chapter heading."""
+    lines = [" ".join(line.split()) for line in paragraph.splitlines() if line.strip()]
+    if len(lines) != 2:
+        return None
+    first, second = _classify(lines[0], language), _classify(lines[1], language)
+    if first is None or second is None or first[0] != "part" or second[0] != "chapter":
+        return None
+    return lines[0], second[1]
+
+
+def is_heading_line(line: str, language: str = "en") -> bool:
+    """Whether ``line`` reads as a chapter, part, prologue or epilogue heading (never a book's title)."""
+    return _classify(" ".join(line.split()), language) is not None
 
 
 def _is_contents_block(paragraph: str, language: str) -> bool:
@@ -331,7 +363,7 @@ def _is_contents_block(paragraph: str, language: str) -> bool:
         return False
     kinds = [found[0] for found in map(lambda line: _classify(line, language), lines) if found]
     # "CHAPTER I.\nI GO TO STYLES" is one heading with its title, not two entries
-    return kinds.count("chapter") + kinds.count("part") >= 2 or len(kinds) >= 3
+    return len(kinds) - kinds.count("bare") >= 2 or len(kinds) >= 3
 
 
 _CONTENTS_GAP = 300  # characters from one contents entry to the next
@@ -367,6 +399,9 @@ def _classify(line: str, language: str, *, long: bool = False) -> tuple[str, int
         return "chapter", _number(match.group("num"))
     if long:
         return None
+    match = _EDGE_HEADING.match(line)
+    if match:
+        return match.group("edge").lower(), None
     match = _PART_HEADING.match(line)
     if match:
         return "part", _number(match.group("num"))
