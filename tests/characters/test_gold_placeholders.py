@@ -4,7 +4,7 @@ into two entries on purpose. Hand-written lists and passages."""
 from __future__ import annotations
 
 from fabula.book import Character, book_from_text
-from fabula.characters import find_characters
+from fabula.characters import find_characters, name_key
 from fabula.quotes import attribute_quotes, detect_quotes
 
 PASSAGE = (
@@ -78,3 +78,20 @@ def test_one_person_split_into_two_entries_is_counted_once_per_mention() -> None
     assert all(m.character_id in ("0", "1") for m in bounderby)
     speakers = [q.speaker_id for q in attribute_quotes(book).quotes]
     assert speakers[1] == "2" and speakers[0] in ("0", "1") and speakers[2] in ("0", "1")
+
+
+def test_entries_told_apart_by_a_qualifier_match_their_name() -> None:
+    # "Name - Story" / "Name - External": the annotator's qualifier is not in the text
+    gold = [
+        Character("0", "Josiah Bounderby - Story", gender="male", source="gold", category="major"),
+        Character("1", "Mrs. Sparsit", gender="female", source="gold", category="intermediate"),
+        Character("2", "Josiah Bounderby - External", gender="male", source="gold", category="minor"),
+    ]
+    names = _mentions(gold)
+    bounderby = [cid for name, cid in names if "Bounderby" in name]
+    assert len(bounderby) == 3 and set(bounderby) <= {"0", "2"}
+
+
+def test_a_qualifier_is_no_part_of_a_name_key() -> None:
+    assert name_key("Josiah Bounderby - Story") == name_key("Josiah Bounderby")
+    assert name_key("Mary-Ann") == "mary-ann"

@@ -16,7 +16,8 @@ who is listed as "Mr. Bounderby"). A form listed only under placeholders goes to
 evidence supports, those that hold it too and are more than a placeholder (see `_placeholders`); an
 entry that is the only one holding its name stays, and two full entries for one person (a list that
 splits a narrator from the same man inside the story) stay two owners of a shared form, each mention
-going to one of them.
+going to one of them. Entries told apart by a qualifier after a spaced dash ("Marlow - Story",
+"Marlow - External") are searched under the name without it (`unqualified`).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from dataclasses import dataclass
 
 from fabula.book import Book, Character, Mention
 from fabula.characters._lexicon import HONORIFICS, NAME_PARTICLES, NON_NAMES
-from fabula.characters._text import split_honorific
+from fabula.characters._text import split_honorific, unqualified
 
 RECENCY_WINDOW = 4000  # characters: how far back "mentioned recently" looks
 _ARTICLES = ("the ", "a ", "an ")
@@ -117,7 +118,7 @@ def _build_forms(gold: list[Character], text: str | None = None) -> dict[str, _F
     derived_weak: dict[str, set[str]] = defaultdict(set)  # surnames from "Mrs. X"/"Miss X": used alone
     for character in gold:
         for name in character.all_names():
-            name = " ".join(name.split())
+            name = unqualified(" ".join(name.split()))
             if not name or is_pseudo_name(name):
                 continue
             for variant in _variants(name):
@@ -132,7 +133,7 @@ def _build_forms(gold: list[Character], text: str | None = None) -> dict[str, _F
                 for variant in _variants(short):
                     (derived_weak if weak and " " not in short else derived)[variant].add(character.id)
     forms: dict[str, _Form] = {}
-    firsts = {f for c in gold for n in c.all_names() if (f := _first_name(" ".join(n.split())))}
+    firsts = {f for c in gold for n in c.all_names() if (f := _first_name(unqualified(" ".join(n.split()))))}
     placeholders = _placeholders(gold, [listed, derived, derived_weak])
     for spelling, owners in listed.items():
         if owners <= placeholders:
@@ -163,7 +164,7 @@ def _placeholders(gold: list[Character], holders: list[dict[str, set[str]]]) -> 
     for character in gold:
         if character.gender != "unknown" or (character.category or "").lower() in _NAMED_CATEGORIES:
             continue
-        names = {" ".join(n.split()) for n in character.all_names()}
+        names = {unqualified(" ".join(n.split())) for n in character.all_names()}
         spellings = {v for n in names if n and not is_pseudo_name(n) for v in _variants(n)}
         if spellings and all(
             any(table.get(v, set()) - {character.id} for table in holders) for v in spellings
@@ -177,7 +178,11 @@ def _bare_address(gold: list[Character]) -> dict[str, set[str]]:
     character that is only ever listed under it; with two such characters it names no one."""
     owners: dict[str, set[str]] = defaultdict(set)
     for character in gold:
-        names = [" ".join(n.split()) for n in character.all_names() if n.strip() and not is_pseudo_name(n)]
+        names = [
+            unqualified(" ".join(n.split()))
+            for n in character.all_names()
+            if n.strip() and not is_pseudo_name(n)
+        ]
         heads = {n.split(None, 1)[0] for n in names}
         if len(heads) == 1 and all(split_honorific(n)[0] in _BARE_ADDRESS for n in names):
             owners[heads.pop()].add(character.id)
@@ -189,7 +194,7 @@ def _first_name_owners(first: str, owners: set[str], gold: list[Character]) -> s
     always titled with it ("Sir John", "Lady Catherine"), and, of the rest, one whose surname other
     characters share (a family calls its members by first name: "Charles" is Charles Musgrove among
     the Musgroves, not Charles Hayter). Falls back to all owners when the conventions rule out all."""
-    names = {c.id: [" ".join(n.split()) for n in c.all_names()] for c in gold}
+    names = {c.id: [unqualified(" ".join(n.split())) for n in c.all_names()] for c in gold}
     untitled = {
         o
         for o in owners

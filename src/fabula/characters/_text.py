@@ -111,9 +111,21 @@ _NON_WORD = re.compile(r"[^\w\s'-]")
 _SPACES = re.compile(r"\s+")
 
 
+#: a qualifier an annotator adds after a spaced dash to tell entries of one name apart: "Marlow - Story",
+#: "Marlow - External" (the text writes "Marlow"); "Mary-Ann" has no spaces around its hyphen
+_QUALIFIER = re.compile(r"\s+[-–—]+\s+\w[\w ]{0,30}$")
+
+
+def unqualified(name: str) -> str:
+    """A listed name without an annotator's qualifier: "Marlow - Story" -> "Marlow"."""
+    bare = _QUALIFIER.sub("", name)
+    return bare if bare.strip() else name
+
+
 def name_key(name: str) -> str:
-    """Comparison key of a name: lowercase, no periods, single spaces, curly apostrophes straightened."""
-    name = name.replace("’", "'").replace(".", " ")
+    """Comparison key of a name: lowercase, no periods, single spaces, curly apostrophes straightened,
+    an annotator's qualifier dropped (`unqualified`)."""
+    name = unqualified(name).replace("’", "'").replace(".", " ")
     return _SPACES.sub(" ", _NON_WORD.sub(" ", name)).strip().lower()
 
 
