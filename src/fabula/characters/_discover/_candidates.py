@@ -85,33 +85,6 @@ _TITLE_OF = re.compile(rf"({_CAP_WORD})\s+of\s+$")
 
 
 _POSSESSIVES = frozenset({"your", "his", "her", "their", "our", "its"})
-#: words before a common noun, hardly ever before a name ("a Pole", "those Americans", "two Italians")
-_DETERMINERS = frozenset(
-    {
-        "a",
-        "an",
-        "another",
-        "every",
-        "each",
-        "some",
-        "any",
-        "no",
-        "this",
-        "that",
-        "these",
-        "those",
-        "many",
-        "several",
-        "two",
-        "three",
-        "four",
-        "five",
-        "all",
-        "both",
-        "other",
-        "such",
-    }
-)
 
 
 #: person verbs any noun takes ("what Latitude was", "the Arno had"): weak evidence on their own
@@ -182,10 +155,6 @@ class _Occurrence:
     place_prep: bool
     possessed: bool  # "your Majesty", "his Lordship": a form of address, not a name
     title_of: bool = False  # "(the Queen) of Hearts": the complement of a capitalised title
-    determiner: bool = False  # "a Pole", "two Englishmen", "every Sunday": a common noun's determiner
-    possessive: bool = False  # "Emma's": written with a possessive ending
-    prev: str = ""  # the word before, lowercase (before "the" for a title): "to" Vienna, "of" Chillon
-    next: str = ""  # the word after, lowercase, without punctuation
 
 
 #: a block of at least this many lines, each opening with a capital and none longer than
@@ -288,10 +257,6 @@ def _candidates(book: Book, dialogue: Regions) -> list[_Occurrence]:
                 place_prep=prev_word in PLACE_PREPOSITIONS,
                 possessed=prev_word in _POSSESSIVES,
                 title_of=title is not None and not is_sentence_initial(text, title.start(1)),
-                determiner=prev_word in _DETERMINERS,
-                possessive=m.group("poss") is not None,
-                prev=prev_word,
-                next=next_word,
             )
         )
     return out

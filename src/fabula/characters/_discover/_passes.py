@@ -76,7 +76,6 @@ from fabula.characters._discover._joins import (
     _join_nicknames,
     _join_orphans,
 )
-from fabula.characters._discover._person import person_model, person_rows
 from fabula.characters._text import Regions, dialogue_regions
 
 MIN_MENTIONS = 2  # a name seen once is not a character (unless NER or an honorific vouches for it)
@@ -95,10 +94,6 @@ class Discovery:
     ner_model: str | None = None
     #: lowercase uses of each word in the body: a word mostly written so is a common word
     lowercase: Counter[str] = field(default_factory=Counter)
-    #: "the cat" written in lowercase, against "the Cat": a title the book capitalises is a name
-    lowercase_titles: Counter[str] = field(default_factory=Counter)
-    #: words the book also writes after a place qualifier ("Upper Norwood"): places
-    places: set[str] = field(default_factory=set)
     #: capitalised mid-sentence uses of each word, as the candidates stood before the person test
     mid_caps: Counter[str] | None = None
     state: _Clustering | None = None  # the clusters, from the "evidence" pass on
@@ -140,13 +135,18 @@ def _trim_tails(d: Discovery) -> None:
 
 def _keep_persons(d: Discovery) -> None:
     book = d.book
+    text = book.text
+    # "the cat" written in lowercase, against "the Cat": a title the book capitalises is a name
+    lowercase_titles = Counter(w.lower() for w in _THE_LOWER.findall(text, book.body.start, book.body.end))
     ner_votes: Counter[str] = Counter()
     ner_against: Counter[str] = Counter()
     if d.ner_model:
         from fabula.characters._ner import person_evidence
 
         ner_votes, ner_against = person_evidence(book, d.ner_model)
-    accepted = _accept(d.occurrences, d.lowercase, ner_votes, ner_against, d.lowercase_titles, d.places)
+    accepted = _accept(
+        d.occurrences, d.lowercase, ner_votes, ner_against, lowercase_titles, _qualified_places(text)
+    )
     d.mid_caps = _mid_caps(d.occurrences)
     d.occurrences = [o for o in d.occurrences if _form(o) in accepted]
 
@@ -158,14 +158,6 @@ def _mid_caps(occurrences: list[_Occurrence]) -> Counter[str]:
 def _drop_common_words_at_start(d: Discovery) -> None:
     mid_caps = d.mid_caps if d.mid_caps is not None else _mid_caps(d.occurrences)
     d.occurrences = [o for o in d.occurrences if not _common_word_at_start(o, d.lowercase, mid_caps)]
-
-
-def _drop_non_persons(d: Discovery) -> None:
-    model = person_model()
-    capitalised = d.mid_caps if d.mid_caps is not None else _mid_caps(d.occurrences)
-    keys, rows = person_rows(d.occurrences, d.lowercase, d.lowercase_titles, d.places, capitalised)
-    drop = {k for k, p in zip(keys, model.probabilities(rows).tolist(), strict=True) if p < model.threshold}
-    d.occurrences = [o for o in d.occurrences if o.words not in drop]
 
 
 def _evidence(d: Discovery) -> None:
@@ -227,12 +219,6 @@ PASSES: tuple[Pass, ...] = (
         _drop_common_words_at_start,
         "a common word opening a sentence is the word",
     ),
-    Pass(
-        "person_model",
-        "candidates",
-        _drop_non_persons,
-        "drop forms the learned person model rejects (`_person`)",
-    ),
     Pass("evidence", "evidence", _evidence, "gender votes, shared sentences, chapters", required=True),
     Pass(
         "turn_takers", "evidence", _turns_apart, "names tagging the turns of one conversation are two people"
@@ -290,11 +276,8 @@ PASSES: tuple[Pass, ...] = (
 PASS_NAMES: tuple[str, ...] = tuple(p.name for p in PASSES)
 
 
-def run_passes(
-    book: Book, *, ner_model: str | None = None, skip: Collection[str] = (), until: str | None = None
-) -> Discovery:
-    """Run every pass of `PASSES` not in ``skip`` on ``book`` (not Chinese: see `discover_characters`),
-    stopping before the pass named ``until`` if given."""
+def run_passes(book: Book, *, ner_model: str | None = None, skip: Collection[str] = ()) -> Discovery:
+    """Run every pass of `PASSES` not in ``skip`` on ``book`` (not Chinese: see `discover_characters`)."""
     unknown = set(skip) - set(PASS_NAMES)
     if unknown:
         raise ValueError(
@@ -311,12 +294,8 @@ def run_passes(
         _candidates(book, dialogue),
         ner_model=ner_model,
         lowercase=Counter(w.lower() for w in _LOWER_WORD.findall(text, book.body.start, book.body.end)),
-        lowercase_titles=Counter(w.lower() for w in _THE_LOWER.findall(text, book.body.start, book.body.end)),
-        places=_qualified_places(text),
     )
     for p in PASSES:
-        if p.name == until:
-            break
         if p.name in skip:
             continue
         p.run(d)
