@@ -95,3 +95,10 @@ def test_entries_told_apart_by_a_qualifier_match_their_name() -> None:
 def test_a_qualifier_is_no_part_of_a_name_key() -> None:
     assert name_key("Josiah Bounderby - Story") == name_key("Josiah Bounderby")
     assert name_key("Mary-Ann") == "mary-ann"
+
+
+def test_a_placeholder_of_gender_x_goes_to_the_full_entry() -> None:
+    # PDNC marks a gender nobody knows "X" (read as "neutral"): such an entry is a placeholder too
+    names = _mentions(_placeholder_list(gender="neutral"))
+    assert names.count(("Bounderby", "0")) == 2
+    assert ("Bounderby", "2") not in names

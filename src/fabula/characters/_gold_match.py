@@ -10,7 +10,7 @@ in lowercase after "the"; a foreign address alone ("Mademoiselle") names the one
 under it; a shared first name is not the one always titled with it ("Sir John") and goes to the one
 whose family is in the cast ("Charles" among the Musgroves).
 
-Gold lists in the wild carry placeholder entries: a bare name of unknown gender and minor (or no)
+Gold lists in the wild carry placeholder entries: a bare name of unknown (or "X") gender and minor (or no)
 category, every spelling of which another entry also holds ("Bounderby" beside "Josiah Bounderby",
 who is listed as "Mr. Bounderby"). A form listed only under placeholders goes to the entries the
 evidence supports, those that hold it too and are more than a placeholder (see `_placeholders`); an
@@ -40,7 +40,10 @@ _GENERIC_PEOPLE = frozenset(
 FIRST_NAME_CONFIDENCE = 0.6  # a first name taken from a listed full name: others may share it
 _NAME_FOLLOWS = re.compile(r"\s+[A-Z]")
 _BARE_ADDRESS = frozenset({"mademoiselle", "madame", "monsieur", "signora", "signorina", "signor"})
-_NAMED_CATEGORIES = frozenset({"major", "intermediate"})  # annotators' categories of characters who matter
+_NAMED_CATEGORIES = frozenset({"major", "intermediate"})
+_UNKNOWN_GENDERS = frozenset(
+    {"unknown", "neutral"}
+)  # what a placeholder entry's gender may be  # annotators' categories of characters who matter
 
 
 @dataclass(slots=True)
@@ -162,7 +165,11 @@ def _placeholders(gold: list[Character], holders: list[dict[str, set[str]]]) -> 
     entry also holds (listed or derived)."""
     out: set[str] = set()
     for character in gold:
-        if character.gender != "unknown" or (character.category or "").lower() in _NAMED_CATEGORIES:
+        # PDNC's gender "X" (read as "neutral") is how its lists mark a gender nobody knows
+        if (
+            character.gender not in _UNKNOWN_GENDERS
+            or (character.category or "").lower() in _NAMED_CATEGORIES
+        ):
             continue
         names = {unqualified(" ".join(n.split())) for n in character.all_names()}
         spellings = {v for n in names if n and not is_pseudo_name(n) for v in _variants(n)}
