@@ -19,6 +19,7 @@ from fabula.characters._lexicon import (
     PLACE_PREPOSITIONS,
     PLACE_WORDS,
     SPEECH_VERBS,
+    SURNAME_HONORIFICS,
     given_name_gender,
 )
 from fabula.characters._text import Regions, is_sentence_initial
@@ -434,3 +435,32 @@ def _common_word_at_start(o: _Occurrence, lowercase: Counter[str], mid_caps: Cou
         and not o.speech
         and lowercase.get(o.words[0].lower(), 0) > mid_caps[o.words[0]]
     )
+
+
+def _family_plurals(occurrences: list[_Occurrence]) -> set[str]:
+    """Words that name a family or a set of sisters, not a person: the plural of a surname the book
+    uses ("the Emersons", "the Miss Thorpes", "the Wilcoxes" beside "Mr. Emerson", "Isabella Thorpe",
+    "Henry Wilcox"), written with "the" or "Miss" at least half the time and with another honorific
+    or beside a speech verb at most a fifth of the time ("Mr. and Mrs. Basts", "said the Emersons"),
+    and never the last word of a full name used twice (a "Jane Roberts" makes "Roberts" a surname)."""
+    surnames = {o.words[-1] for o in occurrences if len(o.words) > 1} | {
+        o.words[0] for o in occurrences if len(o.words) == 1 and o.honorific in SURNAME_HONORIFICS
+    }
+    by_word: dict[str, list[_Occurrence]] = defaultdict(list)
+    for o in occurrences:
+        if len(o.words) == 1:
+            by_word[o.words[0]].append(o)
+    full = Counter(o.words for o in occurrences if len(o.words) > 1)
+    full_last = {words[-1] for words, n in full.items() if n >= 2}
+    plurals = set()
+    for word, occ in by_word.items():
+        if len(word) < 4 or not word.endswith("s") or word in full_last:
+            continue
+        stems = {word[:-1], word[:-2] if word.endswith("es") else word[:-1]}
+        if not stems & surnames:
+            continue
+        personal = sum(1 for o in occ if o.speech or o.honorific not in (None, "miss"))
+        family = sum(1 for o in occ if o.titled or o.honorific == "miss")
+        if 5 * personal <= len(occ) and 2 * family >= len(occ):
+            plurals.add(word)
+    return plurals

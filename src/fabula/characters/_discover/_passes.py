@@ -44,6 +44,7 @@ from fabula.characters._discover._candidates import (
     _accept,
     _candidates,
     _common_word_at_start,
+    _family_plurals,
     _form,
     _headings,
     _Occurrence,
@@ -160,6 +161,11 @@ def _drop_common_words_at_start(d: Discovery) -> None:
     d.occurrences = [o for o in d.occurrences if not _common_word_at_start(o, d.lowercase, mid_caps)]
 
 
+def _drop_family_plurals(d: Discovery) -> None:
+    plurals = _family_plurals(d.occurrences)
+    d.occurrences = [o for o in d.occurrences if not (len(o.words) == 1 and o.words[0] in plurals)]
+
+
 def _evidence(d: Discovery) -> None:
     counts = Counter(_form(o) for o in d.occurrences)
     together = _sentence_cooccurrence(d.book, d.occurrences, d.dialogue)
@@ -219,6 +225,12 @@ PASSES: tuple[Pass, ...] = (
         _drop_common_words_at_start,
         "a common word opening a sentence is the word",
     ),
+    Pass(
+        "family_plurals",
+        "candidates",
+        _drop_family_plurals,
+        "'the Emersons', 'the Miss Thorpes': a family, no one",
+    ),
     Pass("evidence", "evidence", _evidence, "gender votes, shared sentences, chapters", required=True),
     Pass(
         "turn_takers", "evidence", _turns_apart, "names tagging the turns of one conversation are two people"
@@ -276,8 +288,11 @@ PASSES: tuple[Pass, ...] = (
 PASS_NAMES: tuple[str, ...] = tuple(p.name for p in PASSES)
 
 
-def run_passes(book: Book, *, ner_model: str | None = None, skip: Collection[str] = ()) -> Discovery:
-    """Run every pass of `PASSES` not in ``skip`` on ``book`` (not Chinese: see `discover_characters`)."""
+def run_passes(
+    book: Book, *, ner_model: str | None = None, skip: Collection[str] = (), until: str | None = None
+) -> Discovery:
+    """Run every pass of `PASSES` not in ``skip`` on ``book`` (not Chinese: see `discover_characters`),
+    stopping before the pass named ``until`` if given (to look at the discovery half-way)."""
     unknown = set(skip) - set(PASS_NAMES)
     if unknown:
         raise ValueError(
@@ -296,6 +311,8 @@ def run_passes(book: Book, *, ner_model: str | None = None, skip: Collection[str
         lowercase=Counter(w.lower() for w in _LOWER_WORD.findall(text, book.body.start, book.body.end)),
     )
     for p in PASSES:
+        if p.name == until:
+            break
         if p.name in skip:
             continue
         p.run(d)
