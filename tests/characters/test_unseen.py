@@ -225,3 +225,19 @@ def test_a_pet_name_joins_no_formal_name_used_only_in_other_chapters() -> None:
     assert len(bill) == 1 and "William Hart" not in cast[bill[0]], cast
     lizzy = [name for name, names in cast.items() if "Lizzy" in names]
     assert len(lizzy) == 1 and "Elizabeth Grey" in cast[lizzy[0]], cast
+
+
+FAMILY = (
+    "The Garrows had taken the house on the hill. Mr. Garrow was a quiet man, and Henry Garrow, his "
+    "son, was quieter still.\n\n"
+    '"We shall ask the Garrows to dinner," said Mrs. Pell. "The Garrows are new here."\n\n'
+    '"Henry Garrow will not come," said Mr. Pell, "whatever the Garrows may promise."\n\n'
+    "So the Garrows came to dinner without him, and Mr. Garrow talked of the weather.\n\n"
+)
+
+
+def test_the_plural_of_a_surname_is_a_family_not_a_character() -> None:
+    cast = find_characters(book_from_text(FAMILY * 3))
+    names = {n for c in cast for n in c.all_names()}
+    assert "Mr. Garrow" in names and "Henry Garrow" in names
+    assert not any("Garrows" in n for n in names)
