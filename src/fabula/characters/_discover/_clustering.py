@@ -498,26 +498,13 @@ def _shared_sentences(together: Counter[tuple[_FormKey, _FormKey]], form: _FormK
     """Sentences naming ``form`` beside another name of ``cluster`` (not a part of the same name)."""
     # "Knightley" and "Mr. Knightley", "Anne" and "Anne Shirley" in one sentence are one person
     # ... nor a bare "Lynde" and "Mrs. Rachel" when the cluster holds "Rachel Lynde": parts of one name
-    # ... but "Mr. Garrow" beside "Henry Garrow" is a man beside another of his family (father, son)
     fulls = [set(w) for (_, w) in cluster.forms if len(w) > 1] if form[0] is None else []
     return sum(
         together.get((form, other), 0)
         for other in cluster.forms
-        if _kin_pair(form, other)
-        or (
-            not (_contains(other[1], form[1]) or _contains(form[1], other[1]))
-            and not any(set(form[1]) | set(other[1]) <= full for full in fulls)
-        )
+        if not (_contains(other[1], form[1]) or _contains(form[1], other[1]))
+        and not any(set(form[1]) | set(other[1]) <= full for full in fulls)
     )
-
-
-def _kin_pair(a: _FormKey, b: _FormKey) -> bool:
-    """Whether one form is "Mr. X" and the other an untitled "Given X": named side by side in one
-    sentence, they are two men of one family, not one man named twice."""
-    for (h1, w1), (h2, w2) in ((a, b), (b, a)):
-        if honorific_class(h1) == "plain" and len(w1) == 1 and h2 is None and len(w2) == 2 and w2[1] == w1[0]:
-            return True
-    return False
 
 
 def _nickname_targets(word: str, clusters: Iterable[_Cluster], form: _FormKey) -> list[_Cluster]:
