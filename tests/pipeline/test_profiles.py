@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from fabula.book import Quote, Span
+from fabula.characters import hide_unseen_names
 from fabula.pipeline import build_profiles, conversation_turns, lead_sentences
-from fabula.pipeline._profiles import hide_unseen_names
 from tests.pipeline.handmade import handmade_book
 
 

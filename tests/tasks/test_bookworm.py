@@ -114,7 +114,7 @@ def test_anonymized_run_renames_the_book_the_character_and_the_reference(tmp_pat
     out = tmp_path / "anon.json"
     report = run_eval(task, progress=False, anonymize=Anonymizer(seed=1), json_path=out)
     assert report.settings["anonymized"] == {"seed": 1}
-    (copy,) = task._copies.values()
+    (copy,) = task.books.copies()
     alice = copy.mapping.names["Alice"]
     assert "Alice" not in copy.book.text[copy.book.body.start : copy.book.body.end]
     assert report.novels["alice_in_wonderland"]["unresolved"] == 0  # "Alice" found as its new name

@@ -323,7 +323,7 @@ def test_anonymized_questions_options_and_passages_use_the_book_s_new_names(tmp_
         llm = get_llm(f"openai:m@{server.url}", cache=False)
         report = run_eval(task, llm=llm, progress=False, anonymize=Anonymizer(seed=5))
     assert report.mean["accuracy"] == 1.0 and report.settings["anonymized"] == {"seed": 5}
-    (copy,) = task._copies.values()
+    (copy,) = task.books.copies()
     alice = copy.mapping.names["Alice"]
     (prompt,) = prompts
     assert "Alice" not in prompt and f"Whom does {alice} follow" in prompt and f"{alice}'s sister" in prompt

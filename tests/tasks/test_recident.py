@@ -108,7 +108,7 @@ def test_anonymized_run_moves_every_span_onto_the_renamed_book(data_file):
     assert report.mean["recall_at_5"] == pytest.approx(0.5)  # "closest" reads positions only: unchanged
     for item in task.items():
         record = item.payload
-        copy = task._copies[record["book"]]
+        copy = task.books.copy(record["book"])
         assert len(copy.mapping.names) > 5 and "Holmes" in copy.mapping.names
         _, target = task.target(record)
         _, original = plain.target(record)

@@ -455,15 +455,18 @@ def anonymize_book(
     book: Book, characters: list[Character] | None = None, *, seed: int = 0, mode: str = "census"
 ) -> tuple[str, NameMapping]:
     """The book's text with its characters renamed, and the mapping (characters: ``book.characters``,
-    found by `fabula.characters.find_characters` when the book has none)."""
+    annotated by `fabula.annotation` when the book has none)."""
     if characters is None:
-        if not book.characters:
-            from fabula.characters import find_characters
-
-            find_characters(book)
-        characters = book.characters
+        characters = _cast(book)
     mapping = plan_mapping(book, characters, seed=seed, mode=mode)
     return mapping.apply_to_book(book), mapping
+
+
+def _cast(book: Book) -> list[Character]:
+    """The book's annotated cast (the one pipeline: quotes, then characters)."""
+    from fabula.annotation import annotate
+
+    return annotate(book, {"characters"}).characters
 
 
 @dataclass(slots=True)
@@ -497,11 +500,7 @@ def anonymized_copy(
     """The book renamed (`anonymize_book`) as a new `Book` with the offset map (characters: a gold list,
     else ``book.characters``, found when the book has none)."""
     if characters is None:
-        if not book.characters:
-            from fabula.characters import find_characters
-
-            find_characters(book)
-        characters = book.characters
+        characters = _cast(book)
     mapping = plan_mapping(book, characters, seed=seed, mode=mode)
     rewrite = mapping.rewrite(book.text, book.body.start, book.body.end)
     from fabula.book import book_from_text

@@ -5,6 +5,7 @@ from fabula.book._load import book_from_text, load_book, prose_problem
 from fabula.book._mentions import MentionIndex
 from fabula.book._model import (
     EMPHASIS,
+    Annotation,
     Book,
     BookMeta,
     Chapter,
@@ -25,6 +26,7 @@ __all__ = [
     "DEFAULT_MAX_BYTES",
     "EMPHASIS",
     "MAX_BYTES_OPTION",
+    "Annotation",
     "Book",
     "BookMeta",
     "Chapter",

@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from fabula.book._spans import Span, SpanLayer
 
@@ -124,6 +124,18 @@ class Quote:
 
 
 @dataclass(slots=True)
+class Annotation:
+    """What one annotation component (`fabula.annotation`) did to a book: its settings, its return value,
+    when it ran (a sequence number, so a component that ran before what it requires is stale) and how long."""
+
+    component: str
+    settings: dict[str, Any]
+    result: Any
+    sequence: int
+    seconds: float = 0.0
+
+
+@dataclass(slots=True)
 class Book:
     """A novel: the untouched text plus span layers. Components add characters, mentions, quotes."""
 
@@ -138,6 +150,9 @@ class Book:
     mentions: list[Mention] = field(default_factory=list)
     quotes: list[Quote] = field(default_factory=list)
     until: int | None = None  # set when the book is limited to a reading position
+    partial: bool = False  # set when ``until`` is before the end of the body: some of the story is hidden
+    #: component name -> what it did (`fabula.annotation.annotate` keeps this; not saved with the book)
+    annotations: dict[str, Annotation] = field(default_factory=dict, repr=False, compare=False)
 
     # --- text access -------------------------------------------------------------------------
     def span_text(
@@ -207,6 +222,7 @@ class Book:
         The text itself is cut at ``until`` so no later character can leak into any output; offsets
         stay valid because the text is only shortened at the end.
         """
+        partial = self.partial or until < self.body.end
         until = max(self.body.start, min(until, self.body.end))
         chapters = [
             Chapter(c.id, c.start, min(c.end, until), c.title, c.heading, c.synthetic, c.part)
@@ -225,6 +241,7 @@ class Book:
             mentions=[m for m in self.mentions if m.end <= until],
             quotes=[q for q in self.quotes if q.end <= until],
             until=until,
+            partial=partial,
         )
 
 

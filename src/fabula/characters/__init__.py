@@ -2,10 +2,12 @@
 
 ``find_characters(book)`` discovers characters with rules (optionally with spaCy NER evidence);
 ``find_characters(book, gold=load_character_list(path))`` matches a given list instead. Both set
-``book.characters`` and ``book.mentions``. The word lists (honorifics, speech verbs, non-names) are
+``book.characters`` and ``book.mentions``. Declared as the ``characters`` component of `fabula.annotation`
+(after quote detection): ``annotate(book, {"mentions"}, gold=...)`` is how commands and tasks get them. The word lists (honorifics, speech verbs, non-names) are
 shared with quote attribution.
 """
 
+from fabula.characters._component import characters_component, hide_unseen_names
 from fabula.characters._discover import PASS_NAMES as DISCOVERY_PASSES
 from fabula.characters._find import find_characters
 from fabula.characters._gold import load_character_list
@@ -39,9 +41,11 @@ __all__ = [
     "PRONOUN_GENDER",
     "SPEECH_VERBS",
     "STANDALONE_TITLES",
+    "characters_component",
     "clear_given_names",
     "find_characters",
     "given_name_gender",
+    "hide_unseen_names",
     "is_pseudo_name",
     "is_vocative",
     "load_character_list",

@@ -10,8 +10,9 @@ import orjson
 import typer
 from rich.table import Table
 
+from fabula.annotation import annotate
 from fabula.book import DEFAULT_MAX_BYTES, Book, Character
-from fabula.characters import find_characters, load_character_list
+from fabula.characters import load_character_list
 from fabula.cli._app import app, stdout
 from fabula.cli._options import (
     BookArgument,
@@ -49,8 +50,8 @@ def characters_command(
     """List the characters of a novel: rank, name, aliases, gender, mentions, first appearance."""
     gold = load_character_list(gold_characters) if gold_characters is not None else None
     book = load_reading(book_path, max_bytes=max_bytes, until=until, until_chapter=until_chapter)
-    cast = find_characters(book, gold=gold, ner_model=ner_model)
-    cast = sorted(cast, key=lambda c: c.rank)
+    annotate(book, {"characters"}, gold=gold, ner_model=ner_model)
+    cast = sorted(book.characters, key=lambda c: c.rank)
     if json_out:
         payload = {
             "book": str(book_path),

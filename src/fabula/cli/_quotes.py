@@ -9,8 +9,9 @@ from typing import Annotated
 import typer
 
 from fabula._files import check_output_path
+from fabula.annotation import annotate
 from fabula.book import DEFAULT_MAX_BYTES
-from fabula.characters import find_characters, load_character_list
+from fabula.characters import load_character_list
 from fabula.cli._app import app, stderr
 from fabula.cli._options import (
     AttributionMethodOption,
@@ -34,8 +35,6 @@ from fabula.llm import DEFAULT_TIMEOUT
 from fabula.quotes import (
     DEFAULT_METHOD,
     QuoteFormat,
-    attribute_quotes,
-    detect_quotes,
     quotes_bytes,
     write_quotes,
 )
@@ -75,10 +74,8 @@ def quotes_command(
         check_output_path(output)
     gold = load_character_list(gold_characters) if gold_characters is not None else None
     book = load_reading(book_path, max_bytes=max_bytes, until=until, until_chapter=until_chapter)
-    detect_quotes(book)
-    find_characters(book, gold=gold)
     with llm_method_options(llm, no_cache, strategy, timeout, structured, concurrency) as options:
-        attribute_quotes(book, method=method, **options)
+        annotate(book, {"speakers"}, gold=gold, method=method, method_options=options)
     if output is not None:
         write_quotes(book, output, format=fmt)
         stderr.print(f"{len(book.quotes)} quotes written to {output}", markup=False, highlight=False)

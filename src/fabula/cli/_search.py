@@ -11,8 +11,9 @@ from rich.table import Table
 from rich.text import Text
 
 from fabula._files import check_output_path, write_bytes_atomic
+from fabula.annotation import annotate
 from fabula.book import DEFAULT_MAX_BYTES, Book, load_book, resolve_position
-from fabula.characters import find_characters, load_character_list
+from fabula.characters import load_character_list
 from fabula.cli._app import app, stdout
 from fabula.cli._options import (
     BookArgument,
@@ -115,8 +116,10 @@ def search_command(
     if needs_characters:
         gold = load_character_list(gold_characters) if gold_characters is not None else None
         seen = book if position is None else book.truncated(position)
-        find_characters(seen, gold=gold)  # characters as the reader knows them at the position
-        book.characters, book.mentions = seen.characters, seen.mentions
+        annotate(seen, {"mentions"}, gold=gold)  # characters as the reader knows them at the position
+        # the reader's cast on the whole book's passages (the records say the layers are there)
+        book.characters, book.mentions, book.quotes = seen.characters, seen.mentions, seen.quotes
+        book.annotations = dict(seen.annotations)
         if retriever == "mentions" and find_character(book, query) is None:
             raise ConfigError(f"no character called {query!r} in this book", book_path)
     embedding = StepProgress("embedding passages")

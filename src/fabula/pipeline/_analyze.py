@@ -1,8 +1,9 @@
 """`analyze_book`: the whole no-LLM pipeline on one novel — read, quotes, characters, attribution, profiles.
 
-The stage order is the one the components agree on: quotes are detected first so that character discovery
-can skip pronouns inside quotations, and attribution needs both. With a reading position the book is cut
-*before* any component runs, so nothing after the position can reach any output.
+The stages after "read" are the components `fabula.annotation.annotate` runs for the ``profiles`` layer, in
+the one declared order (quotes, characters, attribution, profiles), so every other command sees the same
+cast. With a reading position the book is cut *before* any component runs, so nothing after the position
+can reach any output.
 """
 
 from __future__ import annotations
@@ -15,9 +16,9 @@ from typing import TYPE_CHECKING
 
 from fabula._version import __version__
 from fabula.analysis import Analysis
+from fabula.annotation import annotate, result_of
 from fabula.book import DEFAULT_MAX_BYTES, Book, Character, load_book, prose_problem, resolve_position
 from fabula.errors import ConfigError, InputError
-from fabula.pipeline._profiles import build_profiles, hide_unseen_names
 
 if TYPE_CHECKING:
     from fabula.llm import LLM, LLMConfig
@@ -74,23 +75,27 @@ def analyze_book(
             gold = _gold_list(gold_characters)
             model = _open_llm(llm, cleanup)
 
-        from fabula.characters import find_characters
-        from fabula.quotes import DEFAULT_METHOD, attribute_quotes, detect_quotes
+        from fabula.quotes import DEFAULT_METHOD
 
         method = DEFAULT_METHOD if model is None else "llm-windows"  # fabula's own LLM method (no gold)
-        with stage("quotes"):
-            detect_quotes(book)
-        with stage("characters"):
-            find_characters(book, gold=gold)
-        with stage("attribution"):
-            if model is None:
-                attribute_quotes(book, method=method)
-            else:  # progress=None: the CLI already shows a live display; a second one would clash
-                attribute_quotes(book, method=method, llm=model, progress=None)
-        with stage("profiles"):
-            if book.until is not None:
-                hide_unseen_names(book)
-            profiles, conversations = build_profiles(book)
+        # progress=None: the CLI already shows a live display; a second one would clash
+        options: dict[str, object] = {} if model is None else {"llm": model, "progress": None}
+
+        def annotation_progress(name: str, seconds: float | None) -> None:
+            if seconds is not None:
+                timings[name] = seconds
+            if progress:
+                progress(name, seconds)
+
+        annotate(
+            book,
+            {"profiles"},
+            gold=gold,
+            method=method,
+            method_options=options,
+            progress=annotation_progress,
+        )
+        profiles, conversations = result_of(book, "profiles")
 
     settings = {
         "fabula_version": __version__,

@@ -10,10 +10,10 @@ characteristic lines are `fabula.describe.characteristic_lines`.
 from __future__ import annotations
 
 import bisect
-import re
 from collections import Counter, defaultdict
 
 from fabula.analysis import CharacterProfile, Partner
+from fabula.annotation import component
 from fabula.book import Book, Character, Quote
 from fabula.describe import K_BY_KIND, characteristic_lines, sentences_at
 
@@ -21,6 +21,12 @@ PROFILE_SENTENCES = K_BY_KIND["description"]  # the extractive description: Book
 CHARACTERISTIC_LINES = 3
 MAX_PARTNERS = 5
 TURN_PARAGRAPH_GAP = 2  # a reply within this many paragraphs counts as addressed to the previous speaker
+
+
+@component("profiles", requires={"speakers", "characters", "mentions"}, assigns={"profiles"})
+def profiles_component(book: Book) -> tuple[list[CharacterProfile], dict[tuple[str, str], int]]:
+    """The ``profiles`` component of the annotation pipeline: `build_profiles` of the annotated book."""
+    return build_profiles(book)
 
 
 def build_profiles(book: Book) -> tuple[list[CharacterProfile], dict[tuple[str, str], int]]:
@@ -125,39 +131,6 @@ def conversation_turns(book: Book) -> Counter[tuple[str, str]]:
 def lead_sentences(book: Book, mention_starts: list[int], limit: int = PROFILE_SENTENCES) -> list[str]:
     """The first ``limit`` distinct sentences containing one of the given mention offsets."""
     return [c.text for c in sentences_at(book, mention_starts, limit)]
-
-
-def hide_unseen_names(book: Book) -> None:
-    """Spoiler safety for a truncated book: drop characters and aliases the visible text never shows.
-
-    A gold character list knows every name in the novel, including ones a reader meets (or learns are the
-    same person) only later; nothing of that may reach the outputs.
-    """
-    mentioned = {m.character_id for m in book.mentions if m.character_id}
-    kept: list[Character] = []
-    for character in book.characters:
-        visible = {alias: n for alias, n in character.aliases.items() if _appears(book.text, alias)}
-        name_visible = _appears(book.text, character.name)
-        if not (name_visible or visible) and character.id not in mentioned:
-            continue
-        character.aliases = visible
-        if not name_visible:
-            character.name = max(visible, key=lambda a: (visible[a], a)) if visible else f"({character.id})"
-        kept.append(character)
-    ids = {c.id for c in kept}
-    book.characters = kept
-    for quote in book.quotes:
-        if quote.speaker_id and quote.speaker_id not in ids:
-            quote.speaker_id = None
-        quote.addressee_ids = [a for a in quote.addressee_ids if a in ids]
-
-
-def _appears(text: str, name: str) -> bool:
-    name = name.strip()
-    if not name:
-        return False
-    pattern = r"(?<!\w)" + r"\s+".join(re.escape(part) for part in name.split()) + r"(?!\w)"
-    return re.search(pattern, text) is not None
 
 
 def _chapter_index(chapter_starts: list[int], offset: int) -> int:

@@ -1,12 +1,13 @@
 """Quotations: detection (a span layer on the Book), speaker attribution, and output records.
 
-Pipeline: ``detect_quotes(book)``, then ``fabula.characters.find_characters(book, gold=...)``, then
-``attribute_quotes(book)`` (default ``method="ranker"``: the rule sieve, then a learned ranker over each
+Pipeline (declared as the ``quotes`` and ``attribution`` components of `fabula.annotation`, so
+``annotate(book, {"speakers"})`` runs it): ``detect_quotes(book)``, then
+``fabula.characters.find_characters(book, gold=...)``, then ``attribute_quotes(book)`` (default ``method="ranker"``: the rule sieve, then a learned ranker over each
 turn's candidate speakers; ``method="rules"`` is the sieve alone). Methods plug in with
 ``@attribution_method("name")``.
 """
 
-from fabula.quotes import _michel, _ranker, _rules  # noqa: F401  register the "llm", "ranker" and "rules" methods
+from fabula.quotes import _component, _michel, _ranker, _rules  # noqa: F401  register the methods and components
 from fabula.quotes._detect import detect_quote_style, detect_quotes
 from fabula.quotes._llm_attribution import llm_prompt_id
 from fabula.quotes._michel import (

@@ -185,11 +185,10 @@ def targets_from_spans(
 
 
 def ensure_characters(book: Book) -> None:
-    """Find the book's characters and mentions (`fabula.characters`) unless it already has them."""
-    if not book.mentions:
-        from fabula.characters import find_characters
+    """The book's characters and mentions by the one annotation pipeline (`fabula.annotation`)."""
+    from fabula.annotation import annotate
 
-        find_characters(book)
+    annotate(book, {"mentions"})
 
 
 MAIN_CHARACTER_MENTIONS = 100
@@ -197,7 +196,7 @@ MAIN_CHARACTER_MENTIONS = 100
 
 def main_characters(book: Book, min_mentions: int = MAIN_CHARACTER_MENTIONS) -> list[str]:
     """Ids of the characters named more than ``min_mentions`` times (the paper: > 100), most named first
-    (runs `find_characters` if needed; pronouns do not count, as the paper counts names found by NER)."""
+    (annotates the characters if needed; pronouns do not count, as the paper counts names found by NER)."""
     ensure_characters(book)
     counts = Counter(m.character_id for m in book.mentions if m.character_id and m.kind != "pronoun")
     return [cid for cid, count in counts.most_common() if count > min_mentions]

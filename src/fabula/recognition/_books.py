@@ -7,9 +7,10 @@ import dataclasses
 import threading
 from pathlib import Path
 
+from fabula.annotation import annotate
 from fabula.anonymize import NameMapping, anonymized_copy
 from fabula.book import Character, load_book
-from fabula.characters import find_characters, load_character_list
+from fabula.characters import load_character_list
 from fabula.recognition._index import BookIndex
 from fabula.recognition._make import sibling_character_list
 from fabula.recognition._questions import Question
@@ -51,9 +52,11 @@ class BookShelf:
             if path not in self._indexes:
                 gold = self._characters(path)
                 book = load_book(path)
-                if self.anonymize:
-                    find_characters(book, gold=gold)
-                    copy = anonymized_copy(book, gold or book.characters, seed=self.seed, mode=self.mode)
+                if self.anonymize:  # the names of the annotated cast (gold or discovered)
+                    annotate(book, {"characters"}, gold=gold)
+                    copy = anonymized_copy(
+                        book, book.characters if gold is None else gold, seed=self.seed, mode=self.mode
+                    )
                     self._mappings[path] = copy.mapping
                     book = copy.book
                     if gold is not None:

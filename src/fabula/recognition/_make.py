@@ -6,8 +6,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from fabula.annotation import annotate
 from fabula.book import Book, Character, load_book
-from fabula.characters import find_characters, is_pseudo_name, load_character_list
+from fabula.characters import is_pseudo_name, load_character_list
 
 DEFAULT_CANDIDATES = 20
 _DESCRIPTIVE = re.compile(r"^(the|a|an)\s|'s\b|\s(of|in)\s", re.IGNORECASE)
@@ -31,7 +32,7 @@ def candidate_names(
     if characters is None and book.meta.source is not None:
         listed = sibling_character_list(Path(book.meta.source))
         characters = load_character_list(listed) if listed is not None else None
-    cast = find_characters(book, gold=characters)
+    cast = annotate(book, {"characters"}, gold=characters).characters
     ranked = sorted(cast, key=lambda c: -c.mention_count)
     names = [c.name for c in ranked if c.mention_count > 0 and _reads_as_name(c.name)]
     return names if limit is None else names[:limit]

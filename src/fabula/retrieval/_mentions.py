@@ -1,7 +1,7 @@
 """Character-mention retrieval (BookWorm's "coreference" strategy) and RECIDENT's character filter.
 
-Both read ``book.mentions`` (names, titles and resolved pronouns from `fabula.characters`); when the
-book has none yet, `fabula.characters.find_characters` is run on it (with ``gold`` if given).
+Both read ``book.mentions`` (names, titles and resolved pronouns from `fabula.characters`), annotated by
+`fabula.annotation.annotate` (with ``gold`` if given) when the book does not have them yet.
 """
 
 from __future__ import annotations
@@ -25,11 +25,11 @@ KIND_WEIGHTS = {"alias": 1.0, "name": 0.1, "title": 0.1, "nominal": 0.05, "prono
 
 
 def ensure_mentions(book: Book, gold: list[Character] | None = None) -> None:
-    """Find the book's characters and mentions unless it already has them."""
-    if not book.mentions or (gold is not None and not book.characters):
-        from fabula.characters import find_characters
+    """The book's characters and mentions by the one annotation pipeline (``gold``: that cast; None: the
+    cast already annotated, else the discovered one)."""
+    from fabula.annotation import UNSET, annotate
 
-        find_characters(book, gold=gold)
+    annotate(book, {"mentions"}, gold=UNSET if gold is None else gold)
 
 
 def find_character(book: Book, query: str) -> Character | None:

@@ -57,6 +57,7 @@ from fabula._files import file_lock
 from fabula._registry import Registry
 from fabula.errors import ConfigError, InputError
 from fabula.metrics import mean_of
+from fabula.tasks._books import Books
 from fabula.tasks._evaluation import EvalReport
 
 if TYPE_CHECKING:
@@ -176,6 +177,18 @@ class Task(ABC):
                 f"task {self.name!r} cannot run on anonymised books: {self.anonymize_refusal}", "--anonymize"
             )
         self.anonymizer = anonymizer
+
+    @property
+    def books(self) -> Books:
+        """The run's one book service (`Books`): ``self.books.book(path, until, needs={...})`` loads,
+        anonymises (``--anonymize``), cuts and annotates each book once; ``self.books.copy(path)`` is the
+        anonymised copy behind it (names and offsets), ``self.books.derived(book, name, make)`` caches an
+        index built from a book."""
+        service: Books | None = getattr(self, "_book_service", None)
+        if service is None or service.anonymizer is not self.anonymizer:
+            service = Books(self.anonymizer)
+            self._book_service = service
+        return service
 
     def micro(self, outcomes: list[ItemOutcome]) -> dict[str, float | int | None] | None:
         """Scores pooled over the task's own units (e.g. all quotes), from the outcomes' details."""

@@ -36,7 +36,6 @@ from fabula.errors import ConfigError, InputError
 from fabula.tasks._harness import EvalItem, ItemOutcome, LlmUse, Task, TaskOption, task
 
 if TYPE_CHECKING:
-    from fabula.anonymize import AnonymizedBook
     from fabula.book import Book, Character
     from fabula.llm import LLM
 
@@ -104,8 +103,6 @@ class BookWormTask(Task):
         if "bertscore_f1" in wanted and not self.options_given["bertscore_model"]:
             raise ConfigError("bertscore_f1 needs --bertscore-model DIR (a local model folder)", "--metrics")
         self.metrics = [m for m in ALL_METRICS if m in wanted]  # type: ignore[misc]
-        self._books: dict[Path, Book] = {}
-        self._copies: dict[Path, AnonymizedBook] = {}
         self._lock = threading.Lock()
         self._nli: Any = None
         self._retrievers: dict[int, Any] = {}
@@ -161,10 +158,10 @@ class BookWormTask(Task):
         judged = [m for m in self.metrics if m in JUDGED_METRICS]
         record = item.payload
         kind = item.groups["kind"]
-        book = self._book(record["book_path"], record.get("until"))
+        book = self.books.book(record["book_path"], record.get("until"), needs={"characters"})
         names = [record["character"], *record.get("aliases", [])]
         reference = str(record["reference"])
-        copy = self._copies.get(record["book_path"])
+        copy = self.books.copy(record["book_path"])
         if copy is not None:
             names, reference = [copy.names(str(n)) for n in names], copy.names(reference)
         character = _find(book, names)
@@ -268,28 +265,6 @@ class BookWormTask(Task):
         return dict(pooled_fact_scores(dict(counts)))
 
     # --- helpers ----------------------------------------------------------------------------------
-    def _book(self, path: Path, until: Any) -> Book:
-        """The book (with discovered characters), loaded once per file and reading position."""
-        from fabula.book import load_book, resolve_position
-        from fabula.characters import find_characters
-
-        key = path if until is None else Path(f"{path}@{until}")
-        with self._lock:
-            if key not in self._books:
-                book = load_book(path)
-                offset = resolve_position(book, None if until is None else str(until))
-                if self.anonymizer is not None:  # one mapping per book (its whole discovered cast)
-                    if path not in self._copies:
-                        self._copies[path] = self.anonymizer.copy(book)
-                    copy = self._copies[path]
-                    book = copy.book
-                    offset = None if offset is None else copy.offset(offset)
-                if offset is not None:
-                    book = book.truncated(offset)
-                find_characters(book)
-                self._books[key] = book
-            return self._books[key]
-
     def _best_passage(self, book: Book, claim: str) -> str:
         """The book passage BM25 ranks first for ``claim`` (the NLI premise)."""
         from fabula.retrieval import index_book

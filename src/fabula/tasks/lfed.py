@@ -30,20 +30,18 @@ The protocol, as the paper (section 4.1) describes it:
 from __future__ import annotations
 
 import random
-import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from fabula.datasets import McqQuestion, load_mcq
-from fabula.errors import BackendError, ConfigError, InputError
+from fabula.errors import BackendError, ConfigError
 from fabula.prompts import CHAINS, mcq_prompt, mcq_prompt_ids, prompt_language, read_choice
 from fabula.tasks._evaluation import EvalReport
 from fabula.tasks._harness import EvalItem, ItemOutcome, Task, TaskOption, task
 from fabula.tasks._mcq_categories import CATEGORY_AGREEMENT, categorize
 
 if TYPE_CHECKING:
-    from fabula.anonymize import AnonymizedBook
     from fabula.book import Book
     from fabula.llm import LLM
     from fabula.retrieval import Retriever
@@ -128,9 +126,6 @@ class LiteraryMcq(Task):
         super().__init__(**settings)
         self.shot_counts = _shot_counts(self.options_given["shots"])
         self.data = load_mcq(self.options_given["data"])
-        self._books: dict[Path, tuple[Book, Retriever]] = {}
-        self._copies: dict[Path, AnonymizedBook] = {}
-        self._books_lock = threading.Lock()
         self._llm_categories: dict[str, str] = {}
         # categories a classifier guessed are reported under their own name, never as the data's
         self.approximate = any(q.category is None for q in self.data.questions)
@@ -303,7 +298,9 @@ class LiteraryMcq(Task):
         if path is None:
             return str
         self._book(path)
-        return self._copies[path].names
+        copy = self.books.copy(path)
+        assert copy is not None
+        return copy.names
 
     def _book_path(self, question: McqQuestion) -> Path | None:
         path = question.book
@@ -324,19 +321,11 @@ class LiteraryMcq(Task):
         return retrieval_context(retriever, query, self.options_given["budget"]).text
 
     def _book(self, path: Path) -> tuple[Book, Retriever]:
-        with self._books_lock:
-            if path not in self._books:
-                from fabula.book import load_book
-                from fabula.retrieval import index_book
+        """The book (renamed with ``--anonymize``: the names of its annotated cast) and its BM25 index."""
+        from fabula.retrieval import index_book
 
-                if not path.is_file():
-                    raise InputError("no such book", path)
-                book = load_book(path)
-                if self.anonymizer is not None:  # names from the book's discovered cast
-                    self._copies[path] = self.anonymizer.copy(book)
-                    book = self._copies[path].book
-                self._books[path] = (book, index_book(book, "bm25"))
-            return self._books[path]
+        book = self.books.book(path)
+        return book, self.books.derived(book, "bm25", lambda b: index_book(b, "bm25"))
 
 
 def _choose_by_generation(

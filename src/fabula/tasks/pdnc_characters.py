@@ -15,7 +15,8 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from fabula.characters import find_characters, name_key
+from fabula.annotation import annotate
+from fabula.characters import name_key
 from fabula.datasets import MIN_SPEAKER_QUOTES
 from fabula.metrics import SUBSTANTIAL_MIN, SUBSTANTIAL_SHARE, score_characters
 from fabula.tasks._evaluation import EvalReport
@@ -85,7 +86,9 @@ class CharactersTask(Task):
     def run_item(self, item: EvalItem, llm: LLM | None) -> ItemOutcome:
         novel = load_novel(item.payload, self.anonymizer)
         started = time.perf_counter()
-        predicted = find_characters(novel.book, ner_model=self.options_given["ner_model"])
+        # the cast every command ships: quotes detected first (the one annotation pipeline)
+        annotate(novel.book, {"characters"}, gold=None, ner_model=self.options_given["ner_model"])
+        predicted = novel.book.characters
         seconds = time.perf_counter() - started
         scores, details = score_novel_characters(novel, predicted, self.options_given["min_quotes"])
         return ItemOutcome(scores=scores, details={**details, "seconds": round(seconds, 2)})

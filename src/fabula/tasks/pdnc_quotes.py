@@ -22,6 +22,7 @@ import dataclasses
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
+from fabula.annotation import annotate, result_of
 from fabula.book import Character, Quote, Span
 from fabula.characters import find_characters
 from fabula.datasets import MIN_SPEAKER_QUOTES, GoldQuote, PdncNovel, find_pdnc_novels, load_pdnc_novel
@@ -44,7 +45,6 @@ from fabula.quotes import (
     STRIDE_TOKENS,
     AttributionResult,
     attribute_parts,
-    attribute_quotes,
     available_methods,
     detect_quotes,
     llm_prompt_id,
@@ -371,11 +371,13 @@ def evaluate_quotes(
 def predict_quotes(
     novel: PdncNovel, *, characters: CharacterMode | str, method: str, **options: Any
 ) -> AttributionResult:
-    """The pipeline on one novel: detect quotes, find characters (gold or discovered), attribute."""
+    """The pipeline on one novel (`fabula.annotation`): detect quotes, find characters (gold or
+    discovered), attribute."""
     book = novel.book
-    detect_quotes(book)
-    find_characters(book, gold=novel.characters if characters == "gold" else None)
-    return attribute_quotes(book, method=method, **options)
+    gold = novel.characters if characters == "gold" else None
+    annotate(book, {"speakers"}, gold=gold, method=method, method_options=options)
+    result: AttributionResult = result_of(book, "attribution")
+    return result
 
 
 def score_novel(

@@ -146,14 +146,10 @@ def load_probe_book(path: Path) -> ProbeBook:
         return ProbeBook(novel.name, novel.book, quotes, title, author, annotations)
     if not path.is_file():
         raise InputError("no such book or PDNC folder", path)
+    from fabula.annotation import annotate
     from fabula.book import load_book
-    from fabula.characters import find_characters
-    from fabula.quotes import attribute_quotes, detect_quotes
 
-    book = load_book(path)
-    detect_quotes(book)
-    find_characters(book)
-    attribute_quotes(book)
+    book = annotate(load_book(path), {"speakers"})
     by_id = {c.id: c for c in book.characters}
     quotes = [
         ProbeQuote(

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from fabula.book import Book, load_book
+from fabula.book import Book
 from fabula.errors import InputError
 from fabula.metrics import (
     at_5_within_nearest,
@@ -41,7 +41,6 @@ from fabula.tasks._evaluation import EvalReport
 from fabula.tasks._harness import EvalItem, ItemOutcome, Task, TaskOption, task
 
 if TYPE_CHECKING:
-    from fabula.anonymize import AnonymizedBook
     from fabula.llm import LLM
 
 METRICS = [
@@ -132,8 +131,6 @@ class RecapTask(Task):
         if self.options_given["method"] not in ranker_names():
             create_ranker(self.options_given["method"])  # the registry's one-line error
         self._lock = threading.Lock()
-        self._books: dict[str, tuple[Book, SentenceIndex, RecapContext]] = {}
-        self._copies: dict[str, AnonymizedBook] = {}
         self._rankers: dict[int, Ranker] = {}
 
     def items(self) -> list[EvalItem]:
@@ -144,17 +141,13 @@ class RecapTask(Task):
         return [EvalItem(str(r["id"]), _groups(r), r) for r in records]
 
     def _book(self, book_path: str) -> tuple[Book, SentenceIndex, RecapContext]:
-        with self._lock:
-            if book_path not in self._books:
-                if not Path(book_path).is_file():
-                    raise InputError("book not found", book_path)
-                book = load_book(book_path)
-                if self.anonymizer is not None:  # names from fabula's discovered cast
-                    copy = self.anonymizer.copy(book)
-                    self._copies[book_path] = copy
-                    book = copy.book
-                self._books[book_path] = (book, SentenceIndex(book), RecapContext(book))
-            return self._books[book_path]
+        """The book (renamed with ``--anonymize``: the names of its annotated cast), its sentences and
+        the rankers' context, each built once (the harness's book service)."""
+        if not Path(book_path).is_file():
+            raise InputError("book not found", book_path)
+        book = self.books.book(book_path)
+        sentences = self.books.derived(book, "sentences", SentenceIndex)
+        return book, sentences, self.books.derived(book, "recap-context", RecapContext)
 
     def _ranker(self, llm: LLM | None) -> Ranker:
         with self._lock:
@@ -166,7 +159,7 @@ class RecapTask(Task):
     def target(self, record: dict[str, Any]) -> tuple[RecapContext, RecapTarget]:
         """The record's target and candidates as sentence ranges of its book."""
         _, sentences, context = self._book(record["book"])
-        copy = self._copies.get(record["book"])
+        copy = self.books.copy(record["book"])
 
         def snippet(span: Sequence[int]) -> Snippet:
             try:

@@ -1,0 +1,58 @@
+"""The ``characters`` component of the annotation pipeline (`fabula.annotation`): the cast and its
+mentions, gold or discovered, found after quote detection (discovery reads the quotes)."""
+
+from __future__ import annotations
+
+import re
+
+from fabula.annotation import component
+from fabula.book import Book, Character
+from fabula.characters._find import find_characters
+
+
+@component(
+    "characters",
+    requires={"quotes"},
+    assigns={"characters", "mentions"},
+    settings={"gold": None, "ner_model": None},
+)
+def characters_component(book: Book, gold: list[Character] | None, ner_model: str | None) -> list[Character]:
+    """`find_characters` (``gold``: a character list to match, None: discover); on a book cut before its
+    end (``book.partial``), then `hide_unseen_names`."""
+    find_characters(book, gold=gold, ner_model=ner_model)
+    if book.partial:
+        hide_unseen_names(book)
+    return book.characters
+
+
+def hide_unseen_names(book: Book) -> None:
+    """Spoiler safety for a truncated book: drop characters and aliases the visible text never shows.
+
+    A gold character list knows every name in the novel, including ones a reader meets (or learns are the
+    same person) only later; nothing of that may reach the outputs.
+    """
+    mentioned = {m.character_id for m in book.mentions if m.character_id}
+    kept: list[Character] = []
+    for character in book.characters:
+        visible = {alias: n for alias, n in character.aliases.items() if _appears(book.text, alias)}
+        name_visible = _appears(book.text, character.name)
+        if not (name_visible or visible) and character.id not in mentioned:
+            continue
+        character.aliases = visible
+        if not name_visible:
+            character.name = max(visible, key=lambda a: (visible[a], a)) if visible else f"({character.id})"
+        kept.append(character)
+    ids = {c.id for c in kept}
+    book.characters = kept
+    for quote in book.quotes:
+        if quote.speaker_id and quote.speaker_id not in ids:
+            quote.speaker_id = None
+        quote.addressee_ids = [a for a in quote.addressee_ids if a in ids]
+
+
+def _appears(text: str, name: str) -> bool:
+    name = name.strip()
+    if not name:
+        return False
+    pattern = r"(?<!\w)" + r"\s+".join(re.escape(part) for part in name.split()) + r"(?!\w)"
+    return re.search(pattern, text) is not None
