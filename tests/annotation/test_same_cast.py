@@ -55,6 +55,19 @@ def test_every_command_ships_the_same_cast(
     names = {cid: entry[0] for cid, entry in characters.items()}
     assert all(names[q["speaker_id"]] == q["speaker"] for q in quotes if q["speaker_id"])
 
+    # eval characters scores the same cast: its per-sample log names each gold character's cluster
+    report = tmp_path / "characters.json"
+    pdnc = novel.parent.parent
+    assert run_cli("eval", "characters", "--pdnc", pdnc, "--novel", name, "--json", report) == 0
+    _, *samples = [
+        orjson.loads(line) for line in tmp_path / "characters.samples.jsonl".read_bytes().splitlines()
+    ]
+    matched = [s for s in samples if s["matched"] is not None]
+    assert matched
+    for sample in matched:
+        assert characters[sample["matched"]][0] == sample["matched_name"]
+        assert characters[sample["matched"]][3] == sample["matched_mentions"]
+
     from fabula.serve import Library
 
     library = Library([novel])

@@ -162,7 +162,11 @@ def test_killed_run_resumes_with_zero_repeated_model_calls(tmp_path: Path) -> No
         return toy_tasks.answer(messages)
 
     out = tmp_path / "killed.json"
-    env = {**os.environ, "FABULA_CACHE_DIR": str(tmp_path), "PYTHONPATH": str(ROOT)}
+    env = {
+        **os.environ,
+        "FABULA_CACHE_DIR": str(tmp_path),
+        "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+    }
     with ScriptedOpenAIServer(answer) as server:
         command = [
             sys.executable,
@@ -195,6 +199,11 @@ def test_killed_run_resumes_with_zero_repeated_model_calls(tmp_path: Path) -> No
     del answered["never delivered"]
     assert set(answered.values()) == {1} and len(answered) == 6  # each question answered exactly once
     assert orjson.loads(out.read_bytes())["items"] == 6
+    # one sample line per question (the items are the samples), the resumed ones with their model calls
+    header, *samples = lines(log_path_for(out, "samples"))
+    assert header["task"] == "toy-llm" and len(samples) == 6
+    assert all(len(s["calls"]) == 1 and s["calls"][0]["prompt_hash"] for s in samples)
+    assert {s["item"] for s in samples} == {r["id"] for r in lines(log_path_for(out))[1:-1]}
 
 
 def test_a_finished_log_is_not_resumed(tmp_path: Path) -> None:

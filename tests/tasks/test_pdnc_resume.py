@@ -72,3 +72,14 @@ def test_killed_llm_quote_evaluation_resumes_without_repeating_a_call(tmp_path: 
     assert not any("Anna" in prompt for prompt in list(answered)[first_run:])  # novel A not asked again
     report = orjson.loads(out.read_bytes())
     assert list(report["novels"]) == ["A", "B", "C"] and report["mean"]["accuracy"] is not None
+    # the per-sample log: one line per gold quote of every novel, the resumed one's included
+    header, *samples = [
+        orjson.loads(line) for line in (tmp_path / "llm.samples.jsonl").read_bytes().splitlines()
+    ]
+    assert header["task"] == "quotes"
+    for novel, scores in report["novels"].items():
+        mine = [s for s in samples if s["item"] == novel]
+        assert len(mine) == scores["gold_quotes"] and sum(s["scored"] for s in mine) == scores["scored"]
+        right = sum(bool(s["right"]) for s in mine)
+        assert right == round(scores["accuracy"] * scores["scored"])
+        assert {"id", "type", "gold_speaker", "predicted_speaker", "matched_span"} <= set(mine[0])

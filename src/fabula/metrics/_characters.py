@@ -63,6 +63,9 @@ class CharacterScores:
     missed: list[str]
     unlisted_top20: int = 0
     unlisted: list[str] = field(default_factory=list)
+    #: one entry per scored gold character: its matched prediction, the other gold characters that
+    #: prediction covers (merged with) and every prediction covering it (split into)
+    matches: tuple[dict[str, Any], ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -110,6 +113,7 @@ def score_characters(
     merged_substantial = split_substantial = 0
     alias_found = alias_total = 0
     missed: list[str] = []
+    matched: list[dict[str, Any]] = []
     for g in gold:
         if g.id not in scored:
             continue
@@ -130,6 +134,17 @@ def score_characters(
             split += 1
             if sum(substantial(pid, g.id) for pid in covered_by[g.id]) >= 2:
                 split_substantial += 1
+        matched.append(
+            {
+                "gold_id": g.id,
+                "gold_name": g.name,
+                "matched": None if best is None else best.id,
+                "matched_name": None if best is None else best.name,
+                "matched_mentions": None if best is None else best.mention_count,
+                "merged_with": [] if best is None else sorted(covers.get(best.id, set()) - {g.id}),
+                "split_into": list(covered_by.get(g.id, [])) if len(covered_by.get(g.id, [])) >= 2 else [],
+            }
+        )
         best_keys = _names(best) if best is not None else set()
         for name in {n for n in g.all_names() if not is_pseudo_name(n)}:
             if _occurs(text, name):
@@ -155,6 +170,7 @@ def score_characters(
         missed=sorted(missed),
         unlisted_top20=len(unlisted),
         unlisted=unlisted,
+        matches=tuple(matched),
     )
 
 

@@ -85,11 +85,17 @@ class EvalItem:
 class ItemOutcome:
     """What running one item gave: scores in [0, 1] (None: nothing to score), the parsed answer, and
     JSON-able details (counts; integers are summed per group; names starting with ``_`` stay in the
-    item log, e.g. tallies for `Task.micro`), all written to the item log."""
+    item log, e.g. tallies for `Task.micro`), all written to the item log.
+
+    ``samples``: the item's per-sample lines for ``OUT.samples.jsonl`` (JSON-able dicts, one per gold
+    quote, gold character, probe, ...; the harness adds ``item``, ``groups`` and ``sample``, the index).
+    An item that gives none is one sample line itself (scores, parsed answer, and each model call's
+    prompt hash and raw answer)."""
 
     scores: dict[str, float | None]
     prediction: Any = None
     details: dict[str, Any] = field(default_factory=dict)
+    samples: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,6 +222,8 @@ TASKS: Registry[type[Task]] = Registry(
         "mcq": "fabula.tasks.lfed",
         "probe": "fabula.tasks.probes",
         "describe": "fabula.tasks.bookworm",
+        "recognize": "fabula.tasks.gandalf",
+        "recap": "fabula.tasks.recident",
     },
     packages=["fabula.tasks"],  # a new module here registers its task with no edit to this table
 )
@@ -244,12 +252,33 @@ class _Done:
     error: str | None = None
 
 
-def log_path_for(json_path: str | Path) -> Path:
-    """Where the per-item log of a report goes: ``OUT.json`` -> ``OUT.items.jsonl``."""
+def log_path_for(json_path: str | Path, kind: str = "items") -> Path:
+    """Where a log of a report goes: ``OUT.json`` -> ``OUT.items.jsonl`` (per item, what resuming reads)
+    or, with ``kind="samples"``, ``OUT.samples.jsonl`` (per sample)."""
     path = Path(json_path)
     return (
-        path.with_name(path.stem + ".items.jsonl") if path.suffix == ".json" else Path(f"{path}.items.jsonl")
+        path.with_name(f"{path.stem}.{kind}.jsonl")
+        if path.suffix == ".json"
+        else Path(f"{path}.{kind}.jsonl")
     )
+
+
+def sample_lines(results: Iterable[tuple[EvalItem, ItemOutcome]]) -> Iterator[dict[str, Any]]:
+    """The per-sample records of finished items, in item order (see `ItemOutcome.samples`)."""
+    for item, outcome in results:
+        base = {"item": item.id, "groups": item.groups}
+        if outcome.samples:
+            for index, sample in enumerate(outcome.samples):
+                yield {**base, "sample": index, **sample}
+            continue
+        record: dict[str, Any] = {**base, "sample": 0, "scores": outcome.scores}
+        record["prediction"] = _jsonable(outcome.prediction)
+        calls = outcome.details.get("llm_calls") or []
+        if calls:
+            record["calls"] = [
+                {k: c[k] for k in ("prompt_hash", "raw_answer", "cache_hit") if k in c} for c in calls
+            ]
+        yield record
 
 
 def run_eval(
@@ -345,8 +374,20 @@ def run_eval(
         if log is not None:
             log.mark_complete()
         if json_path is not None:
+            _write_samples(log_path_for(json_path, "samples"), task, items, results)
             report.write_json(json_path)
         return report
+
+
+def _write_samples(path: Path, task: Task, items: list[EvalItem], results: dict[str, _Done]) -> None:
+    """``OUT.samples.jsonl``: a header line, then every sample of every scored item (atomically)."""
+    from fabula._files import atomic_open
+
+    finished = [(i, results[i.id].outcome) for i in items if results[i.id].outcome is not None]
+    with atomic_open(path, "wb") as out:
+        out.write(orjson.dumps({"fabula_samples": LOG_VERSION, "task": task.name}) + b"\n")
+        for line in sample_lines((item, outcome) for item, outcome in finished if outcome is not None):
+            out.write(orjson.dumps(line, default=str) + b"\n")
 
 
 def _run_item(task: Task, item: EvalItem, llm: LLM | None) -> _Done:
@@ -530,6 +571,7 @@ class _ItemLog:
                 scores=dict(record.get("scores") or {}),
                 prediction=record.get("prediction"),
                 details=dict(record.get("details") or {}),
+                samples=list(record.get("samples") or []),
             )
             done[item.id] = _Done(item, outcome)
         if lines and not lines[-1].endswith(b"}"):
@@ -555,6 +597,8 @@ class _ItemLog:
                     {k: calls[0][k] for k in ("prompt_hash", "raw_answer", "cache_hit") if k in calls[0]}
                 )
             record["details"] = _jsonable(outcome.details)
+            if outcome.samples:
+                record["samples"] = _jsonable(outcome.samples)
         with self._lock:
             self._write(record)
 

@@ -91,7 +91,8 @@ class CharactersTask(Task):
         predicted = novel.book.characters
         seconds = time.perf_counter() - started
         scores, details = score_novel_characters(novel, predicted, self.options_given["min_quotes"])
-        return ItemOutcome(scores=scores, details={**details, "seconds": round(seconds, 2)})
+        samples = list(details.pop("matches", ()))
+        return ItemOutcome(scores=scores, details={**details, "seconds": round(seconds, 2)}, samples=samples)
 
     def summary(self, report: EvalReport) -> list[str]:
         lines = []

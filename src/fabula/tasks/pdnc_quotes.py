@@ -66,7 +66,12 @@ METRICS = [
     "detection_precision",
     "detection_recall",
     "detection_f1",
+    "addressee_precision",
+    "addressee_recall",
+    "addressee_f1",
+    "addressee_exact",
 ]
+ADDRESSEE_COUNTS = ("exact", "quotes", "tp", "predicted", "gold")
 COUNTS = ["scored", "gold_quotes", "predicted_quotes", "pseudo_speaker_quotes"]
 
 CharacterMode = Literal["gold", "predicted"]
@@ -270,16 +275,19 @@ class QuotesTask(Task):
         result = predict_quotes(
             novel, characters=self.options_given["characters"], method=self.options_given["method"], **options
         )
-        scores, tallies, matched = score_novel(novel, result.quotes)
+        samples: list[dict[str, Any]] = []
+        scores, tallies, matched = score_novel(novel, result.quotes, samples)
         counts = {k: scores.pop(k) for k in COUNTS}
+        addressees = scores.pop("_addressees")
         details: dict[str, Any] = {
             **counts,
             "_tallies": {k: [r, t] for k, (r, t) in tallies.items()},
             "_matched": matched,
+            "_addressees": addressees,
         }
         if result.report:  # the method's account (LLM: prompt, failures, unmapped names): per-item log only
             details["_attribution"] = result.report
-        return ItemOutcome(scores=scores, details=details)
+        return ItemOutcome(scores=scores, details=details, samples=samples)
 
     def _run_paper(self, novel: PdncNovel, llm: Any) -> ItemOutcome:
         """The paper's protocol on one novel (`score_paper_protocol`)."""
@@ -311,6 +319,11 @@ class QuotesTask(Task):
             detection[2] += outcome.details.get("gold_quotes", 0)
         micro: dict[str, float | int | None] = {k: t.score for k, t in pooled.items()}
         micro.update(_prf(*detection))
+        pooled_addressees = dict.fromkeys(ADDRESSEE_COUNTS, 0)
+        for outcome in outcomes:
+            for key, value in (outcome.details.get("_addressees") or {}).items():
+                pooled_addressees[key] += int(value)
+        micro.update(addressee_scores(pooled_addressees))
         micro["pseudo_speaker_quotes"] = sum(o.details.get("pseudo_speaker_quotes", 0) for o in outcomes)
         return micro
 
@@ -381,9 +394,10 @@ def predict_quotes(
 
 
 def score_novel(
-    novel: PdncNovel, predicted: list[Quote]
+    novel: PdncNovel, predicted: list[Quote], samples: list[dict[str, Any]] | None = None
 ) -> tuple[dict[str, Any], dict[str, tuple[int, int]], int]:
-    """Scores of one novel, the (right, total) tallies behind them, and the number of matched quotes."""
+    """Scores of one novel, the (right, total) tallies behind them, and the number of matched quotes;
+    ``samples``, when given, gets one line per gold quote (`quote_sample`)."""
     pairs = match_quotes(novel.quotes, predicted)
     matched = sum(1 for p in pairs.values() if p is not None)
     best = best_overlap(novel.quotes, predicted)
@@ -394,10 +408,16 @@ def score_novel(
     right: list[bool] = []
     types: list[str] = []
     for index, gold in enumerate(novel.quotes):
-        if gold.speaker_id not in scored_speakers or id(gold) in pseudo:
-            continue
+        scored = gold.speaker_id in scored_speakers and id(gold) not in pseudo
         quote = best[index]
-        right.append(quote is not None and is_right(gold, quote, gold_by_id, predicted_by_id))
+        correct = quote is not None and is_right(gold, quote, gold_by_id, predicted_by_id)
+        if samples is not None:
+            samples.append(
+                quote_sample(gold, quote, pairs.get(index) is not None, scored, correct, predicted_by_id)
+            )
+        if not scored:
+            continue
+        right.append(correct)
         types.append(gold.type)
     attribution: AttributionScores = attribution_accuracy(right, types)
     scores: dict[str, Any] = attribution.as_dict()
@@ -412,6 +432,9 @@ def score_novel(
             "pseudo_speaker_quotes": len(pseudo),
         }
     )
+    addressees = addressee_counts(novel, predicted, pairs)
+    scores.update(addressee_scores(addressees))
+    scores["_addressees"] = addressees
     tallies = {"accuracy": attribution.overall, "other": other, **attribution.by_type}
     return scores, {k: (v.right, v.total) for k, v in tallies.items()}, matched
 
@@ -422,6 +445,76 @@ def _other_tally(attribution: AttributionScores) -> Tally:
     for kind in ("anaphoric", "implicit"):
         other.merge(attribution.by_type[kind])
     return other
+
+
+def addressee_counts(
+    novel: PdncNovel, predicted: list[Quote], pairs: dict[int, int | None]
+) -> dict[str, int]:
+    """Addressees of every gold quote matched one-to-one to a detected quote: exact set matches (an empty
+    gold set counts: self-talk and thoughts have none) and (quote, addressee) pairs right / predicted /
+    gold. Gold addressees not on the character list are left out; predicted
+    addressees are discovered characters mapped to the gold character sharing a name (as speakers are)."""
+    by_name = {n: c.id for c in novel.characters for n in c.all_names()}
+    predicted_by_id = {c.id: c for c in novel.book.characters}
+
+    def as_gold(addressee: str) -> str:
+        character = predicted_by_id.get(addressee)
+        if character is None or character.source == "gold":
+            return addressee
+        return next((g.id for g in novel.characters if same_character(character, g)), f"?{addressee}")
+
+    counts = dict.fromkeys(ADDRESSEE_COUNTS, 0)
+    for g, p in pairs.items():
+        if p is None:
+            continue
+        gold = {by_name[a] for a in novel.quotes[g].addressees if a in by_name}
+        guess = {as_gold(a) for a in predicted[p].addressee_ids}
+        counts["quotes"] += 1
+        counts["exact"] += gold == guess
+        counts["tp"] += len(gold & guess)
+        counts["predicted"] += len(guess)
+        counts["gold"] += len(gold)
+    return counts
+
+
+def addressee_scores(counts: dict[str, int]) -> dict[str, float | None]:
+    """Addressee precision, recall and F1 over (quote, addressee) pairs, and the exact-set share."""
+    prf = precision_recall_f1(counts["tp"], counts["predicted"], counts["gold"])
+    exact = counts["exact"] / counts["quotes"] if counts["quotes"] else None
+    return {
+        "addressee_precision": prf.precision,
+        "addressee_recall": prf.recall,
+        "addressee_f1": prf.f1,
+        "addressee_exact": exact,
+    }
+
+
+def quote_sample(
+    gold: GoldQuote,
+    quote: Quote | None,
+    detected: bool,
+    scored: bool,
+    right: bool,
+    predicted_by_id: dict[str, Character],
+) -> dict[str, Any]:
+    """One line of the per-sample log: the gold quote (id, type, span, speaker), the predicted quote it
+    is judged against (the most overlapping one: its span and speaker), whether detection matched it
+    one-to-one, whether it is scored (speaker with enough quotes, no pseudo-speaker) and right."""
+    speaker = None if quote is None or quote.speaker_id is None else predicted_by_id.get(quote.speaker_id)
+    return {
+        "id": gold.id,
+        "type": gold.type,
+        "span": [gold.start, gold.end],
+        "gold_speaker_id": gold.speaker_id,
+        "gold_speaker": gold.speaker,
+        "predicted_quote": None if quote is None else quote.id,
+        "matched_span": None if quote is None else [quote.start, quote.end],
+        "detected": detected,
+        "predicted_speaker_id": None if quote is None else quote.speaker_id,
+        "predicted_speaker": None if speaker is None else speaker.name,
+        "scored": scored,
+        "right": right if scored else None,
+    }
 
 
 def is_right(
@@ -438,11 +531,6 @@ def is_right(
     if character is None or gold_character is None:
         return False
     return same_character(character, gold_character)
-
-
-# Older names, used by scripts/.
-_is_right = is_right
-_best_overlap = best_overlap
 
 
 def _prf(matched: int, predicted: int, gold: int) -> dict[str, float | None]:

@@ -562,7 +562,8 @@ class MemorisationProbes(Task):
             "gold": {"memorisation": list(item.true_names), "reasoning": list(item.replaced_names)},
             "prompt": prompt,
         }
-        return ItemOutcome(scores, prediction=prediction, details=details)
+        sample = {"prompt": prompt, "gold": details["gold"], "answer": prediction, **scores}
+        return ItemOutcome(scores, prediction=prediction, details=details, samples=[sample])
 
     def _no_context(self, llm: LLM, probe_book: ProbeBook, payload: dict[str, Any]) -> ItemOutcome:
         from fabula.llm import GenerateOptions
@@ -576,7 +577,8 @@ class MemorisationProbes(Task):
         speaker: Character = payload["speaker"]
         right = answer in speaker.all_names()
         details = {"type": payload["type"], "gold": sorted(speaker.all_names()), "prompt": prompt}
-        return ItemOutcome({"no_context": float(right)}, prediction=answer, details=details)
+        sample = {"prompt": prompt, "gold": details["gold"], "answer": answer, "no_context": float(right)}
+        return ItemOutcome({"no_context": float(right)}, prediction=answer, details=details, samples=[sample])
 
     def _name_cloze(self, llm: LLM, sentence: dict[str, str]) -> ItemOutcome:
         from fabula.llm import GenerateOptions
@@ -586,8 +588,18 @@ class MemorisationProbes(Task):
         ).text
         prediction = parse_tagged(answer, "name")
         right = prediction == sentence["name"]
+        prompt = name_cloze_prompt(sentence["masked"])
+        sample = {
+            "prompt": prompt,
+            "gold": sentence["name"],
+            "answer": prediction,
+            "name_cloze": float(right),
+        }
         return ItemOutcome(
-            {"name_cloze": float(right)}, prediction=prediction, details={"name": sentence["name"]}
+            {"name_cloze": float(right)},
+            prediction=prediction,
+            details={"name": sentence["name"]},
+            samples=[sample],
         )
 
     def _min_k(self, llm: LLM, rows: list[str], share: float) -> ItemOutcome:
@@ -605,7 +617,8 @@ class MemorisationProbes(Task):
             for k in MIN_K_VALUES:
                 values[k].append(min_k_percent(logprobs, k))
         scores = {f"min_k_{k}": (sum(v) / len(v) if v else None) for k, v in values.items()}
-        return ItemOutcome(scores, details={"rows": len(kept)})
+        samples = [{"prompt": row, "gold": None} for row in kept]  # Min-K% scores each row; no answer
+        return ItemOutcome(scores, details={"rows": len(kept)}, samples=samples)
 
     def finish(self, report: EvalReport) -> None:
         """CSG-M and CSG-R per novel: the mean over quote types of each type's accuracy (Appendix B)."""
