@@ -298,3 +298,26 @@ def test_corrupt_epub_data_is_one_line(tmp_path: Path, capsys: pytest.CaptureFix
     assert code == 2 and "corrupt.epub: not a readable EPUB" in err and len(err.strip().splitlines()) == 1
     code, _, err = _run(["analyze", path, "-o", tmp_path / "out"], capsys)
     assert code != 0 and "not a readable EPUB" in err and "internal error" not in err
+
+
+# --- display details a new user hit ------------------------------------------------------------------------
+
+
+def test_recap_before_the_first_chapter_says_so(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(["recap", ALICE, "--at", "50"], capsys)
+    assert code == 0 and "None" not in out and "before the first chapter" in out, out
+
+
+def test_search_shows_the_global_chapter_number_with_the_title(capsys: pytest.CaptureFixture[str]) -> None:
+    """A book may hold three "CHAPTER VII"s (one per part): the title alone does not say which."""
+    code, out, _ = _run(["search", ALICE, "verses the White Rabbit read", "-k", "1"], capsys)
+    assert code == 0 and "| 12. CHAPTER XII" in out, out
+
+
+def test_counts_agree_with_their_nouns_and_no_false_hundred_percent() -> None:
+    from fabula.cli._analyze import _count
+    from fabula.report._view import _share
+
+    assert _count(1, "quotation") == "1 quotation" and _count(2049, "quotation") == "2,049 quotations"
+    assert _share(1268, 1270) == "99.8%" and _share(1270, 1270) == "100%" and _share(0, 5) == "0%"
+    assert _share(99_999, 100_000) == ">99.9%" and _share(1, 100_000) == "<0.1%"

@@ -182,6 +182,11 @@ def _print_outcome(outcome: BookOutcome) -> None:
     )
 
 
+def _count(n: int, word: str) -> str:
+    """``1 quotation``, ``2,049 quotations``."""
+    return f"{n:,} {word}" + ("" if n == 1 else "s")
+
+
 def _print_summary(outcomes: list[BookOutcome], output: Path, seconds: float) -> None:
     done = [o for o in outcomes if o.status == "done"]
     skipped = [o for o in outcomes if o.status == "skipped"]
@@ -193,7 +198,8 @@ def _print_summary(outcomes: list[BookOutcome], output: Path, seconds: float) ->
             return
         s = outcome.summary or {}
         stdout.print(
-            f"{outcome.job.stem}: {s.get('characters', 0):,} characters, {s.get('quotes', 0):,} quotations "
+            f"{outcome.job.stem}: {_count(s.get('characters', 0), 'character')}, "
+            f"{_count(s.get('quotes', 0), 'quotation')} "
             f"({s.get('attributed', 0):,} attributed) in {seconds:.1f} s → {outcome.job.folder / 'report.html'}",
             markup=False,
             soft_wrap=True,

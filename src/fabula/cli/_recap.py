@@ -117,13 +117,15 @@ def show_command(
         )
         return
     t = result.target
-    stdout.print(f"Reading position {position} (chapter {t.chapter}); the passage just read:", markup=False)
+    where = f"chapter {t.chapter}" if t.chapter is not None else "before the first chapter"
+    stdout.print(f"Reading position {position} ({where}); the passage just read:", markup=False)
     stdout.print(f"  [{t.start}-{t.end}] {t.text}\n", markup=False, soft_wrap=True)
     if not result.snippets:
         stdout.print("No earlier passage to recap.", markup=False)
     for rank, s in enumerate(result.snippets, start=1):
         stdout.print(
-            f"{rank}. chapter {s.chapter} [{s.start}-{s.end}] (distance {s.distance}, score {s.score:.3f})",
+            f"{rank}. {f'chapter {s.chapter}' if s.chapter is not None else 'before chapter 1'} "
+            f"[{s.start}-{s.end}] (distance {s.distance}, score {s.score:.3f})",
             markup=False,
         )
         stdout.print(f"   {s.text}", markup=False, soft_wrap=True)

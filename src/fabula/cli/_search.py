@@ -40,7 +40,8 @@ def _chapter_label(book: Book, hit: Hit) -> str:
     if hit.unit.chapter is None:
         return "-"
     chapter = book.chapters[hit.unit.chapter]
-    return chapter.title or str(hit.unit.chapter + 1)
+    number = str(hit.unit.chapter + 1)  # the global number: a book may hold three "CHAPTER VII"s
+    return f"{number}. {chapter.title}" if chapter.title else number
 
 
 def _shorten(text: str, width: int) -> str:

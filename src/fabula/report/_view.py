@@ -70,7 +70,7 @@ def build_view(analysis: Analysis) -> dict[str, Any]:
 
 def _facts(analysis: Analysis, summary: dict[str, Any], attributed: int) -> list[tuple[str, str]]:
     quotes = summary["quotes"]
-    share = f" ({attributed / quotes:.0%} attributed)" if quotes else ""
+    share = f" ({_share(attributed, quotes)} attributed)" if quotes else ""
     return [
         ("words", f"{summary['words']:,}"),
         ("chapters", f"{summary['chapters']:,}"),
@@ -288,6 +288,18 @@ def character_in_brief(p: CharacterProfile, first: str, partners: list[str]) -> 
     if partners:
         sentence += f" Talks most with {_joined(partners[:3])}."
     return sentence
+
+
+def _share(part: int, whole: int) -> str:
+    """``part / whole`` as a percentage that says 100 % only when all and 0 % only when none (2 of 1,270
+    unattributed is 99.8 %, not a rounded 100 %)."""
+    share = part / whole
+    text = f"{share:.0%}"
+    if (text == "100%" and part < whole) or (text == "0%" and part > 0):
+        text = f"{share:.1%}"
+        if text in ("100.0%", "0.0%"):
+            text = ">99.9%" if part < whole and share > 0.5 else "<0.1%"
+    return text
 
 
 def _plural(n: int, word: str) -> str:

@@ -245,7 +245,7 @@
       item.appendChild(link);
       list.appendChild(item);
     }
-    if (!data.snippets.length) list.appendChild(make("li", "Nothing to recap yet.", "muted"));
+    if (!data.snippets.length) list.appendChild(make("li", "Nothing to recap yet.", "muted note"));
   }
 
   function shorten(text, width) {
