@@ -76,3 +76,44 @@ def test_a_truncated_book_gives_sentences_only_before_the_position(alice_book: B
     for method in extractive_methods():
         chosen = select_sentences(early, alice, k=25, method=method)
         assert chosen and all(c.end <= until for c in chosen)
+
+
+def test_sheet_sentences_are_about_the_character() -> None:
+    """Headings, dialogue, bare dialogue tags and '<name>'s mother' sentences are not a sheet's lead."""
+    from fabula.book import book_from_text
+    from fabula.describe._sheet import sheet_candidates
+    from fabula.quotes import detect_quotes
+
+    text = (
+        "CHAPTER I. Miss Harriet Vane\n\n"
+        "Miss Harriet Vane's mother had died many years before the story begins.\n\n"
+        '"Harriet is a dear girl," said her aunt.\n\n'
+        '"I shall go," said Harriet.\n\n'
+        "Harriet Vane walked to the village every morning and wrote her letters at the inn.\n\n"
+        "Nobody in the village knew that Harriet wrote detective novels for a living.\n"
+    )
+    book = book_from_text(text)
+    detect_quotes(book)
+    find_characters(book)
+    harriet = resolve_name(book.characters, "Harriet")
+    assert harriet is not None
+    every = [c.text for c in candidate_sentences(book, harriet.id)]
+    chosen = [c.text for c in sheet_candidates(book, harriet.id, 2)]
+    assert chosen == [
+        "Harriet Vane walked to the village every morning and wrote her letters at the inn.",
+        "Nobody in the village knew that Harriet wrote detective novels for a living.",
+    ]
+    assert len(every) > len(chosen)
+    # fewer sentences about her than asked for: every sentence naming her, as before
+    assert sheet_candidates(book, harriet.id, 3) == candidate_sentences(book, harriet.id)
+
+
+def test_characteristic_lines_have_content_words(alice_book: Book) -> None:
+    from fabula.describe._lines import MIN_CONTENT_WORDS, content_words
+
+    assert content_words("Yes, I see it is, sir,") == set()
+    assert content_words("My poor nerves are quite shattered by Lady Catherine") == {
+        "poor", "nerves", "quite", "shattered", "lady", "catherine"
+    }  # fmt: skip
+    for lines in characteristic_lines(alice_book, 3).values():
+        assert all(len(content_words(line)) >= MIN_CONTENT_WORDS for line in lines)

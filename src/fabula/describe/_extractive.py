@@ -1,7 +1,7 @@
 """Extractive character descriptions: k sentences of the book that mention the character (no LLM).
 
-BookWorm (Papoudakis et al., 2024) reports ``lead`` (the first k sentences naming the character) as the
-extractive baseline that is hard to beat on ROUGE, with k = 4 for descriptions and 25 for analyses.
+BookWorm (Papoudakis et al., 2024) reports ``lead`` (the first k sentences naming the character) as an
+extractive baseline, with k = 4 for descriptions and 25 for analyses (on its data lead "performs poorly").
 Methods here, all over the same candidates (sentences with a named mention of the character, pronoun
 mentions when there is none):
 
@@ -11,8 +11,8 @@ mentions when there is none):
   about the character most often — skipping near-duplicates (Radev et al.'s centroid summariser);
 - ``textrank``: PageRank over the candidates' TF-IDF similarity graph (Mihalcea and Tarau, 2004).
 
-On fabula's reference set (data/describe) ``lead`` scores best of these (docs/benchmarks.md), as in
-the paper, so it is the default.
+On fabula's reference set (data/describe) ``lead`` scores best of these (docs/benchmarks.md), so it is
+the default.
 
 The output is in book order. No library offers sentence salience over a span layer with a reading
 position, and scikit-learn/networkx would be heavy dependencies for two small matrix products, so the

@@ -4,7 +4,9 @@ Each word gets a weighted log-odds score of being said by this speaker rather th
 an informative Dirichlet prior from all dialogue (Monroe, Colaresi and Quinn, 2008, "Fightin' Words");
 a line scores the mean of its words' z-scores, so lines full of the speaker's own vocabulary ("my
 nerves", "Lady Catherine") rank first. Lines of 6-40 words only: shorter ones are greetings, longer ones
-speeches. The scores are a few dictionary sums, not worth a dependency.
+speeches; and lines with at least 3 distinct content words (not stop words, four letters or more), so a
+run of small words ("Yes, I see it is, sir") never stands for a voice. The scores are a few dictionary sums, not worth a
+dependency.
 """
 
 from __future__ import annotations
@@ -12,11 +14,13 @@ from __future__ import annotations
 import math
 from collections import Counter
 from functools import lru_cache
+from typing import Any
 
 from fabula.book import Book
 
 MIN_LINE_WORDS = 6
 MAX_LINE_WORDS = 40
+MIN_CONTENT_WORDS = 3
 PRIOR_STRENGTH = 500.0  # pseudo-counts of the all-dialogue prior
 
 
@@ -31,6 +35,7 @@ def characteristic_lines(book: Book, limit: int = 3) -> dict[str, list[str]]:
         words = _words(text)
         said.setdefault(quote.speaker_id, []).append((text, words))
         everyone.update(words)
+    english = book.meta.language != "zh"
     out: dict[str, list[str]] = {}
     for speaker, lines in said.items():
         mine: Counter[str] = Counter()
@@ -43,11 +48,26 @@ def characteristic_lines(book: Book, limit: int = 3) -> dict[str, list[str]]:
             key = " ".join(words)
             if not MIN_LINE_WORDS <= len(words) <= MAX_LINE_WORDS or key in seen:
                 continue
+            if len(content_words(text, english)) < MIN_CONTENT_WORDS:
+                continue
             seen.add(key)
             scored.append((sum(z.get(w, 0.0) for w in words) / len(words), order, text))
         scored.sort(key=lambda row: (-row[0], row[1]))
         out[speaker] = [text for _, _, text in scored[:limit]]
     return out
+
+
+def content_words(text: str, english: bool = True) -> set[str]:
+    """The distinct content words of a line: not stop words and, in English, four letters or more."""
+    analyzer = _content_analyzer(english)
+    return {w for w in analyzer(text) if len(w) >= 4 or not english}
+
+
+@lru_cache(maxsize=2)
+def _content_analyzer(english: bool) -> Any:
+    from fabula.retrieval import Analyzer
+
+    return Analyzer("en" if english else "zh", stem=False, stopwords="en_plus" if english else "zh")
 
 
 def _log_odds(mine: Counter[str], everyone: Counter[str]) -> dict[str, float]:

@@ -8,11 +8,16 @@ sheet made with ``--until`` knows nothing after the reader's position.
 
 from __future__ import annotations
 
+import bisect
+import itertools
+import re
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from fabula.analysis import Analysis, CharacterProfile
-from fabula.describe._extractive import K_BY_KIND, candidate_sentences, select_sentences
+from fabula.book import Book, Mention
+from fabula.describe._extractive import K_BY_KIND, Candidate, candidate_sentences, select_sentences
 from fabula.errors import InputError
 
 MAIN_SHARE = 0.02  # a main character has at least this share of all character mentions ...
@@ -97,6 +102,68 @@ def find_profile(analysis: Analysis, query: str) -> CharacterProfile:
     return profile
 
 
+_QUOTED = re.compile(r'"[^"]*"|\u201c[^\u201d]*\u201d')
+_WORD = re.compile(r"[^\W\d_]+")
+NARRATION_WORDS = 5  # fewer words outside quotation marks: a dialogue tag ("said she"), not a statement
+
+
+def about_character(
+    book: Book, candidate: Candidate, mentions: Sequence[Mention], quoted: Sequence[tuple[int, int]] = ()
+) -> bool:
+    """Whether a sentence is *about* the character, for a sheet's description: not a heading, not dialogue
+    or a bare dialogue tag (at least 5 words of narration outside quotations, naming the character
+    there), and not naming them only as someone's relation ("X's mother": possessive mentions only).
+    ``mentions``: the character's mentions sorted by offset; ``quoted``: the book's quotation spans, sorted
+    (quotation marks in the sentence are used as well)."""
+    if any(
+        c.heading is not None and c.heading.start < candidate.end and candidate.start < c.heading.end
+        for c in book.chapters
+    ):
+        return False
+    spans = _quoted_spans(book.text, candidate, quoted)
+    outside = [
+        w for w in _WORD.finditer(book.text, candidate.start, candidate.end) if not _inside(spans, w.start())
+    ]
+    if len(outside) < NARRATION_WORDS:
+        return False
+    first = bisect.bisect_left([m.start for m in mentions], candidate.start)
+    inside = list(itertools.takewhile(lambda m: m.start < candidate.end, mentions[first:]))
+    narrated = [m for m in inside if not _inside(spans, m.start)]
+    if inside and not narrated:
+        return False
+    named = [m for m in narrated if m.kind != "pronoun"] or narrated
+    return not named or not all(_possessive(book.text, m.end) for m in named)
+
+
+def _quoted_spans(
+    text: str, candidate: Candidate, quoted: Sequence[tuple[int, int]]
+) -> list[tuple[int, int]]:
+    """Quotation spans overlapping the sentence: the book's quotations and any marked in the sentence."""
+    first = bisect.bisect_left(quoted, (candidate.start,)) - 1
+    spans = [q for q in quoted[max(0, first) :] if q[0] < candidate.end and candidate.start < q[1]]
+    spans = list(itertools.takewhile(lambda q: q[0] < candidate.end, spans))
+    marked = _QUOTED.finditer(text, candidate.start, candidate.end)
+    return spans + [(m.start(), m.end()) for m in marked]
+
+
+def _inside(spans: Sequence[tuple[int, int]], offset: int) -> bool:
+    return any(start <= offset < end for start, end in spans)
+
+
+def _possessive(text: str, end: int) -> bool:
+    return text[end : end + 2] in ("'s", "\u2019s")
+
+
+def sheet_candidates(book: Book, character_id: str, k: int) -> list[Candidate]:
+    """The sentences a sheet's description picks from: those `about_character`, or all naming the
+    character when fewer than ``k`` are."""
+    pool = candidate_sentences(book, character_id)
+    mentions = sorted((m for m in book.mentions if m.character_id == character_id), key=lambda m: m.start)
+    quoted = sorted((span.start, span.end) for q in book.quotes for span in q.spans)
+    about = [c for c in pool if about_character(book, c, mentions, quoted)]
+    return about if len(about) >= k else pool
+
+
 def character_sheet(
     analysis: Analysis,
     profile: CharacterProfile,
@@ -110,7 +177,12 @@ def character_sheet(
     book = analysis.book
     size = k or K_BY_KIND[kind]
     chosen = select_sentences(
-        book, profile.id, k=size, method=method, seed=seed, candidates=candidate_sentences(book, profile.id)
+        book,
+        profile.id,
+        k=size,
+        method=method,
+        seed=seed,
+        candidates=sheet_candidates(book, profile.id, size),
     )
     description = []
     for sentence in chosen:
