@@ -117,3 +117,27 @@ def test_facts_precision_recall_and_categories(tmp_path: Path) -> None:
     pooled = pooled_fact_scores(counts)
     assert pooled["fact_precision_relationship"] == 1.0 and pooled["fact_precision_event"] == 0.0
     assert pooled["fact_recall_event"] == 0.0 and pooled["fact_precision_personality"] is None
+
+
+def test_nli_max_entailment_over_all_paragraphs_by_hand() -> None:
+    """BookWorm's NLI: a sentence counts when its best paragraph's entailment probability is >= 0.5."""
+    from fabula.metrics import nli_max_entailment
+
+    table = {
+        ("P1", "s1"): 0.2, ("P2", "s1"): 0.7, ("P3", "s1"): 0.1,  # max 0.7: entailed
+        ("P1", "s2"): 0.3, ("P2", "s2"): 0.49, ("P3", "s2"): 0.1,  # max 0.49: not
+        ("P1", "s3"): 0.5, ("P2", "s3"): 0.0, ("P3", "s3"): 0.0,  # max 0.5: entailed (threshold inclusive)
+    }  # fmt: skip
+    asked: list[tuple[str, str]] = []
+
+    def scorer(premise: str, hypothesis: str) -> float:
+        asked.append((premise, hypothesis))
+        return table[(premise, hypothesis)]
+
+    result = nli_max_entailment(["s1", "s2", "s3"], ["P1", "P2", "P3"], scorer)
+    assert result.entailed == [True, False, True]
+    assert result.score == pytest.approx(2 / 3)
+    # s2 was checked against every paragraph; s1 and s3 stop at the first paragraph over the threshold
+    assert [p for p, h in asked if h == "s2"] == ["P1", "P2", "P3"]
+    assert [p for p, h in asked if h == "s1"] == ["P1", "P2"] and [p for p, h in asked if h == "s3"] == ["P1"]
+    assert nli_max_entailment([], ["P1"], scorer).score is None

@@ -157,6 +157,8 @@ def qa_em(prediction: str, reference: str, llm: LLM) -> float | None:
 # --- NLI -------------------------------------------------------------------------------------------
 
 Classifier = Callable[[str, str], bool]
+Scorer = Callable[[str, str], float]  # P(entailment | premise, hypothesis)
+NLI_THRESHOLD = 0.5
 
 
 @dataclass(slots=True)
@@ -196,9 +198,48 @@ def nli_entailment(
     return NliResult(sum(verdicts) / len(verdicts), verdicts, sum(1 for a in answers if not a.ok))
 
 
+def nli_max_entailment(
+    sentences: Sequence[str], paragraphs: Sequence[str], scorer: Scorer, *, threshold: float = NLI_THRESHOLD
+) -> NliResult:
+    """BookWorm's NLI (after Laban et al., 2021): a sentence is entailed when its maximum entailment
+    probability over all the book's paragraphs (≤ 512 tokens each) reaches ``threshold`` (0.5); the score
+    is the share of sentences entailed. The scan of a sentence stops at the first paragraph over the
+    threshold (the maximum is then over it too, so the verdict is the same)."""
+    if not sentences:
+        return NliResult(None, [], 0)
+    verdicts: list[bool] = []
+    for sentence in sentences:
+        verdicts.append(any(scorer(paragraph, sentence) >= threshold for paragraph in paragraphs))
+    return NliResult(sum(verdicts) / len(verdicts), verdicts, 0)
+
+
 @metric("nli")
 def nli(sentences: Sequence[str], premises: Sequence[str], llm: LLM | None = None) -> float | None:
     return nli_entailment(sentences, premises, llm=llm).score
+
+
+def load_nli_scorer(model_path: str) -> Scorer:
+    """A local NLI model folder (transformers sequence classification with an ENTAILMENT label) as a
+    scorer: the probability of entailment of a (premise, hypothesis) pair, premise cut to the model's
+    limit; needs the optional transformers and torch."""
+    try:
+        from transformers import pipeline
+    except ImportError as exc:
+        from fabula.errors import BackendError
+
+        raise BackendError(
+            "a local NLI model needs transformers and torch: pip install 'fabula[hf]'"
+        ) from exc
+    classify = pipeline("text-classification", model=model_path, tokenizer=model_path, top_k=None)
+
+    def entailment(premise: str, hypothesis: str) -> float:
+        result = classify({"text": premise, "text_pair": hypothesis}, truncation=True)
+        rows = result[0] if result and isinstance(result[0], list) else result
+        return max(
+            (float(r["score"]) for r in rows if str(r["label"]).lower().startswith("entail")), default=0.0
+        )
+
+    return entailment
 
 
 def load_nli_classifier(model_path: str) -> Classifier:

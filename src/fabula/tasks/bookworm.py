@@ -229,7 +229,7 @@ class BookWormTask(Task):
         self, book: Book, output: str, reference: str, llm: LLM, sentences: list[str], details: dict[str, Any]
     ) -> dict[str, float | None]:
         from fabula.describe import text_sentences
-        from fabula.metrics import fact_scores, nli_entailment, qa_scores
+        from fabula.metrics import fact_scores, nli_entailment, nli_max_entailment, qa_scores
 
         scores: dict[str, float | None] = {}
         failures = 0
@@ -240,8 +240,14 @@ class BookWormTask(Task):
             failures += qa.failures
         if "nli" in self.metrics:
             claims = sentences or text_sentences(output, book.meta.language)
-            premises = [self._best_passage(book, claim) for claim in claims]
-            result = nli_entailment(claims, premises, llm=llm, classifier=self._classifier())
+            scorer = self._scorer()
+            if scorer is not None:  # the paper's NLI: the maximum over every paragraph of the book
+                result = nli_max_entailment(claims, self._paragraphs(book), scorer)
+                details["nli_premises"] = "max over all paragraphs (local NLI model)"
+            else:  # an LLM judge cannot read every paragraph per sentence: the best BM25 one
+                premises = [self._best_passage(book, claim) for claim in claims]
+                result = nli_entailment(claims, premises, llm=llm)
+                details["nli_premises"] = "best BM25 paragraph (LLM judge)"
             scores["nli"] = result.score
             details |= {"nli_sentences": len(claims), "nli_entailed": sum(result.entailed)}
             failures += result.failures
@@ -277,14 +283,22 @@ class BookWormTask(Task):
         hits = retriever.search(claim, k=1, until=book.until)
         return hits[0].unit.text if hits else ""
 
-    def _classifier(self) -> Any:
+    def _paragraphs(self, book: Book) -> list[str]:
+        """The book's paragraphs of at most 512 tokens (longer ones cut), up to its reading position."""
+        from fabula.retrieval import UnitSpec, make_units
+
+        until = book.until if book.until is not None else len(book.text)
+        units = make_units(book, UnitSpec(kind=NLI_PASSAGE_UNITS, max_tokens=512))
+        return [u.text for u in units if u.end <= until]
+
+    def _scorer(self) -> Any:
         path = self.options_given["nli_model"]
         if not path:
             return None
         if self._nli is None:
-            from fabula.metrics import load_nli_classifier
+            from fabula.metrics import load_nli_scorer
 
-            self._nli = load_nli_classifier(path)
+            self._nli = load_nli_scorer(path)
         return self._nli
 
     def summary(self, report: Any) -> list[str]:
