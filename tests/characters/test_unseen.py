@@ -241,3 +241,19 @@ def test_the_plural_of_a_surname_is_a_family_not_a_character() -> None:
     names = {n for c in cast for n in c.all_names()}
     assert "Mr. Garrow" in names and "Henry Garrow" in names
     assert not any("Garrows" in n for n in names)
+
+
+TRAVEL = (
+    "In the spring Clara Vane went to Ostrava with her uncle. Ostrava was cold, and Clara longed for "
+    "home.\n\n"
+    '"We shall go on to Ostrava tomorrow," said Mr. Vane. "The Russians there are kind."\n\n'
+    '"I do not care for the Russians," said Clara. "A Russian once laughed at me in Ostrava."\n\n'
+    "They came to Ostrava at night, and the Russians met them at the station.\n\n"
+)
+
+
+def test_a_place_one_goes_to_is_no_character() -> None:
+    cast = find_characters(book_from_text(TRAVEL * 3))
+    names = {n for c in cast for n in c.all_names()}
+    assert "Clara" in names and "Mr. Vane" in names
+    assert not any("Ostrava" in n or "Russians" in n for n in names)

@@ -156,6 +156,7 @@ class _Occurrence:
     place_prep: bool
     possessed: bool  # "your Majesty", "his Lordship": a form of address, not a name
     title_of: bool = False  # "(the Queen) of Hearts": the complement of a capitalised title
+    to_before: bool = False  # "went to Vienna", "drove to the Pincio": where one goes, or to whom
 
 
 #: a block of at least this many lines, each opening with a capital and none longer than
@@ -258,6 +259,7 @@ def _candidates(book: Book, dialogue: Regions) -> list[_Occurrence]:
                 place_prep=prev_word in PLACE_PREPOSITIONS,
                 possessed=prev_word in _POSSESSIVES,
                 title_of=title is not None and not is_sentence_initial(text, title.start(1)),
+                to_before=prev_word == "to",
             )
         )
     return out
@@ -362,6 +364,9 @@ def _accept(
             continue  # "Hope", "Will", "Grace": mostly a common word
         if place > 0.25 * capital and honored == 0 and speech == 0:
             continue  # "in Highbury", "at Randalls"
+        toward = place + sum(1 for o in occ if o.to_before)
+        if capital >= MIN_PLACE_USES and toward >= 0.5 * capital and honored == 0 and speech == 0:
+            continue  # "to Vienna", "in Vienna" half the time: one goes to a place, seldom to a person
         if len(words) == 1 and words[0] in places and honored == 0 and speech == 0:
             continue  # "Norwood" where the book also says "Upper Norwood"
         if sum(1 for o in occ if o.possessed) > 0.5 * capital and honored == 0:
@@ -404,6 +409,8 @@ def _accept(
 #: a common word is a name when the book capitalises it mid-sentence at least this share as often as it
 #: writes it in lowercase ("Small" 38 times beside 46 "small"); words merely capitalised in a heading
 #: or a verse fall far short
+#: uses a form needs before "to" counts as place evidence ("said to Emma" twice proves nothing)
+MIN_PLACE_USES = 3
 NAME_LIKE_SHARE = 0.25
 
 
@@ -437,12 +444,14 @@ def _common_word_at_start(o: _Occurrence, lowercase: Counter[str], mid_caps: Cou
     )
 
 
-def _family_plurals(occurrences: list[_Occurrence]) -> set[str]:
-    """Words that name a family or a set of sisters, not a person: the plural of a surname the book
-    uses ("the Emersons", "the Miss Thorpes", "the Wilcoxes" beside "Mr. Emerson", "Isabella Thorpe",
-    "Henry Wilcox"), written with "the" or "Miss" at least half the time and with another honorific
-    or beside a speech verb at most a fifth of the time ("Mr. and Mrs. Basts", "said the Emersons"),
-    and never the last word of a full name used twice (a "Jane Roberts" makes "Roberts" a surname)."""
+def _family_plurals(occurrences: list[_Occurrence], text: str) -> set[str]:
+    """Words that name a family or a group, not a person. The plural of a surname the book uses ("the
+    Emersons", "the Miss Thorpes", "the Wilcoxes" beside "Mr. Emerson", "Isabella Thorpe", "Henry
+    Wilcox"), written with "the" or "Miss" at least half the time; or the plural of another word the
+    book capitalises mid-sentence at least twice, or of a word of the stop-list (nationalities), never
+    titled and no surname itself ("Italians", "Poles" beside "an Italian", "the Pole"). Either with another honorific or beside a speech verb at most a fifth of the time ("Mr.
+    and Mrs. Basts", "said the Emersons"), and never the last word of a full name used twice (a "Jane
+    Roberts" makes "Roberts" a surname)."""
     surnames = {o.words[-1] for o in occurrences if len(o.words) > 1} | {
         o.words[0] for o in occurrences if len(o.words) == 1 and o.honorific in SURNAME_HONORIFICS
     }
@@ -457,10 +466,23 @@ def _family_plurals(occurrences: list[_Occurrence]) -> set[str]:
         if len(word) < 4 or not word.endswith("s") or word in full_last:
             continue
         stems = {word[:-1], word[:-2] if word.endswith("es") else word[:-1]}
-        if not stems & surnames:
-            continue
         personal = sum(1 for o in occ if o.speech or o.honorific not in (None, "miss"))
+        if 5 * personal > len(occ):
+            continue
         family = sum(1 for o in occ if o.titled or o.honorific == "miss")
-        if 5 * personal <= len(occ) and 2 * family >= len(occ):
+        if stems & surnames:
+            if 2 * family >= len(occ):
+                plurals.add(word)
+        elif (
+            word not in surnames
+            and given_name_gender(word) == "unknown"  # "Frances" is no plural of "France"
+            and not any(o.honorific for o in occ)
+            and any(s.lower() in NON_NAMES or _mid_sentence_uses(text, s) >= 2 for s in stems)
+        ):
             plurals.add(word)
     return plurals
+
+
+def _mid_sentence_uses(text: str, word: str) -> int:
+    """How often ``word`` is written capitalised after a lowercase word or a comma ("an Italian")."""
+    return len(re.findall(rf"(?<=[{_LOWER},;:] ){re.escape(word)}(?![\w'’])", text))
