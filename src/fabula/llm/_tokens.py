@@ -59,8 +59,8 @@ def approximate_token_spans(text: str) -> TokenSpans:
     """A tokenization for chunking by token counts when the backend has no tokenizer of its own: GPT-2
     pre-tokens (a word with its leading space, a run of marks, white space), a word longer than eight
     characters cut every eight. Every token is a substring of ``text``; together they cover it exactly. It
-    is an approximation (about 1.4 tokens per word on English fiction), named `APPROXIMATE_TOKENIZER`
-    in results."""
+    is an approximation (about 1.4 tokens per word on English fiction, 2-5 % fewer than SmolLM2's
+    tokenizer on Emma and Alice), named `APPROXIMATE_TOKENIZER` in results."""
     spans: TokenSpans = []
     cursor = 0
     for match in _PRETOKEN.finditer(text):
