@@ -206,6 +206,10 @@ def test_probes_on_a_pdnc_novel_against_the_scripted_server(tmp_path: Path) -> N
     replaced = [r for r in logs if r.get("groups", {}).get("probe") == "csg"]
     assert len(replaced) == 15 and all(r["details"]["replacement"] for r in replaced)
     assert all(r["details"]["prompt"] in prompts and r["details"]["gold"]["memorisation"] for r in replaced)
+    cloze_logs = [r for r in logs if r.get("groups", {}).get("probe") == "name-cloze"]
+    assert len(cloze_logs) == 5 and all(
+        r["details"]["prompt"] in prompts and r["details"]["gold"] for r in cloze_logs
+    )
 
 
 def test_probe_compare_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -583,23 +583,19 @@ class MemorisationProbes(Task):
     def _name_cloze(self, llm: LLM, sentence: dict[str, str]) -> ItemOutcome:
         from fabula.llm import GenerateOptions
 
-        answer = llm.generate(
-            name_cloze_prompt(sentence["masked"]), GenerateOptions(max_tokens=50, temperature=0.0)
-        ).text
+        prompt = name_cloze_prompt(sentence["masked"])
+        answer = llm.generate(prompt, GenerateOptions(max_tokens=50, temperature=0.0)).text
         prediction = parse_tagged(answer, "name")
         right = prediction == sentence["name"]
-        prompt = name_cloze_prompt(sentence["masked"])
         sample = {
             "prompt": prompt,
             "gold": sentence["name"],
             "answer": prediction,
             "name_cloze": float(right),
         }
+        details = {"gold": sentence["name"], "prompt": prompt}
         return ItemOutcome(
-            {"name_cloze": float(right)},
-            prediction=prediction,
-            details={"name": sentence["name"]},
-            samples=[sample],
+            {"name_cloze": float(right)}, prediction=prediction, details=details, samples=[sample]
         )
 
     def _min_k(self, llm: LLM, rows: list[str], share: float) -> ItemOutcome:
