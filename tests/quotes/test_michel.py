@@ -208,6 +208,10 @@ def test_eval_quotes_method_llm_is_the_paper_protocol(tmp_path: Path) -> None:
     assert scores["explicit"] == pytest.approx(by_type["explicit"][0] / by_type["explicit"][1])
     assert scores["other"] == pytest.approx(by_type["other"][0] / by_type["other"][1])
     assert scores["detection_f1"] is None
+    lines = [json.loads(line) for line in (tmp_path / "paper.samples.jsonl").read_text().splitlines()]
+    parts_logged = [r for r in lines if "part" in r]
+    assert sum(r["scored"] for r in parts_logged) == len(parts)  # one line per gold quotation part
+    assert sum(bool(r["right"]) for r in parts_logged) == sum(q.speaker_id == first[0] for q, _ in parts)
 
 
 def test_the_protocol_on_fabulas_own_cast_and_quotes_is_scored(

@@ -305,7 +305,8 @@ class QuotesTask(Task):
             chapters=given["chapters"],
         )
         details["_tallies"] = {k: [r, t] for k, (r, t) in tallies.items()}
-        return ItemOutcome(scores=scores, details=details)
+        samples = details.pop("_samples")  # one line per gold quotation part
+        return ItemOutcome(scores=scores, details=details, samples=samples)
 
     def micro(self, outcomes: list[ItemOutcome]) -> dict[str, float | int | None]:
         """Every scored quote of every novel pooled."""
@@ -571,7 +572,7 @@ def score_paper_protocol(
     left unmarked as in the authors' code. Gold characters: the names list of every character who speaks
     (the authors' ``prune_info``); predicted: fabula's cast, scored right when the predicted character
     shares a name with the gold speaker. ``chapters``: only the first N chapters' quotes (a bounded run).
-    Returns scores, tallies and details."""
+    Returns scores, tallies and details (``_samples``: one line per gold quotation part)."""
     book = novel.book
     pseudo = {id(q) for q in novel.pseudo_speaker_quotes()}
     limit = len(book.text)
@@ -610,23 +611,41 @@ def score_paper_protocol(
     starts = [s for s, _, _, _ in parts]
     right: list[bool] = []
     types: list[str] = []
-    for quote in valid:
-        if quote.speaker_id not in scored:
-            continue
-        for span in quote.spans:
+    samples: list[dict[str, Any]] = []
+    for quote in (q for q in novel.quotes if q.start < limit):
+        counted = id(quote) not in pseudo and quote.speaker_id in scored
+        for part, span in enumerate(quote.spans):
             if quotes == "detected":
                 index = _part_for(span, parts, starts)
+            elif id(quote) in pseudo:
+                index = None  # pseudo-speakers' quotes are not marked (the authors' code)
             else:
                 index = _exact_part(span, parts, starts)
             predicted = report.predictions.get(index) if index is not None else None
-            if characters == "gold":
-                ok = predicted is not None and predicted == quote.speaker_id
+            if predicted is None or not counted:
+                ok = False
+            elif characters == "gold":
+                ok = predicted == quote.speaker_id
             else:
-                ok = predicted is not None and same_character(
-                    cast_by_id[predicted], gold_by_id[quote.speaker_id or ""]
-                )
-            right.append(ok)
-            types.append(quote.type)
+                ok = same_character(cast_by_id[predicted], gold_by_id[quote.speaker_id or ""])
+            samples.append(
+                {
+                    "id": quote.id,
+                    "part": part,
+                    "type": quote.type,
+                    "span": [span.start, span.end],
+                    "gold_speaker_id": quote.speaker_id,
+                    "gold_speaker": quote.speaker,
+                    "marked": index is not None,
+                    "predicted_speaker_id": predicted,
+                    "predicted_speaker": cast_by_id[predicted].name if predicted in cast_by_id else None,
+                    "scored": counted,
+                    "right": ok if counted else None,
+                }
+            )
+            if counted:
+                right.append(ok)
+                types.append(quote.type)
     attribution = attribution_accuracy(right, types)
     other = _other_tally(attribution)
     scores: dict[str, Any] = {**attribution.as_dict(), "other": other.score}
@@ -641,6 +660,7 @@ def score_paper_protocol(
         "scored": attribution.overall.total,
         "_attribution": report.to_dict(),
         "_predictions": {str(k): v for k, v in report.predictions.items()},
+        "_samples": samples,
     }
     return scores, {k: (v.right, v.total) for k, v in tallies.items()}, details
 
