@@ -117,3 +117,20 @@ def test_characteristic_lines_have_content_words(alice_book: Book) -> None:
     }  # fmt: skip
     for lines in characteristic_lines(alice_book, 3).values():
         assert all(len(content_words(line)) >= MIN_CONTENT_WORDS for line in lines)
+
+
+def test_coreference_candidates_add_the_pronoun_sentences(alice_book: Book) -> None:
+    """The paper's lead-k takes sentences where coreference finds the character: pronouns count."""
+    alice = _alice_id(alice_book)
+    named = candidate_sentences(alice_book, alice)
+    every = candidate_sentences(alice_book, alice, coreference=True)
+    assert len(every) > len(named)
+    pronoun_only = [
+        c
+        for c in every
+        if not any(
+            m.character_id == alice and m.kind != "pronoun" and c.start <= m.start < c.end
+            for m in alice_book.mentions
+        )
+    ]
+    assert pronoun_only  # sentences where only her pronouns (resolved to her) appear

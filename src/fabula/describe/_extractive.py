@@ -97,8 +97,13 @@ def sentences_at(book: Book, offsets: Sequence[int], limit: int | None = None) -
     return out
 
 
-def candidate_sentences(book: Book, character_id: str) -> list[Candidate]:
-    """Sentences naming the character, in book order (sentences with its pronouns when none names it)."""
+def candidate_sentences(book: Book, character_id: str, *, coreference: bool = False) -> list[Candidate]:
+    """Sentences naming the character, in book order (sentences with its pronouns when none names it).
+    ``coreference``: every sentence with any mention of the character, resolved pronouns included — the
+    paper's lead-k / random baselines, which take the sentences BookNLP's coreference finds the
+    character in (fabula's mention layer stands in for BookNLP)."""
+    if coreference:
+        return sentences_at(book, sorted(m.start for m in book.mentions if m.character_id == character_id))
     named = sorted(m.start for m in book.mentions if m.character_id == character_id and m.kind != "pronoun")
     if not named:
         named = sorted(m.start for m in book.mentions if m.character_id == character_id)

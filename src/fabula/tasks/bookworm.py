@@ -187,7 +187,9 @@ class BookWormTask(Task):
             output = strip_citations(result.text)
             details |= {"prompt_tokens": result.prompt_tokens, "completion_tokens": result.completion_tokens}
         else:
-            pool = candidate_sentences(book, character.id)
+            # the paper's lead-k / random / oracle: sentences where coreference finds the character
+            paper = method in ("lead", "random", "oracle")
+            pool = candidate_sentences(book, character.id, coreference=paper)
             k = K_BY_KIND.get(kind, K_BY_KIND["description"])
             if method == "oracle":
                 chosen = oracle_sentences(pool, reference, k, language=book.meta.language)
