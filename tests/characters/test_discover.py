@@ -9,7 +9,7 @@ import pytest
 from fabula.book import book_from_text
 from fabula.characters import find_characters
 from fabula.characters._find import NARRATOR_ID
-from fabula.tasks.pdnc_characters import evaluate_characters
+from fabula.tasks import get_task, run_eval
 from tests.conftest import pdnc_novel_dir
 
 FAMILY = (
@@ -151,7 +151,7 @@ def test_ner_cannot_veto_a_name_the_text_shows_speaking() -> None:
 )
 def test_pdnc_floors(novel: str, recall: float, merge: float, split: float) -> None:
     folder = pdnc_novel_dir(novel)
-    report = evaluate_characters(folder.parent, novels=[novel])
+    report = run_eval(get_task("characters")(pdnc=folder.parent, novel=[novel]), progress=False)
     scores = report.novels[novel]
     assert scores["recall"] >= recall
     assert scores["merge_rate"] <= merge

@@ -164,7 +164,7 @@ def test_a_kill_while_rewriting_a_folder_is_never_called_up_to_date(
     class Killed(BaseException):
         pass
 
-    import fabula.corpus._run as run
+    import fabula.corpus._book as run
 
     real_write = run.write_outputs
 

@@ -7,15 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from fabula.tasks.pdnc_characters import evaluate_characters
-from fabula.tasks.pdnc_quotes import evaluate_quotes
+from fabula.tasks import get_task, run_eval
 from tests.conftest import run_cli
 from tests.tasks.pdnc_fixture import dialogue_novel
 
 
 def test_quotes_by_a_pseudo_speaker_are_not_scored(tmp_path: Path) -> None:
     dialogue_novel(tmp_path / "pdnc" / "Crowd")
-    report = evaluate_quotes(tmp_path / "pdnc")
+    report = run_eval(get_task("quotes")(pdnc=tmp_path / "pdnc"), progress=False)
     scores = report.novels["Crowd"]
     # 24 quotes by Anna and Ben, all tagged; the crowd's 10 ("_group", 10 quotes: would be scored as a
     # speaker with >= 10 quotes) are left out, not counted wrong
@@ -27,7 +26,7 @@ def test_quotes_by_a_pseudo_speaker_are_not_scored(tmp_path: Path) -> None:
 
 def test_pseudo_speakers_are_not_missed_characters(tmp_path: Path) -> None:
     dialogue_novel(tmp_path / "pdnc" / "Crowd")
-    scores = evaluate_characters(tmp_path / "pdnc").novels["Crowd"]
+    scores = run_eval(get_task("characters")(pdnc=tmp_path / "pdnc"), progress=False).novels["Crowd"]
     assert (scores["gold_characters"], scores["pseudo_speakers"]) == (2, 1)
     assert scores["recall"] == 1.0 and scores["missed"] == []
 

@@ -5,7 +5,9 @@ in a module under ``fabula/tasks/`` (found automatically) or in another package 
 
 from __future__ import annotations
 
+import contextlib
 import inspect
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -25,7 +27,7 @@ from fabula.cli._options import (
 )
 from fabula.errors import InputError
 from fabula.llm import DEFAULT_TIMEOUT
-from fabula.tasks import TASKS, Task, TaskOption, run_eval
+from fabula.tasks import TASKS, Task, TaskOption, plain_progress, run_eval
 
 LimitOption = Annotated[
     int | None,
@@ -201,6 +203,7 @@ def run_task_command(task_class: type[Task], values: dict[str, Any]) -> None:
             engine=engine,
             ray_address=ray_address,
             limit=limit,
+            progress=eval_progress,
             on_item_error=lambda item, error: stderr.print(
                 f"fabula: error: {item}: {error}", markup=False, highlight=False, soft_wrap=True
             ),
@@ -236,3 +239,41 @@ def register_task_commands() -> None:
         if name not in _ADDED:
             _ADDED.add(name)
             add_task_command(task_class)
+
+
+@contextlib.contextmanager
+def eval_progress(label: str, total: int, already: int) -> Iterator[Callable[[str], None]]:
+    """The harness's progress on a terminal: a rich bar (else the harness's plain lines on stderr)."""
+    if not stderr.is_terminal:
+        with plain_progress(label, total, already) as advance:
+            yield advance
+        return
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    if already:
+        stderr.print(
+            f"resuming: {already} of {total} items already done (an interrupted run's log; "
+            "--no-resume starts afresh)",
+            markup=False,
+            highlight=False,
+        )
+    bar = Progress(
+        TextColumn(f"eval {label}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        TextColumn("{task.description}"),
+        console=stderr,
+        transient=True,
+    )
+    with bar:
+        handle = bar.add_task("", total=total, completed=already)
+        yield lambda item_id: bar.update(handle, advance=1, description=item_id)

@@ -3,19 +3,16 @@ on worker processes or Ray) and writes each book's files; `fabula.corpus` sits a
 `fabula.pipeline` and `fabula.report`."""
 
 from fabula._ray import ENGINES
-from fabula.corpus._parquet import COLUMNS, TABLES, TableCounts, schema, write_parquet_tables
-from fabula.corpus._run import (
+from fabula.corpus._book import (
     MANIFEST_VERSION,
     AnalyzeSettings,
     BookJob,
     BookOutcome,
-    CorpusInterrupted,
-    analyze_corpus,
     analyze_to_folder,
-    expand_inputs,
-    plan_jobs,
     up_to_date,
 )
+from fabula.corpus._parquet import COLUMNS, TABLES, TableCounts, schema, write_parquet_tables
+from fabula.corpus._run import CorpusInterrupted, analyze_corpus, expand_inputs, plan_jobs
 from fabula.corpus._write import MANIFEST, OUTPUT_FILES, remove_stale_temporaries, write_index, write_outputs
 
 __all__ = [

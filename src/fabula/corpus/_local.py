@@ -24,7 +24,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
-from fabula.corpus._run import AnalyzeSettings, BookJob, BookOutcome, StageCallback, analyze_to_folder
+from fabula.corpus._book import AnalyzeSettings, BookJob, BookOutcome, StageCallback, analyze_to_folder
 
 ATTEMPTS = 2  # a book whose worker died is tried once more, in a fresh pool
 _EVENTS: Any = None  # the worker's end of the stage-event queue (set by _init_worker)

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from fabula._ray import LOCAL_CPUS, TASK_RETRIES, run_remote
-from fabula.corpus._run import AnalyzeSettings, BookJob, BookOutcome, analyze_to_folder
+from fabula.corpus._book import AnalyzeSettings, BookJob, BookOutcome, analyze_to_folder
 
 
 def run_on_ray(

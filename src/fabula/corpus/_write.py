@@ -20,7 +20,7 @@ from fabula.errors import ConfigError
 from fabula.report import IndexEntry, render_index, render_report
 
 if TYPE_CHECKING:
-    from fabula.corpus._run import BookOutcome
+    from fabula.corpus._book import BookOutcome
 
 OUTPUT_FILES = ("book.json", "characters.jsonl", "quotes.jsonl", "quotes.tsv", "report.html")
 MANIFEST = "manifest.json"

@@ -66,7 +66,15 @@ from fabula.metrics._ranking import (
     recall_at_k,
     recall_by_distance,
 )
-from fabula.metrics._registry import METRICS, get_metric, metric, metric_names
+from fabula.metrics._registry import (
+    AGGREGATIONS,
+    METRICS,
+    aggregation,
+    get_aggregation,
+    get_metric,
+    metric,
+    metric_names,
+)
 from fabula.metrics._text import (
     RougeScores,
     bertscore_f1,
@@ -81,6 +89,7 @@ from fabula.metrics._text import (
 )
 
 __all__ = [
+    "AGGREGATIONS",
     "DISTANCE_BUCKETS",
     "FACT_CATEGORIES",
     "METRICS",
@@ -97,6 +106,7 @@ __all__ = [
     "RougeScores",
     "Tally",
     "accuracy",
+    "aggregation",
     "at_5_within_nearest",
     "attribution_accuracy",
     "bertscore_f1",
@@ -109,6 +119,7 @@ __all__ = [
     "free_f1",
     "free_precision",
     "free_recall",
+    "get_aggregation",
     "get_metric",
     "harmonic_mean",
     "load_ner",

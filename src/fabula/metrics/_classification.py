@@ -6,7 +6,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from fabula.metrics._registry import metric
+from fabula.metrics._registry import aggregation, metric
 
 
 @metric("accuracy")
@@ -22,6 +22,7 @@ def ratio(part: int, whole: int) -> float | None:
     return part / whole if whole else None
 
 
+@aggregation("mean")
 def mean_of(values: Sequence[float | int | None]) -> float | None:
     """Mean of the values that are not None or NaN (None when there are none)."""
     present = [float(v) for v in values if v is not None and not (isinstance(v, float) and math.isnan(v))]

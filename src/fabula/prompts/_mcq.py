@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 from fabula.llm import ParseError
 from fabula.prompts._formats import answer_filter, prompt_format
+from fabula.prompts._templates import load_prompt
 
 STYLES = ("short", "long")
 CHAINS = ("fabula", "paper")
@@ -132,8 +133,6 @@ def mcq_prompt(
 ) -> str:
     """The prompt for one question in ``language`` (zh/en); ``examples`` are (novel, question, options,
     answer letter) shown first; ``reask`` ends it with the paper's "answer directly" suffix instead."""
-    from fabula.prompts import load_prompt
-
     if style not in STYLES:
         raise ValueError(f"unknown prompt style {style!r} (short or long)")
     language = "zh" if language == "zh" else "en"
@@ -164,8 +163,6 @@ def _title(novel: str, language: str) -> str:
 
 def mcq_prompt_ids(style: str, language: str) -> list[str]:
     """``name@version`` of the templates `mcq_prompt` uses in ``language`` (recorded in reports)."""
-    from fabula.prompts import load_prompt
-
     language = "zh" if language == "zh" else "en"
     return [load_prompt(f"mcq/{part}_{language}").id for part in (style, "suffix", "reask")]
 

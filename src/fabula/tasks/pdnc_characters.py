@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import time
 from collections import Counter, defaultdict
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from fabula.annotation import annotate
@@ -20,11 +19,10 @@ from fabula.characters import name_key
 from fabula.datasets import MIN_SPEAKER_QUOTES
 from fabula.metrics import SUBSTANTIAL_MIN, SUBSTANTIAL_SHARE, score_characters
 from fabula.tasks._evaluation import EvalReport
-from fabula.tasks._harness import EvalItem, ItemOutcome, Task, TaskOption, run_eval, task
+from fabula.tasks._harness import EvalItem, ItemOutcome, Task, TaskOption, task
 from fabula.tasks.pdnc_quotes import NOVEL_OPTION, PDNC_OPTION, load_novel, novel_items
 
 if TYPE_CHECKING:
-    from fabula.anonymize import Anonymizer
     from fabula.book import Character
     from fabula.datasets import PdncNovel
     from fabula.llm import LLM
@@ -42,7 +40,6 @@ __all__ = [
     "SUBSTANTIAL_MIN",
     "SUBSTANTIAL_SHARE",
     "CharactersTask",
-    "evaluate_characters",
     "score_characters",
     "score_novel_characters",
 ]
@@ -122,19 +119,3 @@ def score_novel_characters(
     values = result.as_dict()
     scores = {m: values.pop(m) for m in METRICS}
     return scores, {**values, "pseudo_speakers": len(pseudo)}
-
-
-def evaluate_characters(
-    pdnc_dir: str | Path,
-    *,
-    novels: list[str] | None = None,
-    ner_model: str | None = None,
-    min_quotes: int = MIN_SPEAKER_QUOTES,
-    json_path: str | Path | None = None,
-    progress: bool = False,
-    anonymize: Anonymizer | None = None,
-) -> EvalReport:
-    """Discover the characters of each PDNC novel and score them (the harness's ``characters`` task;
-    ``anonymize``: on renamed copies)."""
-    evaluation = CharactersTask(pdnc=pdnc_dir, novel=novels, ner_model=ner_model, min_quotes=min_quotes)
-    return run_eval(evaluation, json_path=json_path, progress=progress, anonymize=anonymize)

@@ -51,7 +51,7 @@ from fabula.quotes import (
     quote_parts,
 )
 from fabula.tasks._evaluation import EvalReport
-from fabula.tasks._harness import EvalItem, ItemOutcome, Task, TaskOption, run_eval, task
+from fabula.tasks._harness import EvalItem, ItemOutcome, Task, TaskOption, task
 
 if TYPE_CHECKING:
     from fabula.anonymize import Anonymizer
@@ -351,35 +351,6 @@ class QuotesTask(Task):
 
     def title(self) -> str:
         return f"fabula eval quotes ({self.options_given['characters']} characters, {self.options_given['method']})"
-
-
-def evaluate_quotes(
-    pdnc_dir: str | Path,
-    *,
-    characters: CharacterMode = "gold",
-    method: str = DEFAULT_METHOD,
-    novels: list[str] | None = None,
-    json_path: str | Path | None = None,
-    progress: bool = False,
-    anonymize: Anonymizer | None = None,
-    **method_options: Any,
-) -> EvalReport:
-    """Run detection + characters + attribution on each PDNC novel and score it (the harness's
-    ``quotes`` task as a function; an ``llm`` option is the `LLM` object an LLM method uses;
-    ``anonymize``: on renamed copies)."""
-    if characters not in ("gold", "predicted"):
-        raise InputError(f"characters must be 'gold' or 'predicted', not {characters!r}", "--characters")
-    llm = method_options.pop("llm", None)
-    strategy = method_options.pop("strategy", None)
-    evaluation = QuotesTask(
-        pdnc=pdnc_dir,
-        characters=characters,
-        method=method,
-        novel=novels,
-        strategy=strategy,
-        method_options=method_options,
-    )
-    return run_eval(evaluation, llm=llm, json_path=json_path, progress=progress, anonymize=anonymize)
 
 
 def predict_quotes(
