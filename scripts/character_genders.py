@@ -12,7 +12,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from fabula.characters import find_characters, name_key
+from fabula.annotation import annotate
+from fabula.characters import name_key
 from fabula.datasets import MIN_SPEAKER_QUOTES, find_pdnc_novels, load_pdnc_novel
 
 
@@ -20,7 +21,7 @@ def main(root: str) -> None:
     right = wrong = unknown = 0
     for folder in find_pdnc_novels(Path(root)):
         novel = load_pdnc_novel(folder)
-        predicted = find_characters(novel.book)
+        predicted = annotate(novel.book, {"characters"}, gold=None).characters  # as eval characters
         for gold in novel.characters:
             if novel.quote_counts.get(gold.id, 0) < MIN_SPEAKER_QUOTES or gold.gender not in (
                 "male",

@@ -14,8 +14,9 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
+from fabula.annotation import annotate
 from fabula.book import Character
-from fabula.characters import find_characters, is_pseudo_name, name_key
+from fabula.characters import is_pseudo_name, name_key
 from fabula.datasets import MIN_SPEAKER_QUOTES, find_pdnc_novels, load_pdnc_novel
 
 
@@ -31,7 +32,7 @@ def _describe(p: Character, keys: set[str] | None = None) -> str:
 
 def diagnose(folder: Path) -> None:
     novel = load_pdnc_novel(folder)
-    predicted = find_characters(novel.book)
+    predicted = annotate(novel.book, {"characters"}, gold=None).characters  # the cast eval characters scores
     scored = {cid for cid, n in novel.quote_counts.items() if n >= MIN_SPEAKER_QUOTES}
     owners: dict[str, set[str]] = defaultdict(set)
     for g in novel.characters:

