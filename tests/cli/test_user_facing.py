@@ -321,3 +321,16 @@ def test_counts_agree_with_their_nouns_and_no_false_hundred_percent() -> None:
     assert _count(1, "quotation") == "1 quotation" and _count(2049, "quotation") == "2,049 quotations"
     assert _share(1268, 1270) == "99.8%" and _share(1270, 1270) == "100%" and _share(0, 5) == "0%"
     assert _share(99_999, 100_000) == ">99.9%" and _share(1, 100_000) == "<0.1%"
+
+
+def test_output_into_a_file_is_not_cut_at_80_columns(capsys: pytest.CaptureFixture[str]) -> None:
+    """``fabula describe … > file``: each line whole (it was hard-wrapped at 80 columns)."""
+    code, out, _ = _run(["describe", ALICE, "Alice"], capsys)
+    assert code == 0 and max(len(line) for line in out.splitlines()) > 120, out[:400]
+
+
+def test_recognize_help_shows_its_default_command(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(["recognize", "--help"], capsys)
+    assert code == 0
+    commands = out.split("Commands:", 1)[1]
+    assert "ask" in commands and "make" in commands, out

@@ -27,6 +27,8 @@ class PipeAwareConsole(Console):
     """A Console that prints tables as Markdown when its output is not a terminal."""
 
     def print(self, *objects: Any, **kwargs: Any) -> None:
+        if not self.is_terminal:  # into a file or a pipe: lines as long as they are, not cut at 80 columns
+            kwargs.setdefault("soft_wrap", True)
         if self.is_terminal or not any(isinstance(o, Table) for o in objects):
             for item in objects:
                 if isinstance(item, Table):  # a narrow terminal wraps a cell rather than cutting it ("reca…")

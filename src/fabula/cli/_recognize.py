@@ -32,14 +32,15 @@ from fabula.llm import DEFAULT_TIMEOUT
 
 recognize_app = typer.Typer(
     cls=default_command_group("ask"),
-    help='Character description recognition (GANDALF): `fabula recognize BOOK "description"` ranks the '
-    "characters a description fits; `fabula recognize make` builds question files.",
+    help='Character description recognition (GANDALF): `fabula recognize [ask] BOOK "description"` ranks '
+    "the characters a description fits (ask is the default command: see fabula recognize ask --help for "
+    "its options); `fabula recognize make` builds question files.",
     no_args_is_help=True,
 )
 app.add_typer(recognize_app, name="recognize")
 
 
-@recognize_app.command("ask", hidden=True)
+@recognize_app.command("ask")
 def recognize_command(
     book_path: BookArgument,
     description: Annotated[
