@@ -449,7 +449,8 @@ def _family_plurals(occurrences: list[_Occurrence], text: str) -> set[str]:
     Emersons", "the Miss Thorpes", "the Wilcoxes" beside "Mr. Emerson", "Isabella Thorpe", "Henry
     Wilcox"), written with "the" or "Miss" at least half the time; or the plural of another word the
     book capitalises mid-sentence at least twice, or of a word of the stop-list (nationalities), never
-    titled and no surname itself ("Italians", "Poles" beside "an Italian", "the Pole"). Either with another honorific or beside a speech verb at most a fifth of the time ("Mr.
+    titled ("Italians", "Poles" beside "an Italian", "the Pole"; "Two Italians" once does not make it
+    a surname). Either with another honorific or beside a speech verb at most a fifth of the time ("Mr.
     and Mrs. Basts", "said the Emersons"), and never the last word of a full name used twice (a "Jane
     Roberts" makes "Roberts" a surname)."""
     surnames = {o.words[-1] for o in occurrences if len(o.words) > 1} | {
@@ -474,8 +475,7 @@ def _family_plurals(occurrences: list[_Occurrence], text: str) -> set[str]:
             if 2 * family >= len(occ):
                 plurals.add(word)
         elif (
-            word not in surnames
-            and given_name_gender(word) == "unknown"  # "Frances" is no plural of "France"
+            given_name_gender(word) == "unknown"  # "Frances" is no plural of "France"
             and not any(o.honorific for o in occ)
             and any(s.lower() in NON_NAMES or _mid_sentence_uses(text, s) >= 2 for s in stems)
         ):
