@@ -27,6 +27,7 @@ from fabula.cli import _recap  # noqa: F401  isort: skip
 
 from fabula.cli import _probe  # noqa: F401  isort: skip
 from fabula.cli import _serve  # noqa: F401  isort: skip
+from fabula.cli import _train  # noqa: F401  isort: skip
 
 
 class _WarningLine(logging.Handler):

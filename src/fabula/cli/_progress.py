@@ -57,7 +57,9 @@ class StepProgress:
         if self._progress is not None:
             self._progress.stop()
 
-    def __call__(self, done: int, total: int) -> None:
+    def __call__(self, done: int, total: int, note: str = "") -> None:
+        """``note`` (e.g. a training loss) is shown after the label."""
+        label = f"{self.label} ({note})" if note else self.label
         if not self._started:
             self._started = time.perf_counter()
             if self.console.is_terminal:
@@ -65,11 +67,11 @@ class StepProgress:
                 self._task = self._progress.add_task(self.label, total=total)
                 self._progress.start()
         if self._progress is not None and self._task is not None:
-            self._progress.update(self._task, completed=done, total=total)
+            self._progress.update(self._task, completed=done, total=total, description=label)
             return
         if done >= total or done >= self._next_line * total:
             self._next_line = min(1.0, done / max(total, 1) + 0.1)
-            self.console.print(f"{self.label}: {done}/{total}{self._estimate(done, total)}", highlight=False)
+            self.console.print(f"{label}: {done}/{total}{self._estimate(done, total)}", highlight=False)
 
     def _estimate(self, done: int, total: int) -> str:
         elapsed = time.perf_counter() - self._started

@@ -201,9 +201,14 @@ R = TypeVar("R", bound=type[Ranker])
 LLM_METHODS = ("llm-listwise", "llm-listwise-free", "llm-listwise-filter", "llm-pairwise", "pipeline")
 RANKERS: Registry[type[Ranker]] = Registry(
     "recap method",
-    lazy={name: "fabula.recap._llm" for name in LLM_METHODS},
+    lazy={
+        **{name: "fabula.recap._llm" for name in LLM_METHODS},
+        "pairwise-model": "fabula.train._pairs",  # a model trained by `fabula train recap-pairwise`
+    },
     option="--method",
 )
+# Methods named with an argument, ``NAME:ARG`` (``pairwise-model:DIR``): the option that ARG sets.
+ARGUMENT_OPTIONS = {"pairwise-model": "model"}
 
 
 def register_ranker(name: str) -> Callable[[R], R]:
@@ -216,7 +221,11 @@ def ranker_names() -> list[str]:
 
 
 def create_ranker(name: str, **options: Any) -> Ranker:
-    """A ranker by name; ``ConfigError`` for an unknown name or option, or a missing ``llm``."""
+    """A ranker by name (``NAME:ARG`` for the methods of `ARGUMENT_OPTIONS`); ``ConfigError`` for an
+    unknown name or option, or a missing ``llm``."""
+    base, colon, argument = name.partition(":")
+    if colon and base in ARGUMENT_OPTIONS:
+        name, options = base, {**options, ARGUMENT_OPTIONS[base]: argument}
     names = ranker_names()
     if name not in names:
         raise ConfigError(f"unknown recap method {name!r} (choose from {', '.join(names)})")

@@ -1,0 +1,208 @@
+"""``fabula train describe``: (character, context, reference) examples for BookWorm's fine-tuning.
+
+Two data formats, told apart line by line:
+
+- the BookWorm release's processed split files (what its ``finetune.py`` reads): JSONL with
+  ``character``, ``input`` (the book's text) and ``description``; ``--data`` is the folder holding
+  ``train.jsonl`` and ``val.jsonl``, or one of those files (its sibling ``val.jsonl`` is the validation set);
+- fabula's describe JSONL (`fabula eval describe`'s format): ``id``, ``book`` (relative to the file),
+  ``character``, ``aliases``, ``reference``, optional ``until``; validation is ``--val FILE`` or, without it,
+  every tenth novel (at least one) held out.
+
+The prompt is the release's ``prompts/description_prompt.txt``. The context is a fabula context strategy
+(`fabula.describe.context_text`) within ``truncate_tokens`` of the model's tokenizer; with ``lead`` on the
+release's format it is exactly the release's: the formatted prompt cut to whole ``\\n\\n`` paragraphs that
+fit in 7,600 tokens. Examples whose character fabula cannot find in the book are dropped and counted.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from fabula.errors import InputError
+from fabula.train._causal import ChatExample, count_tokens, truncate_paragraphs
+
+# BookWorm release, prompts/description_prompt.txt (the fine-tuning and zero-shot description prompt)
+BOOKWORM_PROMPT = "Describe character: {character} given the following context.\n\nContext: {context}"
+CONTEXTS = ("lead", "bm25", "mentions")
+
+
+@dataclass(slots=True)
+class DescribeRecord:
+    """One reference description: the character, where the book text comes from, the reference."""
+
+    id: str
+    character: str
+    reference: str
+    aliases: list[str] = field(default_factory=list)
+    text: str | None = None  # the release's format: the book's text itself
+    book: Path | None = None  # fabula's format: the book file
+    until: str | None = None
+    novel: str = ""
+
+
+def read_describe_data(
+    path: Path, val_path: Path | None = None
+) -> tuple[list[DescribeRecord], list[DescribeRecord]]:
+    """(train, validation) records from ``path`` (file or folder) and the optional ``val_path``."""
+    if path.is_dir():
+        train_file, sibling = path / "train.jsonl", path / "val.jsonl"
+        if not train_file.is_file():
+            raise InputError("no train.jsonl in the folder (the BookWorm split format)", path)
+    else:
+        train_file, sibling = path, path.with_name("val.jsonl")
+    train = _read(train_file)
+    if val_path is not None:
+        return train, _read(val_path)
+    if train_file.name == "train.jsonl" and sibling.is_file():
+        return train, _read(sibling)
+    return hold_out(train)
+
+
+def hold_out(records: list[DescribeRecord]) -> tuple[list[DescribeRecord], list[DescribeRecord]]:
+    """Every tenth novel (in name order, at least one) as validation; one novel: no validation."""
+    novels = sorted({r.novel for r in records})
+    if len(novels) < 2:
+        return records, []
+    held = set(novels[9::10]) or {novels[-1]}
+    return [r for r in records if r.novel not in held], [r for r in records if r.novel in held]
+
+
+def _read(path: Path) -> list[DescribeRecord]:
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise InputError(f"cannot read the data file ({exc.strerror})", path) from exc
+    records = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            raw = json.loads(line)
+            records.append(_record(raw, path, number))
+        except (json.JSONDecodeError, TypeError, ValueError, KeyError) as exc:
+            raise InputError(f"line {number}: {exc}", path) from exc
+    if not records:
+        raise InputError("no examples in the file", path)
+    return records
+
+
+def _record(raw: Any, path: Path, number: int) -> DescribeRecord:
+    if not isinstance(raw, dict):
+        raise ValueError("each line must be a JSON object")
+    if "input" in raw and "description" in raw:  # the BookWorm release's processed format
+        for key in ("character", "input", "description"):
+            if not isinstance(raw[key], str) or not raw[key].strip():
+                raise ValueError(f"{key!r} must be a non-empty string")
+        book_id = str(raw.get("id", raw.get("book_id", "")))
+        return DescribeRecord(
+            id=f"{book_id or number}:{raw['character']}",
+            character=raw["character"],
+            reference=raw["description"],
+            text=raw["input"],
+            novel=book_id or str(raw.get("title", number)),
+        )
+    for key in ("book", "character", "reference"):
+        if key not in raw:
+            raise ValueError(
+                f"missing key {key!r} (need the BookWorm keys character/input/description or fabula's id/book/character/reference)"
+            )
+    book = (path.parent / str(raw["book"])).resolve()
+    novel = str(raw.get("novel") or (book.parent.name if book.stem == "novel_text" else book.stem))
+    return DescribeRecord(
+        id=str(raw.get("id", number)),
+        character=str(raw["character"]),
+        reference=str(raw["reference"]),
+        aliases=[str(a) for a in raw.get("aliases", [])],
+        book=book,
+        until=None if raw.get("until") is None else str(raw["until"]),
+        novel=novel,
+    )
+
+
+class ExampleBuilder:
+    """Turns records into prompts with one context strategy; books are loaded and analysed once."""
+
+    def __init__(self, tokenizer: Any, context: str, truncate_tokens: int) -> None:
+        if context not in CONTEXTS:
+            raise InputError(f"unknown context {context!r} (choose from {', '.join(CONTEXTS)})", "--context")
+        self.tokenizer, self.context, self.truncate_tokens = tokenizer, context, truncate_tokens
+        self._books: dict[str, Any] = {}
+        self.unresolved: list[str] = []
+
+    def counter(self) -> Callable[[str], int]:
+        return lambda text: count_tokens(self.tokenizer, text)
+
+    def build(self, records: list[DescribeRecord]) -> list[ChatExample]:
+        examples = []
+        for record in records:
+            example = self.example(record)
+            if example is None:
+                self.unresolved.append(record.id)
+            else:
+                examples.append(example)
+        return examples
+
+    def example(self, record: DescribeRecord) -> ChatExample | None:
+        """The record's prompt and reference, or None when its character is not found in the book."""
+        if record.text is not None and self.context == "lead":  # exactly the release's truncation
+            prompt = BOOKWORM_PROMPT.format(character=record.character, context=record.text)
+        else:
+            context = self._context(record)
+            if context is None:
+                return None
+            prompt = BOOKWORM_PROMPT.format(character=record.character, context=context)
+        prompt = truncate_paragraphs(prompt, self.tokenizer, self.truncate_tokens)
+        return ChatExample(
+            record.id, prompt, record.reference, {"novel": record.novel, "context": self.context}
+        )
+
+    def _context(self, record: DescribeRecord) -> str | None:
+        from fabula.characters import resolve_name
+        from fabula.describe import context_text
+
+        book = self._book(record)
+        character = None
+        for name in [record.character, *record.aliases]:
+            character = resolve_name(book.characters, name)
+            if character is not None:
+                break
+        if character is None:
+            return None
+        return context_text(book, character, self.context, self.truncate_tokens, self.counter())
+
+    def _book(self, record: DescribeRecord) -> Any:
+        from fabula.book import book_from_text, load_book, resolve_position
+        from fabula.characters import find_characters
+
+        key = (
+            f"{record.book}@{record.until}"
+            if record.book is not None
+            else f"text:{record.novel}:{hash(record.text)}"
+        )
+        if key not in self._books:
+            if record.book is not None:
+                if not record.book.is_file():
+                    raise InputError("book not found", record.book)
+                book = load_book(record.book)
+                offset = resolve_position(book, record.until)
+                if offset is not None:
+                    book = book.truncated(offset)
+            else:
+                book = book_from_text(record.text or "")
+            find_characters(book)
+            self._books[key] = book
+        return self._books[key]
+
+
+def token_counts(tokenizer: Any, example: ChatExample, max_tokens: int) -> dict[str, int]:
+    """Prompt and answer tokens of an example as trained (after the chat template), and whether cut."""
+    from fabula.train._causal import encode_example
+
+    ids, labels = encode_example(tokenizer, example, max_tokens)
+    answer = sum(1 for label in labels if label != -100)
+    return {"prompt_tokens": len(ids) - answer, "answer_tokens": answer, "total": len(ids)}

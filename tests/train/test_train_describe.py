@@ -1,0 +1,140 @@
+"""``fabula train describe`` end to end on a tiny random Llama built in the test: the loss falls on a fixed
+fixture, the adapter saves and loads, ``--llm hf:OUT`` answers with what was learned, the dry run counts
+tokens, and a run killed with SIGKILL resumes from its checkpoint. Skipped without the ``train`` extra."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from fabula.cli import app
+from tests.conftest import ROOT
+from tests.train.conftest import FIXTURE, tiny_llama, write_fixture
+
+pytestmark = pytest.mark.slow  # each test loads torch and trains or loads a model: 10-60 s on a busy machine
+
+# settings that let a one-layer model learn four descriptions in a few dozen steps
+FAST = ["--lr", "3e-2", "--warmup", "0", "--grad-accum", "1", "--eval-steps", "20", "--save-steps", "20"]
+SHORT = ["--max-input-tokens", "200", "--truncate-tokens", "150"]
+
+
+def _train(base: Path, data: Path, out: Path, *extra: str) -> str:
+    args = ["train", "describe", "--model", str(base), "--data", str(data), "--out", str(out), *SHORT, *extra]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, str]:
+    root = tmp_path_factory.mktemp("describe")
+    base = tiny_llama(root / "base")
+    out = root / "out"
+    output = _train(base, write_fixture(root / "data"), out, *FAST, "--max-steps", "200")
+    return base, out, output
+
+
+def test_the_training_loss_falls_and_the_best_validation_checkpoint_is_kept(
+    trained: tuple[Path, Path, str],
+) -> None:
+    _, out, output = trained
+    meta = json.loads((out / "fabula-train.json").read_text())
+    result = meta["result"]
+    assert result["steps"] == 200 and result["last_loss"] < 0.5 * result["first_loss"]
+    assert "loss" in output  # the progress line shows the loss
+    losses = {int(k): v for k, v in result["val_losses"].items()}
+    assert sorted(losses) == list(range(20, 201, 20))
+    assert result["best_step"] == min(losses, key=lambda s: losses[s])
+    assert meta["lora"]["r"] == 8 and meta["lora"]["alpha"] == 16 and meta["lora"]["dropout"] == 0.05
+    assert meta["examples"] == {"train": 4, "val": 4}
+
+
+def test_the_adapter_saves_and_loads_onto_the_base_model(trained: tuple[Path, Path, str]) -> None:
+    import peft
+    import torch
+    import transformers
+
+    base, out, _ = trained
+    ids = torch.tensor([[1, 5, 6, 7, 8]])
+    plain = transformers.AutoModelForCausalLM.from_pretrained(base, local_files_only=True)
+    with torch.no_grad():
+        before = plain(ids).logits
+        adapted = peft.PeftModel.from_pretrained(plain, out / "adapter").eval()
+        with_adapter = adapted(ids).logits
+        merged = (
+            transformers.AutoModelForCausalLM.from_pretrained(out, local_files_only=True).eval()(ids).logits
+        )
+    assert not torch.allclose(before, with_adapter, atol=1e-3)  # the adapter changes the model
+    assert torch.allclose(with_adapter, merged, atol=1e-4)  # and the merged model is base + adapter
+
+
+def test_the_trained_folder_answers_as_an_hf_llm(trained: tuple[Path, Path, str]) -> None:
+    from fabula.llm import GenerateOptions, get_llm
+    from fabula.train import BOOKWORM_PROMPT
+
+    _, out, _ = trained
+    llm = get_llm(f"hf:{out}", cache=False)
+    right = 0
+    for character, text, reference in FIXTURE:
+        generation = llm.generate(
+            BOOKWORM_PROMPT.format(character=character, context=text), GenerateOptions(max_tokens=12)
+        )
+        assert generation.error is None
+        right += generation.text.split() == reference.split()
+    assert right >= 3, "the fine-tuned model should repeat most descriptions it was trained on"
+
+
+def test_dry_run_prints_examples_and_token_counts_without_training(tmp_path: Path) -> None:
+    base = tiny_llama(tmp_path / "base")
+    output = _train(base, write_fixture(tmp_path / "data"), tmp_path / "out", "--dry-run")
+    rows = [json.loads(line) for line in output.splitlines() if line.startswith("{")]
+    assert [r["split"] for r in rows] == ["train"] * 4 + ["val"] * 4
+    first = rows[0]
+    # "user : Describe character: Ada given the following context. Context: Ada sailed the ship . The sea
+    # was calm . </s> assistant :"
+    assert first["prompt_tokens"] == 23 and first["answer_tokens"] == 7  # "Ada is a brave sailor . </s>"
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_killed_run_resumes_from_its_last_checkpoint(tmp_path: Path) -> None:
+    base = tiny_llama(tmp_path / "base")
+    data = write_fixture(tmp_path / "data")
+    out = tmp_path / "out"
+    args = ["train", "describe", "--model", str(base), "--data", str(data), "--out", str(out), *SHORT]
+    args += [*FAST[:-2], "--save-steps", "5", "--max-steps", "300"]
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)]),
+        "OMP_NUM_THREADS": "1",
+    }
+    command = [sys.executable, "-m", "fabula", *args]
+    first = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    state = out / "checkpoint" / "state.json"
+    deadline = time.monotonic() + 300
+    while not state.is_file() and first.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    first.send_signal(signal.SIGKILL)
+    first.wait(timeout=30)
+    assert first.returncode == -signal.SIGKILL, "the run ended before it could be killed"
+    killed_at = json.loads(state.read_text())["step"]
+    assert 5 <= killed_at < 300
+    second = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
+    assert second.returncode == 0, second.stderr
+    resumed = int(second.stderr.split("resumed from step ")[1].split()[0])
+    assert killed_at <= resumed < 300 and resumed % 5 == 0
+    meta = json.loads((out / "fabula-train.json").read_text())
+    assert meta["result"]["steps"] == 300 and meta["result"]["resumed_from"] == resumed
+    # the same run uninterrupted ends with the same weights: order, optimizer and scheduler resumed exactly
+    again = tmp_path / "again"
+    _train(base, data, again, *FAST[:-2], "--save-steps", "5", "--max-steps", "300")
+    assert json.loads((again / "fabula-train.json").read_text())["result"]["last_loss"] == pytest.approx(
+        meta["result"]["last_loss"], rel=1e-4
+    )
