@@ -81,7 +81,12 @@ def describe_command(
         typer.Option("--val", metavar="FILE", help="Validation file (default: see docs/train.md)."),
     ] = None,
     context: Annotated[
-        str, typer.Option("--context", help="What the model reads: lead (the release's), bm25 or mentions.")
+        str,
+        typer.Option(
+            "--context",
+            help="What the model reads, as BookWorm's protocol gives it: lead (the release's), bm25, or coref "
+            "(fabula's mention layer; mentions = coref).",
+        ),
     ] = "lead",
     lr: LrOption = 2.5e-5,
     batch_size: Annotated[int, typer.Option("--batch-size", min=1)] = 1,
@@ -146,7 +151,7 @@ def describe_command(
         save_steps=save_steps,
         seed=seed,
     )
-    recipe = {"recipe": "describe", "context": context, "prompt": "bookworm description_prompt.txt"}
+    recipe = {"recipe": "describe", "context": builder.context, "prompt": builder.prompt.id}
     with _progress("training") as progress:
         result = train_causal_lm(
             model,

@@ -6,7 +6,13 @@ descriptions over a chosen context (lead, BM25, mentions, hierarchical), spoiler
 >>> describe_characters(book, [emma], llm, context="bm25")  # doctest: +SKIP
 """
 
-from fabula.describe._bookworm import BOOKWORM_CONTEXTS, BookwormOutput, bookworm_describe
+from fabula.describe._bookworm import (
+    BOOKWORM_CONTEXTS,
+    BookwormOutput,
+    bookworm_describe,
+    context_paragraphs,
+    truncate_paragraphs,
+)
 from fabula.describe._extractive import (
     K_BY_KIND,
     Candidate,
@@ -25,7 +31,6 @@ from fabula.describe._generate import (
     CitedSentence,
     GeneratedDescription,
     Passage,
-    context_text,
     describe_characters,
     strip_citations,
     text_sentences,
@@ -57,7 +62,7 @@ __all__ = [
     "candidate_sentences",
     "character_sheet",
     "characteristic_lines",
-    "context_text",
+    "context_paragraphs",
     "describe_characters",
     "extractive_methods",
     "find_profile",
@@ -67,5 +72,6 @@ __all__ = [
     "sentences_at",
     "strip_citations",
     "text_sentences",
+    "truncate_paragraphs",
     "whole_sentence",
 ]

@@ -357,15 +357,3 @@ def _cited_sentences(text: str, known: set[int]) -> list[CitedSentence]:
 def strip_citations(text: str) -> str:
     """The text without ``[P3]`` markers (what metrics score)."""
     return _SPACE_BEFORE_PUNCTUATION.sub(r"\1", " ".join(_CITATION.sub("", text).split()))
-
-
-def context_text(book: Book, character: Character, context: str, budget: int, counter: Any) -> str:
-    """The text one context strategy (``lead``, ``bm25``, ``mentions``) gives a model for ``character``:
-    its passages in book order within ``budget`` tokens of ``counter`` (a tokenizer's count function).
-    What ``fabula train describe`` trains on, so a fine-tuned model reads what it will read later."""
-    if context not in ("lead", "bm25", "mentions"):
-        raise ConfigError(
-            f"context {context!r} has no fixed text (choose from lead, bm25, mentions)", "--context"
-        )
-    passages, _ = _ContextBuilder(book, counter, "description", context, budget).passages([character])
-    return _passage_block(passages, cite=False) if passages else ""

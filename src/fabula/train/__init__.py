@@ -21,10 +21,8 @@ from fabula.train._causal import (
     encode_example,
     load_tokenizer,
     train_causal_lm,
-    truncate_paragraphs,
 )
 from fabula.train._describe import (
-    BOOKWORM_PROMPT,
     DescribeRecord,
     ExampleBuilder,
     read_describe_data,
@@ -43,7 +41,6 @@ from fabula.train._pairs import (
 )
 
 __all__ = [
-    "BOOKWORM_PROMPT",
     "BOOKWORM_TARGETS",
     "META",
     "PAIR_PROMPT",
@@ -67,5 +64,4 @@ __all__ = [
     "token_counts",
     "train_causal_lm",
     "train_cross_encoder",
-    "truncate_paragraphs",
 ]

@@ -89,20 +89,6 @@ def count_tokens(tokenizer: Any, text: str) -> int:
     return len(tokenizer(text, add_special_tokens=False)["input_ids"])
 
 
-def truncate_paragraphs(text: str, tokenizer: Any, max_tokens: int) -> str:
-    """BookWorm's ``truncate_text``: whole ``\\n\\n`` paragraphs from the start while they fit in
-    ``max_tokens``; the first paragraph that does not fit ends the text."""
-    kept: list[str] = []
-    used = 0
-    for paragraph in text.split("\n\n"):
-        n = count_tokens(tokenizer, paragraph)
-        if used + n > max_tokens:
-            break
-        kept.append(paragraph)
-        used += n
-    return "\n\n".join(kept)
-
-
 def render_prompt(tokenizer: Any, prompt: str) -> str:
     """The prompt as the model reads it at inference (chat template with the generation prompt)."""
     if getattr(tokenizer, "chat_template", None):

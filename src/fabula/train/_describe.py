@@ -9,26 +9,26 @@ Two data formats, told apart line by line:
   ``character``, ``aliases``, ``reference``, optional ``until``; validation is ``--val FILE`` or, without it,
   every tenth novel (at least one) held out.
 
-The prompt is the release's ``prompts/description_prompt.txt``. The context is a fabula context strategy
-(`fabula.describe.context_text`) within ``truncate_tokens`` of the model's tokenizer; with ``lead`` on the
-release's format it is exactly the release's: the formatted prompt cut to whole ``\\n\\n`` paragraphs that
-fit in 7,600 tokens. Examples whose character fabula cannot find in the book are dropped and counted.
+Prompt and context are exactly what BookWorm's protocol gives the model at inference (`fabula.describe`,
+``--protocol bookworm``): the released description prompt, and the paragraphs of a context strategy
+(``lead``, ``bm25``, ``coref`` — ``mentions`` is accepted for ``coref``: fabula's mention layer) cut to
+whole paragraphs within ``truncate_tokens`` (7,600) of the model's own tokenizer. A fine-tuned model thus
+reads in training what ``fabula eval describe --protocol bookworm --llm hf:OUT`` gives it. Examples whose
+character the mention layer cannot find (``coref``) are dropped and counted.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fabula.errors import InputError
-from fabula.train._causal import ChatExample, count_tokens, truncate_paragraphs
+from fabula.errors import ConfigError, InputError
+from fabula.train._causal import ChatExample, count_tokens
 
-# BookWorm release, prompts/description_prompt.txt (the fine-tuning and zero-shot description prompt)
-BOOKWORM_PROMPT = "Describe character: {character} given the following context.\n\nContext: {context}"
-CONTEXTS = ("lead", "bm25", "mentions")
+PROMPT = "describe/bookworm_description"  # the release's prompts/description_prompt.txt, as package data
+CONTEXTS = ("lead", "bm25", "coref", "mentions")
 
 
 @dataclass(slots=True)
@@ -125,17 +125,21 @@ def _record(raw: Any, path: Path, number: int) -> DescribeRecord:
 
 
 class ExampleBuilder:
-    """Turns records into prompts with one context strategy; books are loaded and analysed once."""
+    """Turns records into BookWorm protocol prompts with one context strategy; books are read once."""
 
     def __init__(self, tokenizer: Any, context: str, truncate_tokens: int) -> None:
         if context not in CONTEXTS:
-            raise InputError(f"unknown context {context!r} (choose from {', '.join(CONTEXTS)})", "--context")
-        self.tokenizer, self.context, self.truncate_tokens = tokenizer, context, truncate_tokens
+            raise ConfigError(f"unknown context {context!r} (choose from {', '.join(CONTEXTS)})", "--context")
+        from fabula.prompts import load_prompt
+
+        self.tokenizer, self.truncate_tokens = tokenizer, truncate_tokens
+        self.context = "coref" if context == "mentions" else context
+        self.prompt = load_prompt(PROMPT)
         self._books: dict[str, Any] = {}
         self.unresolved: list[str] = []
 
-    def counter(self) -> Callable[[str], int]:
-        return lambda text: count_tokens(self.tokenizer, text)
+    def count(self, text: str) -> int:
+        return count_tokens(self.tokenizer, text)
 
     def build(self, records: list[DescribeRecord]) -> list[ChatExample]:
         examples = []
@@ -149,31 +153,23 @@ class ExampleBuilder:
 
     def example(self, record: DescribeRecord) -> ChatExample | None:
         """The record's prompt and reference, or None when its character is not found in the book."""
-        if record.text is not None and self.context == "lead":  # exactly the release's truncation
-            prompt = BOOKWORM_PROMPT.format(character=record.character, context=record.text)
+        from fabula.describe import context_paragraphs, truncate_paragraphs
+
+        book = self._book(record)
+        paragraphs: list[str] = []
+        for name in [record.character, *record.aliases]:
+            try:
+                paragraphs = context_paragraphs(book, name, self.context)
+            except ConfigError:  # coref: no character of that name
+                continue
+            break
         else:
-            context = self._context(record)
-            if context is None:
-                return None
-            prompt = BOOKWORM_PROMPT.format(character=record.character, context=context)
-        prompt = truncate_paragraphs(prompt, self.tokenizer, self.truncate_tokens)
+            return None
+        context = truncate_paragraphs(paragraphs, self.count, self.truncate_tokens)
+        prompt = self.prompt.render(character=record.character, context=context)
         return ChatExample(
             record.id, prompt, record.reference, {"novel": record.novel, "context": self.context}
         )
-
-    def _context(self, record: DescribeRecord) -> str | None:
-        from fabula.characters import resolve_name
-        from fabula.describe import context_text
-
-        book = self._book(record)
-        character = None
-        for name in [record.character, *record.aliases]:
-            character = resolve_name(book.characters, name)
-            if character is not None:
-                break
-        if character is None:
-            return None
-        return context_text(book, character, self.context, self.truncate_tokens, self.counter())
 
     def _book(self, record: DescribeRecord) -> Any:
         from fabula.book import book_from_text, load_book, resolve_position
@@ -194,7 +190,8 @@ class ExampleBuilder:
                     book = book.truncated(offset)
             else:
                 book = book_from_text(record.text or "")
-            find_characters(book)
+            if self.context == "coref":
+                find_characters(book)
             self._books[key] = book
         return self._books[key]
 
