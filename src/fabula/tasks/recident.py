@@ -122,7 +122,7 @@ class RecapTask(Task):
             str,
             default="reach-back",
             metavar="NAME",
-            help="Ranker (fabula recap --help lists them): e.g. combined, closest, select-all, llm-listwise, llm-pairwise, pipeline.",
+            help="Ranker (fabula recap --help lists them): e.g. combined, closest, select-all, llm-listwise, llm-pairwise, pipeline, pairwise-model:DIR (a model from fabula train recap-pairwise).",
         ),
     ]
 
