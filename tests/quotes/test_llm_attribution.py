@@ -223,14 +223,16 @@ def test_messy_answers_never_crash_and_are_counted_as_the_rules_say(tmp_path: Pa
 
 
 @pytest.mark.parametrize("reply", ['{"speakers": ["Anna"]}', "{}"])
-def test_answers_naming_no_quote_count_as_wrong(tmp_path: Path, reply: str) -> None:
+def test_answers_naming_no_quote_in_any_window_fail_and_change_no_quote(tmp_path: Path, reply: str) -> None:
+    """Every window answers with a valid object that names no quotation: no attribution at all, so the run
+    fails (it exited 0 with every speaker null) and no quote changes."""
     book, quotes = _synthetic()
-    with ScriptedOpenAIServer(reply) as server:
-        report = attribute_quotes_with_llm(
+    before = [(q.speaker_id, q.method, list(q.flags)) for q in quotes]
+    with ScriptedOpenAIServer(reply) as server, pytest.raises(BackendError, match="named no speaker"):
+        attribute_quotes_with_llm(
             book, get_llm(f"openai:m@{server.url}", cache=False), quotes=quotes, characters=CAST
         )
-    assert report.answered == 0 and all(q.speaker_id is None for q in quotes)
-    assert report.missing == len(quotes)
+    assert [(q.speaker_id, q.method, list(q.flags)) for q in quotes] == before
 
 
 @pytest.mark.parametrize("reply", ["", "null", "[]", '"Anna"'])

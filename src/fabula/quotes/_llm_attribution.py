@@ -39,7 +39,7 @@ from pydantic import RootModel
 
 from fabula.book import Book, Character, Quote, SpanLayer
 from fabula.characters import resolve_name
-from fabula.errors import ConfigError
+from fabula.errors import BackendError, ConfigError
 from fabula.llm import LLM, GenerateOptions, UsageSummary, ask_json_many, require_usable_answers
 from fabula.prompts import PromptTemplate, load_prompt
 from fabula.quotes._registry import AttributionResult, attribute_quotes, attribution_method
@@ -212,6 +212,14 @@ def attribute_quotes_with_llm(
                         report.revised += 1
                     answers[key] = answer
 
+    if not answers and any(by_chapter):
+        # every window answered, and not one answer named a speaker for any of its quotations ("{}" each
+        # time): that is no attribution, not a book where nobody speaks; stop before any quote changes
+        raise BackendError(
+            f"the model named no speaker for any quotation in any of the {report.windows} windows (e.g. an "
+            "empty {} each time); nothing was attributed",
+            model.spec,
+        )
     for index, chapter_quotes in enumerate(by_chapter):
         for local_id, quote in enumerate(chapter_quotes, start=1):
             final = answers.get((index, local_id))
