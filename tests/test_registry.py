@@ -111,25 +111,6 @@ def test_attribution_methods_and_retrievers_share_it() -> None:
             name = ""
 
 
-def test_prompt_formats_and_answer_filters_are_registries() -> None:
-    from fabula.prompts import ANSWER_FILTERS, PROMPT_FORMATS, answer_filter, prompt_format
-
-    assert ANSWER_FILTERS.get("first_line")("\n  B) Emma \nbecause...") == "B) Emma"
-    assert ANSWER_FILTERS.get("strip")("  x ") == "x"
-    with pytest.raises(ConfigError, match="already registered"):
-        answer_filter("strip")(str.lower)
-
-    @prompt_format("test-letters")
-    def letters(question: str, options: list[str]) -> str:
-        return question + "".join(f"\n{chr(65 + i)}) {o}" for i, o in enumerate(options))
-
-    try:
-        assert PROMPT_FORMATS.get("test-letters")("Who?", ["Emma", "Anne"]) == "Who?\nA) Emma\nB) Anne"
-    finally:
-        PROMPT_FORMATS.remove("test-letters")
-    assert "test-letters" not in PROMPT_FORMATS
-
-
 DISCOVERED: Registry[Any] = Registry("plug-in", packages=["fabula_test_plugins"])
 
 

@@ -1,5 +1,5 @@
-"""One registry for everything fabula names: attribution methods, retrievers, tasks, metrics, prompts,
-answer filters.
+"""One registry for everything fabula names: annotation components, attribution methods, retrievers,
+recap rankers, recognition methods, tasks, metrics and their aggregations.
 
 >>> methods: Registry[Callable[..., Any]] = Registry("attribution method")   # doctest: +SKIP
 >>> @methods.register("rules")                                              # doctest: +SKIP

@@ -6,7 +6,6 @@ signs is inserted verbatim, never re-interpreted). Names are paths without the s
 ``load_prompt("quote_attribution/chunk")``.
 """
 
-from fabula.prompts._formats import ANSWER_FILTERS, PROMPT_FORMATS, answer_filter, prompt_format
 from fabula.prompts._mcq import (
     CHAINS,
     Choice,
@@ -22,12 +21,9 @@ from fabula.prompts._mcq import (
 from fabula.prompts._templates import PromptTemplate, list_prompts, load_paper_prompt, load_prompt
 
 __all__ = [
-    "ANSWER_FILTERS",
     "CHAINS",
-    "PROMPT_FORMATS",
     "Choice",
     "PromptTemplate",
-    "answer_filter",
     "list_prompts",
     "load_paper_prompt",
     "load_prompt",
@@ -36,7 +32,6 @@ __all__ = [
     "mcq_prompt_ids",
     "option_letters",
     "option_text",
-    "prompt_format",
     "prompt_language",
     "read_choice",
     "stated_letter",

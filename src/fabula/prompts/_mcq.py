@@ -16,7 +16,7 @@ lm-evaluation-harness does it: a prompt format, then a chain of answer filters o
     the whole answer is one option's text → a refusal ("I cannot determine…", "无法确定") is no answer →
     the paper's indicator count → the text of exactly one option inside the answer.
 
-  Each step is also an answer filter (``stated_letter``, ``option_letters``, ``majority_letter``,
+  Each step is a plain function (``stated_letter``, ``option_letters``, ``majority_letter``,
   ``option_text``), and the rule that decided is recorded.
 """
 
@@ -28,7 +28,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from fabula.llm import ParseError
-from fabula.prompts._formats import answer_filter, prompt_format
 from fabula.prompts._templates import load_prompt
 
 STYLES = ("short", "long")
@@ -119,7 +118,6 @@ def prompt_language(question_language: str, choice: str = "auto") -> str:
     return "zh" if question_language == "zh" else "en"
 
 
-@prompt_format("mcq")
 def mcq_prompt(
     *,
     novel: str,
@@ -167,7 +165,6 @@ def mcq_prompt_ids(style: str, language: str) -> list[str]:
     return [load_prompt(f"mcq/{part}_{language}").id for part in (style, "suffix", "reask")]
 
 
-@answer_filter("option_letters")
 def option_letters(raw: str, count: int = 4) -> list[str]:
     """Every option letter (of the first ``count``) the answer names, in order (the paper's "answer
     indicators")."""
@@ -176,7 +173,6 @@ def option_letters(raw: str, count: int = 4) -> list[str]:
     return [m.group(1) for m in _LETTER.finditer(text) if m.group(1) in allowed]
 
 
-@answer_filter("majority_letter")
 def majority_letter(raw: str, count: int = 4) -> str:
     """The one letter the answer gives, or the most frequent of several; `ParseError` when none."""
     letters = option_letters(raw, count)
@@ -187,7 +183,6 @@ def majority_letter(raw: str, count: int = 4) -> str:
     return next(letter for letter in letters if counts[letter] == best)
 
 
-@answer_filter("stated_letter")
 def stated_letter(raw: str, count: int = 4) -> str:
     """The letter the answer states as its choice (the last such statement); `ParseError` when none."""
     text = raw.translate(_FULL_WIDTH)
@@ -203,7 +198,6 @@ def stated_letter(raw: str, count: int = 4) -> str:
     return max(found)[1]
 
 
-@answer_filter("option_text")
 def option_text(raw: str, options: Sequence[str] = ()) -> str:
     """The letter of the one option whose text the answer contains (an option inside another's text does
     not count); `ParseError` when none or several."""
