@@ -60,7 +60,7 @@ def test_every_command_ships_the_same_cast(
     pdnc = novel.parent.parent
     assert run_cli("eval", "characters", "--pdnc", pdnc, "--novel", name, "--json", report) == 0
     _, *samples = [
-        orjson.loads(line) for line in tmp_path / "characters.samples.jsonl".read_bytes().splitlines()
+        orjson.loads(line) for line in (tmp_path / "characters.samples.jsonl").read_bytes().splitlines()
     ]
     matched = [s for s in samples if s["matched"] is not None]
     assert matched
