@@ -334,3 +334,26 @@ def test_recognize_help_shows_its_default_command(capsys: pytest.CaptureFixture[
     assert code == 0
     commands = out.split("Commands:", 1)[1]
     assert "ask" in commands and "make" in commands, out
+
+
+def test_ctrl_c_while_the_cli_starts_is_one_line() -> None:
+    """Ctrl-C lands in the middle of the CLI's imports (a second or more on a busy machine): status 130
+    and one line, no traceback. The keypress is simulated at a fixed import, the only way to hit it every
+    time: an import hook raises KeyboardInterrupt as Python does on SIGINT."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\n"
+        "class CtrlC:\n"
+        "    def find_spec(self, name, path, target=None):\n"
+        "        if name == 'fabula.cli._serve':\n"
+        "            raise KeyboardInterrupt\n"
+        "sys.meta_path.insert(0, CtrlC())\n"
+        "from fabula.cli import main\n"
+        "main(['--help'])\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, timeout=120, check=False)
+    err = done.stderr.decode()
+    assert done.returncode == 130, err
+    assert err.strip() == "fabula: interrupted", err

@@ -8,26 +8,32 @@ from __future__ import annotations
 import logging
 import sys
 
-from fabula.cli._app import app, click_command, eval_app, interrupt_explained, stderr
-from fabula.errors import FabulaError
+# Ctrl-C while the CLI starts (its imports take a second or more on a busy machine): one line and status
+# 130, as Ctrl-C anywhere later, not a traceback from the middle of an import
+try:
+    from fabula.cli._app import app, click_command, eval_app, interrupt_explained, stderr
+    from fabula.errors import FabulaError
 
-# Subcommand modules register themselves on import; keep one line per module.
-from fabula.cli import _read  # noqa: F401  isort: skip
-from fabula.cli import _search  # noqa: F401  isort: skip
-from fabula.cli import _characters  # noqa: F401  isort: skip
-from fabula.cli import _analyze  # noqa: F401  isort: skip
-from fabula.cli import _quotes  # noqa: F401  isort: skip
-from fabula.cli import _describe  # noqa: F401  isort: skip
-from fabula.cli import _recognize  # noqa: F401  isort: skip
-from fabula.cli import _anonymize  # noqa: F401  isort: skip
-from fabula.cli import _corpus  # noqa: F401  isort: skip
-from fabula.cli import _eval
+    # Subcommand modules register themselves on import; keep one line per module.
+    from fabula.cli import _read  # noqa: F401  isort: skip
+    from fabula.cli import _search  # noqa: F401  isort: skip
+    from fabula.cli import _characters  # noqa: F401  isort: skip
+    from fabula.cli import _analyze  # noqa: F401  isort: skip
+    from fabula.cli import _quotes  # noqa: F401  isort: skip
+    from fabula.cli import _describe  # noqa: F401  isort: skip
+    from fabula.cli import _recognize  # noqa: F401  isort: skip
+    from fabula.cli import _anonymize  # noqa: F401  isort: skip
+    from fabula.cli import _corpus  # noqa: F401  isort: skip
+    from fabula.cli import _eval
 
-from fabula.cli import _recap  # noqa: F401  isort: skip
+    from fabula.cli import _recap  # noqa: F401  isort: skip
 
-from fabula.cli import _probe  # noqa: F401  isort: skip
-from fabula.cli import _serve  # noqa: F401  isort: skip
-from fabula.cli import _train  # noqa: F401  isort: skip
+    from fabula.cli import _probe  # noqa: F401  isort: skip
+    from fabula.cli import _serve  # noqa: F401  isort: skip
+    from fabula.cli import _train  # noqa: F401  isort: skip
+except KeyboardInterrupt:
+    sys.stderr.write("fabula: interrupted\n")
+    raise SystemExit(130) from None
 
 
 class _WarningLine(logging.Handler):
