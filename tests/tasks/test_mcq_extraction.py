@@ -94,6 +94,12 @@ TABLE: list[tuple[str, str | None, str]] = [
     ("", None, "none"),
     ("Hmm.", None, "none"),
     ("……", None, "none"),
+    # SmolLM2's echo of the instruction and the options: no statement, four indicators once each
+    (
+        "根据给定的问题选择所需的答案：\n\nA. Huang Rong\nB. Guo Jing\nC. 小龙女\nD. 无法回答",
+        "A",
+        "most frequent",
+    ),
     # several indicators, no statement: the most frequent (the paper's rule)
     ("B or C? C; C.", "C", "most frequent"),
     ("A, B", "A", "stated"),  # a leading letter

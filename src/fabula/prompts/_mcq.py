@@ -41,7 +41,7 @@ _FULL_WIDTH = str.maketrans("ＡＢＣＤＥＦＧＨ（）：", "ABCDEFGH():")
 _FOLLOWS_LETTER = r"(?:or|and|is|was|because|since|as|seems|would|might|could|should|must|to|if|for)\b"
 _LETTER = re.compile(rf"(?<![A-Za-z])(A(?![A-Za-z])(?!\s+(?!{_FOLLOWS_LETTER})[a-z])|[B-H](?![A-Za-z]))")
 
-_OPEN = r"[\"'“‘(\[【《*]*\s*"
+_OPEN = r"[\"'“‘(\[【《*]*[ \t]*"
 _L = rf"(A(?![A-Za-z])(?!\s+(?!{_FOLLOWS_LETTER})[a-z])|[B-H](?![A-Za-z]))"
 # Answers stated in words. Letters are upper-case only; the words around them are not case-sensitive.
 _STATED = [
@@ -62,9 +62,10 @@ _STATED = [
         r"(?i:is|would\s+be|seems|must\s+be|should\s+be)\s+"
         r"(?i:the\s+)?(?i:correct|right|best|answer|true)"
     ),
-    # "答案：A", "正确答案是B", "答案应该是（C）", "最终答案为选项D"
+    # "答案：A", "正确答案是B", "答案应该是（C）", "最终答案为选项D" (on one line: an echoed "…答案：" followed
+    # by the option list is no statement)
     re.compile(
-        r"(?:正确答案|最终答案|最佳答案|正确选项|答案)\s*(?:应该|应当|应|就)?\s*(?:是|为|选)?\s*[:：]?\s*(?:选项)?\s*"
+        r"(?:正确答案|最终答案|最佳答案|正确选项|答案)[ \t]*(?:应该|应当|应|就)?[ \t]*(?:是|为|选)?[ \t]*[:：]?[ \t]*(?:选项)?[ \t]*"
         + _OPEN
         + _L
     ),
@@ -229,7 +230,10 @@ def read_choice(raw: str, options: Sequence[str], chain: str = "fabula") -> Choi
         exact = [i for i, option in enumerate(options) if whole and _plain(option) == whole]
         if len(exact) == 1:
             return Choice(chr(65 + exact[0]), "option text")
-        if _REFUSAL.search(raw.translate(_FULL_WIDTH)):
+        unquoted = raw  # an option's own words ("无法回答", LFED's counterfactual option) are no refusal
+        for option in options:
+            unquoted = unquoted.replace(option, " ")
+        if _REFUSAL.search(unquoted.translate(_FULL_WIDTH)):
             return Choice(None, "refusal")
     letters = option_letters(raw, count)
     if letters:
