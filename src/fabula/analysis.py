@@ -9,11 +9,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from fabula.book import Book
-
-GENERIC_FILE_STEMS = frozenset(
-    {"novel_text", "novel", "text", "book", "index", "content", "contents", "input", "main"}
-)  # file names that say nothing about the book (PDNC's novel_text.txt): use the folder's name instead
+from fabula.book import GENERIC_FILE_STEMS, Book
 
 
 @dataclass(slots=True)

@@ -1,7 +1,14 @@
 """The `Book` core: original text plus character-offset span layers, and how to load one."""
 
 from fabula.book._decode import DEFAULT_MAX_BYTES, MAX_BYTES_OPTION, decode_bytes, format_size, read_book_file
-from fabula.book._load import book_from_text, load_book, prose_problem
+from fabula.book._load import (
+    GENERIC_FILE_STEMS,
+    TITLE_SMALL_WORDS,
+    book_from_text,
+    load_book,
+    prose_problem,
+    title_from_file_name,
+)
 from fabula.book._mentions import MentionIndex
 from fabula.book._model import (
     EMPHASIS,
@@ -25,7 +32,9 @@ from fabula.book._spans import Span, SpanLayer, trim_span
 __all__ = [
     "DEFAULT_MAX_BYTES",
     "EMPHASIS",
+    "GENERIC_FILE_STEMS",
     "MAX_BYTES_OPTION",
+    "TITLE_SMALL_WORDS",
     "Annotation",
     "Book",
     "BookMeta",
@@ -54,5 +63,6 @@ __all__ = [
     "save_book",
     "split_sentences",
     "strip_emphasis",
+    "title_from_file_name",
     "trim_span",
 ]

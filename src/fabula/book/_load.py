@@ -30,13 +30,53 @@ def load_book(path: str | Path, *, max_bytes: int = DEFAULT_MAX_BYTES, language:
     return book
 
 
+GENERIC_FILE_STEMS = frozenset(
+    {"novel_text", "novel", "text", "book", "index", "content", "contents", "input", "main"}
+)  # file names that say nothing about the book (PDNC's novel_text.txt): the folder's name is read instead
+
+TITLE_SMALL_WORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "as",
+        "at",
+        "but",
+        "by",
+        "for",
+        "from",
+        "in",
+        "into",
+        "nor",
+        "of",
+        "on",
+        "or",
+        "the",
+        "to",
+        "with",
+    ]
+)  # kept lower case inside a title made from a file name
+
+
 def title_from_file_name(path: str | Path) -> str | None:
     """A title read off a file name when the book has no title page: "the_long_road.txt" -> "The Long
-    Road"; None for a name without letters or a bare catalogue number ("pg1342")."""
-    stem = re.sub(r"[_\s]+|(?<=\w)-(?=\w)", " ", Path(path).stem).strip()
+    Road", "TheSignOfTheFour/novel_text.txt" -> "The Sign of the Four" (a generic file name gives way to its
+    folder's); None for a name without letters or a bare catalogue number ("pg1342")."""
+    file = Path(path)
+    stem = file.stem
+    if stem.lower() in GENERIC_FILE_STEMS and file.resolve().parent.name:
+        stem = file.resolve().parent.name
+    stem = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", stem)  # CamelCase folder names
+    stem = re.sub(r"[_\s]+|(?<=\w)-(?=\w)", " ", stem).strip()
     if not re.search(r"[^\W\d_]{2}", stem) or re.fullmatch(r"[A-Za-z]{0,3}\d+", stem):
         return None
-    return stem.title() if stem == stem.lower() else stem
+    words = stem.split()
+    return " ".join(
+        w.lower()
+        if 0 < i < len(words) - 1 and w.lower() in TITLE_SMALL_WORDS
+        else (w[:1].upper() + w[1:] if w.islower() else w)
+        for i, w in enumerate(words)
+    )
 
 
 def book_from_text(

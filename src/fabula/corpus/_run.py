@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Literal
 
 from fabula._files import folder_lock
 from fabula._ray import check_engine
-from fabula.analysis import GENERIC_FILE_STEMS
+from fabula.book import GENERIC_FILE_STEMS
 from fabula.corpus._book import (
     AnalyzeSettings,
     BookJob,

@@ -7,12 +7,12 @@ deterministic and needs no charting library: the report must open offline with n
 from __future__ import annotations
 
 import math
-import re
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from fabula.analysis import GENERIC_FILE_STEMS, Analysis, CharacterProfile
+from fabula.analysis import Analysis, CharacterProfile
+from fabula.book import TITLE_SMALL_WORDS
 
 PALETTE = (
     "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
@@ -45,7 +45,7 @@ def build_view(analysis: Analysis) -> dict[str, Any]:
     attributed = sum(1 for q in quotes if q.speaker_id in index_of)
     summary = analysis.summary()
     return {
-        "title": display_title(book.meta.title) if book.meta.title else _title_from_file(book.meta.source),
+        "title": display_title(book.meta.title) if book.meta.title else "Untitled",
         "author": book.meta.author,
         "facts": _facts(analysis, summary, attributed),
         "settings": _settings(analysis),
@@ -310,29 +310,6 @@ def _joined(names: list[str]) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
-_SMALL_WORDS = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "as",
-        "at",
-        "but",
-        "by",
-        "for",
-        "from",
-        "in",
-        "into",
-        "of",
-        "on",
-        "or",
-        "the",
-        "to",
-        "with",
-    ]
-)
-
-
 def display_title(title: str) -> str:
     """An all-capitals title as a title: ``ALICE'S ADVENTURES IN WONDERLAND`` -> ``Alice's Adventures in
     Wonderland``; any other title as written."""
@@ -340,25 +317,9 @@ def display_title(title: str) -> str:
         return title
     words = title.lower().split()
     return " ".join(
-        w if 0 < i < len(words) - 1 and w in _SMALL_WORDS else w[:1].upper() + w[1:]
+        w if 0 < i < len(words) - 1 and w in TITLE_SMALL_WORDS else w[:1].upper() + w[1:]
         for i, w in enumerate(words)
     )
-
-
-def _title_from_file(source: str | None) -> str:
-    """``alice_in_wonderland.txt`` -> ``Alice in wonderland``, ``TheSignOfTheFour/novel_text.txt`` -> ``The Sign
-    of the Four`` (when neither the file's metadata, a Gutenberg header nor the front matter names a title)."""
-    if not source:
-        return "Untitled"
-    path = Path(source)
-    stem = path.parent.name if path.stem.lower() in GENERIC_FILE_STEMS else path.stem
-    words = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", stem).replace("_", " ").replace("-", " ").split()
-    if not words:
-        return "Untitled"
-    words = [
-        w.lower() if 0 < i < len(words) - 1 and w.lower() in _SMALL_WORDS else w for i, w in enumerate(words)
-    ]
-    return " ".join([words[0][:1].upper() + words[0][1:], *words[1:]])
 
 
 def _chapter_number(chapter_starts: list[int], offset: int) -> int:
