@@ -163,6 +163,9 @@ class LLM(abc.ABC):
         May raise `TransientError` (retried) or `RequestError` (this text cannot be scored)."""
         return None
 
+    def _prepare(self) -> None:  # noqa: B027  (optional hook: most backends need nothing)
+        """Called before each request takes a slot (e.g. to learn once what the server is)."""
+
     def _logprobs_key(self) -> dict[str, Any]:
         """Extra fields of a log-probability cache key (a backend whose scoring changed adds a version)."""
         return {}
@@ -375,6 +378,7 @@ class LLM(abc.ABC):
         out while others were in flight was most likely waiting in the server's queue: from then on
         requests go one at a time (said once on stderr) and that timeout is not counted against it.
         """
+        self._prepare()
         attempt = 0
         timeouts = 0
         while True:

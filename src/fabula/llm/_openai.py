@@ -55,7 +55,7 @@ _PYDANTIC_ERROR = re.compile(r"""'loc':\s*\(([^)]*)\),\s*'msg':\s*(?:"([^"]*)"|'
 
 # prompt log-probabilities are checked with a text whose every token after the first few is predictable
 # by any language model (counting); the mean over its second half must be at least this
-CALIBRATION_TEXT = ", ".join(str(n) for n in range(1, 31))
+CALIBRATION_TEXT = ", ".join(str(n) for n in range(1, 21))
 CALIBRATION_MIN_MEAN = -1.5
 LOGPROBS_CHECKED = 2  # part of the log-probability cache key: values from before the check are not reused
 
@@ -401,8 +401,10 @@ class OpenAILLM(LLM):
         return piece
 
     # --- generation ----------------------------------------------------------------------------
+    def _prepare(self) -> None:
+        self.server  # noqa: B018  (identified once, before the first requests take their slots)
+
     def _complete(self, messages: list[ChatMessage], options: GenerateOptions) -> Generation:
-        self.server  # noqa: B018  (identifies the server once: concurrency, sampling fields)
         arguments: dict[str, Any] = {
             "model": self.model,
             "messages": [m.model_dump() for m in messages],
@@ -614,7 +616,7 @@ def check_logprobs_layout(
 ) -> str | None:
     """Why a server's prompt log-probabilities cannot be used (one line), or None when they pass.
 
-    ``text`` is `CALIBRATION_TEXT` (counting from 1 to 30): after the first numbers every token is
+    ``text`` is `CALIBRATION_TEXT` (counting from 1 to 20): after the first numbers every token is
     predictable, so correct log-probabilities of its second half average near 0 (SmolLM2-135M: about
     -0.2). llama-cpp-python's server with a model without a BOS token scores every prompt token with the
     distribution of the position before it (a known bug of its echo); on counting that averages below -5.
@@ -644,7 +646,7 @@ def check_logprobs_layout(
     mean = sum(tail) / len(tail)
     if mean < CALIBRATION_MIN_MEAN:
         return (
-            f"{name}'s prompt log-probabilities fail fabula's check: counting 1..30 scores {mean:.2f} per "
+            f"{name}'s prompt log-probabilities fail fabula's check: counting 1..20 scores {mean:.2f} per "
             f"token over its second half where a correct scorer gives about 0 (values shifted by one "
             "token?); refused rather than used: use a llamacpp: model, vLLM, or --method generate"
         )

@@ -74,7 +74,7 @@ class ScriptedOpenAIServer:
         self.echo_layout = echo_layout
         self.one_at_a_time = one_at_a_time
         self.trickle = trickle
-        self.peak_in_flight = 0  # most model requests answered at once
+        self.peak_in_flight = 0  # most model requests in flight at once (answered or waiting)
         self._in_flight = 0
         self._one_lock = threading.Lock()
         self.gets: list[str] = []  # paths of GET requests (GET /v1/models)
@@ -197,15 +197,15 @@ class ScriptedOpenAIServer:
                     )
                     self._send(500, {"error": {"message": message, "type": "internal_server_error"}})
                     return
-                with server._one_lock if server.one_at_a_time else contextlib.nullcontext():
-                    with server._lock:
-                        server._in_flight += 1
-                        server.peak_in_flight = max(server.peak_in_flight, server._in_flight)
-                    try:
+                with server._lock:  # counted on arrival: requests waiting in the queue are in flight too
+                    server._in_flight += 1
+                    server.peak_in_flight = max(server.peak_in_flight, server._in_flight)
+                try:
+                    with server._one_lock if server.one_at_a_time else contextlib.nullcontext():
                         payload = self._answer(body)
-                    finally:
-                        with server._lock:
-                            server._in_flight -= 1
+                finally:
+                    with server._lock:
+                        server._in_flight -= 1
                 if payload is None:
                     self._send(404, {"error": {"message": "no such route"}})
                     return
