@@ -29,7 +29,7 @@ import pytest
 
 from fabula.errors import BackendError
 from fabula.llm import GenerateOptions, ask_json_many, get_llm
-from tests.conftest import run_cli
+from tests.conftest import pdnc_novel_dir, run_cli
 from tests.llm.test_llamacpp import _smollm2_path
 
 pytestmark = pytest.mark.slow
@@ -199,39 +199,58 @@ def _run(*args: str | Path) -> int:
     return run_cli(*args)
 
 
-def test_quotes_both_llm_methods(specs: dict[str, str], novel: Path, tmp_path: Path) -> None:
+def _error(capsys: pytest.CaptureFixture[str], spec: str) -> str:
+    """The ``fabula: error:`` line of a failed run, with the model's spec taken out (to compare backends).
+
+    SmolLM2-135M is a tiny model: a run may legitimately end with "none of the answers could be used";
+    then both backends must end so, with the same message."""
+    lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("fabula: error:")]
+    return lines[-1].replace(spec, "SPEC") if lines else ""
+
+
+def test_quotes_both_llm_methods(
+    specs: dict[str, str], novel: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     for method in ("llm", "llm-windows"):
 
-        def run(spec: str, name: str, method: str = method) -> list[str | None]:
+        def run(spec: str, name: str, method: str = method) -> tuple[int, Any]:
+            capsys.readouterr()
             out = tmp_path / f"{method}-{name}.jsonl"
-            assert _run("quotes", novel / "novel_text.txt", "--method", method, "--llm", spec, "-o", out) == 0
-            return [json.loads(line).get("speaker") for line in out.read_text().splitlines()]
+            code = _run("quotes", novel / "novel_text.txt", "--method", method, "--llm", spec, "-o", out)
+            if code != 0:
+                return code, _error(capsys, spec)
+            return code, [json.loads(line).get("speaker") for line in out.read_text().splitlines()]
 
-        speakers = _both(specs, run)
-        assert len(speakers["server"]) == len(LINES) and speakers["server"] == speakers["local"], method
+        outcomes = _both(specs, run)
+        assert outcomes["server"][0] in (0, 3) and outcomes["server"] == outcomes["local"], method
 
 
-def test_eval_quotes(specs: dict[str, str], novel: Path, tmp_path: Path) -> None:
-    def run(spec: str, name: str) -> list[Any]:
+def test_eval_quotes(
+    specs: dict[str, str], novel: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def run(spec: str, name: str) -> tuple[int, Any]:
+        capsys.readouterr()
         report = tmp_path / f"{name}.json"
         code = _run("eval", "quotes", "--pdnc", novel.parent, "--method", "llm", "--llm", spec, "--limit", "1",
                     "--json", report)  # fmt: skip
-        assert code == 0
+        if code != 0:
+            return code, _error(capsys, spec)
         items = (tmp_path / f"{name}.items.jsonl").read_text().splitlines()
-        return [json.loads(line).get("prediction") for line in items]
+        return code, [json.loads(line).get("prediction") for line in items]
 
-    predictions = _both(specs, run)
-    assert predictions["server"] and predictions["server"] == predictions["local"]
+    outcomes = _both(specs, run)
+    assert outcomes["server"][0] in (0, 3) and outcomes["server"] == outcomes["local"]
 
 
 def test_describe(specs: dict[str, str], novel: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    def run(spec: str, name: str) -> str:
+    def run(spec: str, name: str) -> list[Any]:
         capsys.readouterr()
         assert _run("describe", novel / "novel_text.txt", "Clara", "--llm", spec, "--json") == 0
-        return capsys.readouterr().out
+        characters = json.loads(capsys.readouterr().out)["characters"]
+        return [(c["generated"] or {}).get("text") for c in characters]
 
-    outputs = _both(specs, run)
-    assert "Clara" in outputs["server"] and outputs["server"] == outputs["local"]
+    texts = _both(specs, run)
+    assert texts["server"] and all(texts["server"]) and texts["server"] == texts["local"]
 
 
 @pytest.mark.parametrize(
@@ -309,8 +328,10 @@ def test_eval_mcq(
 
 
 def test_probes_including_min_k(
-    specs: dict[str, str], novel: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    specs: dict[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    novel = pdnc_novel_dir("DaisyMiller")  # the probes sample sentences and quotes of every type
+
     def run(spec: str, name: str, probes: str) -> Any:
         capsys.readouterr()
         report = tmp_path / f"{name}-{probes}.json"
@@ -322,9 +343,9 @@ def test_probes_including_min_k(
     generated = _both(specs, lambda spec, name: run(spec, name, "name-cloze,csg,no-context"))
     assert generated["server"][0] == 0 and generated["server"] == generated["local"]
     local = run(specs["local"], "local", "min-k")
-    assert local[0] == 0 and local[1]["Letters"]["min_k"] < 0
+    assert local[0] == 0 and local[1]["DaisyMiller"]["min_k"] < 0
     served = run(specs["server"], "server", "min-k")
     if served[0] != 0:
         assert served[0] == 3 and REFUSAL in served[1]
     else:
-        assert abs(served[1]["Letters"]["min_k"] - local[1]["Letters"]["min_k"]) < LOGPROB_TOLERANCE
+        assert abs(served[1]["DaisyMiller"]["min_k"] - local[1]["DaisyMiller"]["min_k"]) < LOGPROB_TOLERANCE
