@@ -137,7 +137,7 @@ def _both(specs: dict[str, str], run: Any) -> dict[str, Any]:
 
 # --- the LLM layer -------------------------------------------------------------------------------
 def test_the_server_is_recognised_and_counts_tokens_as_the_model_does(specs: dict[str, str]) -> None:
-    server = get_llm(specs["server"], cache=False)
+    server = get_llm(specs["server"], cache=False, timeout=900)
     local = get_llm(specs["local"], cache=False)
     assert server.server == "llama-cpp-python"  # type: ignore[attr-defined]
     assert server.token_counter_name == "server:/extras/tokenize (llama-cpp-python)"
@@ -149,7 +149,10 @@ def test_greedy_answers_are_the_same_as_in_process(specs: dict[str, str]) -> Non
     prompts = ["Say hello to Anna.", "What is the capital of France?", "Count from one to five."]
     options = GenerateOptions(max_tokens=24, temperature=0.0)
     texts = _both(
-        specs, lambda spec, _: [g.text for g in get_llm(spec, cache=False).generate_many(prompts, options)]
+        specs,
+        lambda spec, _: [
+            g.text for g in get_llm(spec, cache=False, timeout=900).generate_many(prompts, options)
+        ],
     )
     assert all(texts["server"]) and texts["server"] == texts["local"]
 
@@ -169,7 +172,7 @@ def test_structured_answers_fall_back_once_and_are_the_same_as_in_process(
             lambda spec, _: [
                 a.value
                 for a in ask_json_many(
-                    get_llm(spec, cache=False),
+                    get_llm(spec, cache=False, timeout=900),
                     prompts,
                     options=GenerateOptions(max_tokens=20, json_schema=schema),
                 )
@@ -186,7 +189,7 @@ def test_prompt_log_probabilities_are_refused_with_the_reason_or_agree(specs: di
     local = get_llm(specs["local"], cache=False).prompt_logprobs(text)
     assert local is not None
     try:
-        served = get_llm(specs["server"], cache=False).prompt_logprobs(text)
+        served = get_llm(specs["server"], cache=False, timeout=900).prompt_logprobs(text)
     except BackendError as refused:
         assert REFUSAL in str(refused) and "\n" not in str(refused)
         return
@@ -196,7 +199,9 @@ def test_prompt_log_probabilities_are_refused_with_the_reason_or_agree(specs: di
 
 # --- every LLM command ---------------------------------------------------------------------------
 def _run(*args: str | Path) -> int:
-    return run_cli(*args)
+    """``fabula ARGS`` with a generous --timeout: llama-cpp-python's echo sorts the whole vocabulary for
+    every prompt token, which takes minutes on a loaded 2-core machine."""
+    return run_cli(*args, "--timeout", "900")
 
 
 def _error(capsys: pytest.CaptureFixture[str], spec: str) -> str:
