@@ -107,9 +107,9 @@ def test_dry_run_prints_examples_and_token_counts_without_training(tmp_path: Pat
 
 
 def test_a_killed_run_resumes_from_its_last_checkpoint(tmp_path: Path) -> None:
+    base = tiny_llama(tmp_path / "base")  # skips without the train extra, before torch is imported below
     from safetensors.torch import load_file
 
-    base = tiny_llama(tmp_path / "base")
     data = write_fixture(tmp_path / "data")
     env = {
         **os.environ,

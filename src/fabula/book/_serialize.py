@@ -37,6 +37,7 @@ def _book_dict(book: Book, layer_out: Any) -> dict[str, Any]:
         "meta": asdict(book.meta),
         "body": [book.body.start, book.body.end],
         "until": book.until,
+        "partial": book.partial,
         "chapters": [
             {
                 "id": c.id,
@@ -106,6 +107,7 @@ def book_from_dict(data: dict[str, Any], where: str | Path = "<json>") -> Book:
             ],
             quotes=[_quote_in(q) for q in data.get("quotes", [])],
             until=data.get("until"),
+            partial=bool(data.get("partial", False)),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise InputError(f"malformed fabula book JSON ({exc.__class__.__name__}: {exc})", where) from exc
