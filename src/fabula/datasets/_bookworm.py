@@ -5,11 +5,18 @@ books belong to which task and split. The descriptions and analyses themselves a
 
 ``books.tsv``: ``Id  Title  Author`` (tab-separated, a header line); a split file: ``BookId  Title
 Author``. Ids are Project Gutenberg ebook numbers.
+
+`bookworm_references` reads a BookWorm ``data`` folder laid out as the release's scripts leave it: the
+lists above, the books as ``corpus/books/ID/book_cleaned.txt`` (``books.py``), and the user's own copy of
+the scraped texts split by ``prepare_data.py --action split`` into ``corpus/TASK/SPLIT.jsonl`` (one record a
+line: ``id`` the Gutenberg id, ``character``, and the text under the task's name, ``description`` or
+``analysis``).
 """
 
 from __future__ import annotations
 
 import csv
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -64,3 +71,58 @@ def bookworm_split(root: Path, task: str, split: str) -> list[BookwormBook]:
         if missing:
             raise InputError(f"{task}/{split}: ids not in books.tsv: {missing[:5]}", catalogue)
     return books
+
+
+@dataclass(frozen=True, slots=True)
+class BookwormReference:
+    """One reference text of a BookWorm split: its book (from the lists), the book's text file, the
+    character and the description or analysis."""
+
+    book: BookwormBook
+    book_path: Path
+    character: str
+    kind: str
+    reference: str
+
+
+def bookworm_references(root: Path, task: str, split: str) -> list[BookwormReference]:
+    """Every reference of ``task``'s ``split`` under a BookWorm ``data`` folder, in file order: records
+    from ``root/corpus/TASK/SPLIT.jsonl`` whose book is in the split file, each with its
+    ``corpus/books/ID/book_cleaned.txt``. A record of a book outside the split, a missing book file or a
+    malformed line is one `InputError` naming the file (no partial list)."""
+    books = {b.gutenberg_id: b for b in bookworm_split(root, task, split)}
+    path = root / "corpus" / task / f"{split}.jsonl"
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise InputError(
+            f"cannot read the {task} texts ({exc.strerror}; the user's copy, split by the release's prepare_data.py)",
+            path,
+        ) from exc
+    references: list[BookwormReference] = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"line {number} is not JSON ({exc})", path) from exc
+        if not isinstance(record, dict):
+            raise InputError(f"line {number} is not a JSON object", path)
+        for key in ("character", task):
+            if not isinstance(record.get(key), str) or not record[key].strip():
+                raise InputError(f"line {number} needs a string {key!r}", path)
+        raw_id = record.get("id")
+        if isinstance(raw_id, bool) or not str(raw_id).strip().isdigit():
+            raise InputError(f"line {number} needs the book's Gutenberg id as 'id'", path)
+        book = books.get(int(str(raw_id).strip()))
+        if book is None:
+            raise InputError(f"line {number}: book {raw_id} is not in splits/{task}/{split}.tsv", path)
+        book_path = root / "corpus" / "books" / str(book.gutenberg_id) / "book_cleaned.txt"
+        if not book_path.is_file():
+            raise InputError(
+                f"line {number}: no book text for {book.title!r} (the release's books.py writes it)",
+                book_path,
+            )
+        references.append(BookwormReference(book, book_path, record["character"].strip(), task, record[task]))
+    return references

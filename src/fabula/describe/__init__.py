@@ -8,6 +8,7 @@ descriptions over a chosen context (lead, BM25, mentions, hierarchical), spoiler
 
 from fabula.describe._bookworm import (
     BOOKWORM_CONTEXTS,
+    BOOKWORM_SETTINGS,
     BookwormOutput,
     bookworm_describe,
     context_paragraphs,
@@ -46,6 +47,7 @@ from fabula.describe._sheet import (
 
 __all__ = [
     "BOOKWORM_CONTEXTS",
+    "BOOKWORM_SETTINGS",
     "CONTEXTS",
     "DEFAULT_BUDGET",
     "JOINT_BATCH",

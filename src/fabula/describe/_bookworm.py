@@ -42,6 +42,14 @@ PROMPTS = {
     "description": ("describe/bookworm_description", "describe/bookworm_description_merge"),
     "analysis": ("describe/bookworm_analysis", "describe/bookworm_analysis_merge"),
 }
+BOOKWORM_SETTINGS = {  # what a report records of the protocol
+    "prompts": {kind: list(names) for kind, names in PROMPTS.items()},
+    "temperature": TEMPERATURE,
+    "max_new_tokens": dict(MAX_NEW_TOKENS),
+    "max_input_tokens": MAX_INPUT_TOKENS,
+    "truncate_tokens": TRUNCATE_TOKENS,
+    "bm25_paragraphs": BM25_PARAGRAPHS,
+}
 
 Counter = Callable[[str], int]
 

@@ -1,25 +1,31 @@
-"""Scores that need a judge model (BookWorm's QA, NLI and PRISMA-style fact metrics), through the LLM layer.
+"""Scores that need a judge model (BookWorm's QA, NLI and PRISMA metrics), through the LLM layer.
 
-- QA (``qa_em``, ``qa_f1``): the judge writes questions with short answers from the reference; each
-  question is answered from the reference itself and kept only when that answer is right (SQuAD F1 ≥
-  ``ROUND_TRIP_F1``: the round-trip filter drops questions the judge cannot answer from its own source);
-  the kept questions are answered from the output and scored with SQuAD EM/F1 against the reference's
-  answers ("unanswerable" scores 0).
-- NLI (``nli``): share of the output's sentences entailed by their best-matching book passage, judged by
-  the LLM, or by a local NLI classifier when one is given (any ``(premise, hypothesis) -> bool``).
-- Facts (``fact_precision``/``fact_recall``/``fact_f1``, PRISMA-style after Mahbub et al.): the judge
-  splits each text into atomic facts, each classified Role / Relationship / Personality / Event /
-  Mental state / Other, then checks every fact of one text against the other text; precision is the share
-  of the output's facts the reference supports, recall the share of the reference's facts the output
-  supports; counts per category are kept so they can be pooled and reported per category.
+- QA (``qa_em``, ``qa_f1``; BookWorm §4.5): the judge writes questions with short answers from the
+  reference; each question is answered from the reference itself and kept only when that answer matches
+  the judge's answer exactly after SQuAD normalisation (round-trip filtering, Alberti et al. 2019); the
+  kept questions are answered from the output and scored with SQuAD EM/F1 against the reference's
+  answers. The answers come from an extractive reader when one is given (``reader``: the paper's
+  fine-tuned RoBERTa; `load_qa_reader` reads a local transformers question-answering folder), else from
+  the judge generatively ("unanswerable" scores 0).
+- NLI (``nli``): share of the output's sentences entailed by the book: the paper's maximum over all
+  paragraphs with a local classifier (`nli_max_entailment`), or a judge on one passage per sentence.
+- PRISMA (``fact_precision``/``fact_recall``/``fact_f1``; Mahon and Lapata 2024 as BookWorm uses it,
+  Appendix B): three separate prompts, the paper's Tables 11-13 word for word: facts are extracted
+  sentence by sentence (the sentence marked ``<SOS>…<EOS>`` in its text), each fact is verified True/False
+  against the other text, and each fact is classified Role / Relationship / Personality / Event / Mental
+  state / Other; precision is the share of the output's facts the reference supports, recall the share of
+  the reference's facts the output supports. Counts per category are kept for pooling.
 
-Every judge answer is untrusted JSON, parsed strictly (`fabula.llm.ask_json_many`: one retry with a
-reminder); an unparseable answer counts as "not supported"/"wrong", and the number of such failures is
-returned so reports can show it.
+Every judge answer is untrusted and parsed strictly (JSON by `fabula.llm.ask_json_many`; PRISMA's plain
+answers by `parse_fact_lines`, `parse_true_false`, `parse_category`): an unparseable answer counts as
+"not supported"/"wrong"/"Other", and the number of such failures is returned so reports can show it. The
+judge should be a different model from the one whose output is judged (BookWorm: GPT-3.5 for the QA
+pairs, GPT-4o-mini for PRISMA); `fabula eval describe --judge SPEC` takes it.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -33,7 +39,6 @@ if TYPE_CHECKING:
     from fabula.llm import LLM
 
 FACT_CATEGORIES = ("Role", "Relationship", "Personality", "Event", "Mental state", "Other")
-ROUND_TRIP_F1 = 0.5
 QUESTIONS = 5
 UNANSWERABLE = "unanswerable"
 
@@ -55,19 +60,18 @@ class _Verdict(BaseModel):
     entailed: bool
 
 
-class _Fact(BaseModel):
-    fact: str
-    category: str = "Other"
-
-
-class _Facts(BaseModel):
-    facts: list[_Fact] = Field(default_factory=list)
-
-
 def _options(max_tokens: int = 512) -> Any:
     from fabula.llm import GenerateOptions
 
     return GenerateOptions(max_tokens=max_tokens, temperature=0.0, json_mode=True)
+
+
+def _plain(max_tokens: int) -> Any:
+    """PRISMA's prompts ask for plain text (a list of facts, True/False, a category): greedy, no JSON mode
+    (the paper gives no decoding settings for GPT-4o-mini)."""
+    from fabula.llm import GenerateOptions
+
+    return GenerateOptions(max_tokens=max_tokens, temperature=0.0)
 
 
 # --- QA --------------------------------------------------------------------------------------------
@@ -85,16 +89,39 @@ class QAResult:
     questions: list[dict[str, Any]] = field(default_factory=list)
 
 
-def _answer_prompts(llm: LLM, text: str, questions: Sequence[str]) -> list[Any]:
+Reader = Callable[[str, str], str]  # (question, context) -> the answer span
+
+
+def _answer_prompts(text: str, questions: Sequence[str]) -> list[Any]:
     from fabula.prompts import load_prompt
 
     template = load_prompt("describe/qa_answer")
     return [template.messages(text=text, question=q, unanswerable=UNANSWERABLE) for q in questions]
 
 
-def qa_scores(prediction: str, reference: str, llm: LLM, *, questions: int = QUESTIONS) -> QAResult:
-    """Questions from ``reference`` (round-trip filtered) answered from ``prediction``, scored SQuAD-style."""
-    from fabula.llm import ask_json, ask_json_many
+def _answers(llm: LLM, reader: Reader | None, text: str, questions: Sequence[str]) -> list[tuple[str, bool]]:
+    """Each question answered from ``text``: by the extractive reader when given, else by the judge;
+    (answer, parsed) pairs."""
+    if reader is not None:
+        return [(reader(question, text), True) for question in questions]
+    from fabula.llm import ask_json_many
+
+    answers = ask_json_many(llm, _answer_prompts(text, questions), _Answer, _options(64))
+    return [(a.value.answer if a.ok else "", a.ok) for a in answers]
+
+
+def qa_scores(
+    prediction: str,
+    reference: str,
+    llm: LLM,
+    *,
+    questions: int = QUESTIONS,
+    reader: Reader | None = None,
+) -> QAResult:
+    """Questions the judge ``llm`` writes from ``reference``, round-trip filtered (the answer from the
+    reference must match exactly, SQuAD-normalised), answered from ``prediction`` and scored SQuAD-style;
+    answers by ``reader`` (an extractive QA model) when given, else by the judge."""
+    from fabula.llm import ask_json
     from fabula.prompts import load_prompt
 
     asked = ask_json(
@@ -108,23 +135,20 @@ def qa_scores(prediction: str, reference: str, llm: LLM, *, questions: int = QUE
     pairs = [(q, a) for q, a in pairs if q and a][:questions]
     if not pairs:
         return QAResult(None, None, 0, 0, failures)
-    from_reference = ask_json_many(
-        llm, _answer_prompts(llm, reference, [q for q, _ in pairs]), _Answer, _options(64)
-    )
     kept = []
-    for (question, gold), answer in zip(pairs, from_reference, strict=True):
-        failures += 0 if answer.ok else 1
-        if answer.ok and token_f1(answer.value.answer, gold) >= ROUND_TRIP_F1:
+    for (question, gold), (answer, ok) in zip(
+        pairs, _answers(llm, reader, reference, [q for q, _ in pairs]), strict=True
+    ):
+        failures += 0 if ok else 1
+        if ok and exact_match(answer, gold) == 1.0:
             kept.append((question, gold))
     if not kept:
         return QAResult(None, None, len(pairs), 0, failures)
-    from_output = ask_json_many(
-        llm, _answer_prompts(llm, prediction, [q for q, _ in kept]), _Answer, _options(64)
-    )
     records = []
-    for (question, gold), answer in zip(kept, from_output, strict=True):
-        failures += 0 if answer.ok else 1
-        given = answer.value.answer if answer.ok else ""
+    for (question, gold), (given, ok) in zip(
+        kept, _answers(llm, reader, prediction, [q for q, _ in kept]), strict=True
+    ):
+        failures += 0 if ok else 1
         records.append(
             {
                 "question": question,
@@ -142,6 +166,69 @@ def qa_scores(prediction: str, reference: str, llm: LLM, *, questions: int = QUE
         failures,
         records,
     )
+
+
+QA_MAX_LENGTH = 384  # tokens per window of question + context (SQuAD fine-tuning's usual setting)
+QA_STRIDE = 128  # tokens of context shared by consecutive windows
+QA_MAX_ANSWER = 30  # tokens at most in an answer span
+
+
+def load_qa_reader(model_path: str, *, max_length: int = QA_MAX_LENGTH, stride: int = QA_STRIDE) -> Reader:
+    """A local extractive question-answering model folder (transformers ``AutoModelForQuestionAnswering``,
+    e.g. a RoBERTa fine-tuned on SQuAD or, as BookWorm, on its own QA pairs) as a reader: the context is
+    read in overlapping windows and the answer is the span with the highest start + end logit over all
+    windows (start ≤ end, at most `QA_MAX_ANSWER` tokens, inside the context), as SQuAD readers decode.
+    Needs the optional transformers and torch (transformers 5 has no question-answering pipeline)."""
+    try:
+        import torch
+        from transformers import AutoModelForQuestionAnswering, AutoTokenizer
+    except ImportError as exc:
+        from fabula.errors import BackendError
+
+        raise BackendError(
+            "a local QA reader needs transformers and torch: pip install 'fabula[hf]'"
+        ) from exc
+    tokenizer = AutoTokenizer.from_pretrained(model_path)
+    model = AutoModelForQuestionAnswering.from_pretrained(model_path)
+    model.eval()
+    limit = min(max_length, int(getattr(model.config, "max_position_embeddings", max_length) or max_length))
+
+    def read(question: str, context: str) -> str:
+        if not context.strip() or not question.strip():
+            return ""
+        encoded = tokenizer(
+            question,
+            context,
+            truncation="only_second",
+            max_length=limit,
+            stride=min(stride, limit // 4),
+            return_overflowing_tokens=True,
+            return_offsets_mapping=True,
+            padding=True,
+            return_tensors="pt",
+        )
+        offsets = encoded.pop("offset_mapping").tolist()
+        encoded.pop("overflow_to_sample_mapping", None)
+        with torch.no_grad():
+            logits = model(
+                **{k: v for k, v in encoded.items() if k in ("input_ids", "attention_mask", "token_type_ids")}
+            )
+        best: tuple[float, int, int] | None = None
+        for window in range(len(offsets)):
+            in_context = [sid == 1 for sid in encoded.sequence_ids(window)]
+            starts, ends = logits.start_logits[window].tolist(), logits.end_logits[window].tolist()
+            for i, start_ok in enumerate(in_context):
+                if not start_ok:
+                    continue
+                for j in range(i, min(i + QA_MAX_ANSWER, len(in_context))):
+                    if not in_context[j]:
+                        break
+                    score = starts[i] + ends[j]
+                    if best is None or score > best[0]:
+                        best = (score, offsets[window][i][0], offsets[window][j][1])
+        return "" if best is None else context[best[1] : best[2]].strip()
+
+    return read
 
 
 @metric("qa_f1")
@@ -263,15 +350,56 @@ def load_nli_classifier(model_path: str) -> Classifier:
     return entailed
 
 
-# --- PRISMA-style facts ----------------------------------------------------------------------------
+# --- PRISMA facts -----------------------------------------------------------------------------------
+
+SOS, EOS = "<SOS>", "<EOS>"
+_BULLET = re.compile(r"^\s*(?:[-*\u2022]|\d{1,3}[.)])\s+(?P<fact>\S.*)$")
+_NO_FACTS = re.compile(r"no (?:verifiable )?(?:claims?|facts?)", re.IGNORECASE)
+_TRUTH = re.compile(r"^[\s\"'*(\[]*(?:output\s*:\s*)?(?P<word>true|false)\b", re.IGNORECASE)
 
 
-def _category(name: str) -> str:
-    folded = " ".join(name.replace("_", " ").split()).lower()
-    for category in FACT_CATEGORIES:
-        if folded == category.lower() or folded.startswith(category.lower().split()[0]):
+def parse_fact_lines(answer: str) -> list[str] | None:
+    """The facts of an extraction answer: lines that start with ``-``, ``*``, ``•`` or ``1.``; an answer
+    saying there is no claim gives none; anything else is unparseable (None)."""
+    facts = [m.group("fact").strip() for line in answer.splitlines() if (m := _BULLET.match(line))]
+    if facts:
+        return facts
+    return [] if not answer.strip() or _NO_FACTS.search(answer) else None
+
+
+def parse_true_false(answer: str) -> bool | None:
+    """A verification answer that starts with True or False (optionally after ``Output:`` or quotes);
+    anything else is None."""
+    match = _TRUTH.match(answer)
+    return None if match is None else match.group("word").lower() == "true"
+
+
+def parse_category(answer: str) -> str | None:
+    """A classification answer (the paper asks for "just a single or two words") as one of
+    `FACT_CATEGORIES` ("Events" is Event, "Other Fact" is Other); anything else is None."""
+    words = re.sub(r"[^a-z ]", " ", answer.lower()).split()
+    if not words or len(words) > 4:
+        return None
+    head = " ".join(words[:2])
+    for category, forms in (
+        ("Mental state", ("mental state", "mental")),
+        ("Role", ("role",)),
+        ("Relationship", ("relationship", "relationships")),
+        ("Personality", ("personality",)),
+        ("Event", ("event", "events")),
+        ("Other", ("other fact", "other")),
+    ):
+        if any(head == form or words[0] == form for form in forms):
             return category
-    return "Other"
+    return None
+
+
+def _sentences(text: str) -> list[tuple[int, int]]:
+    from fabula.book import SpanLayer, split_sentences
+
+    if not text.strip():
+        return []
+    return list(split_sentences(text, SpanLayer([0], [len(text)]), "en").pairs())
 
 
 @dataclass(slots=True)
@@ -284,6 +412,7 @@ class FactResult:
     output_facts: list[dict[str, Any]] = field(default_factory=list)  # fact, category, supported
     reference_facts: list[dict[str, Any]] = field(default_factory=list)
     failures: int = 0
+    calls: dict[str, int] = field(default_factory=dict)  # per prompt: extract, verify, classify
 
     def counts(self) -> dict[str, int]:
         """``fact_{p|r}_{category}_{supported|total}`` counts (snake-case categories) for pooling."""
@@ -297,45 +426,76 @@ class FactResult:
         return out
 
 
-def fact_scores(prediction: str, reference: str, llm: LLM) -> FactResult:
-    """PRISMA-style atomic-fact precision and recall of ``prediction`` against ``reference``."""
-    from fabula.llm import ask_json_many
+def extract_facts(text: str, llm: LLM) -> tuple[list[str], int]:
+    """PRISMA step 1 (Table 11): one call per sentence of ``text``, the sentence marked ``<SOS>…<EOS>``
+    in the whole text; (facts in order, unparseable answers)."""
     from fabula.prompts import load_prompt
 
-    extract = load_prompt("describe/facts")
-    categories = ", ".join(FACT_CATEGORIES)
-    extracted = ask_json_many(
-        llm,
-        [extract.messages(text=t, categories=categories) for t in (prediction, reference)],
-        _Facts,
-        _options(768),
+    template, examples = (
+        load_prompt("describe/prisma_extract"),
+        load_prompt("describe/prisma_extract_examples"),
     )
-    failures = sum(1 for a in extracted if not a.ok)
-    sides = [
-        [{"fact": f.fact.strip(), "category": _category(f.category)} for f in a.value.facts if f.fact.strip()]
-        if a.ok
-        else []
-        for a in extracted
+    spans = _sentences(text)
+    prompts = [
+        template.messages(
+            examples=examples.text,
+            snippet=f"{text[:start]}{SOS}{text[start:end]}{EOS}{text[end:]}",
+            sentence=text[start:end],
+        )
+        for start, end in spans
     ]
-    check = load_prompt("describe/fact_check")
-    jobs = [
-        (fact, other) for facts, other in ((sides[0], reference), (sides[1], prediction)) for fact in facts
-    ]
-    verdicts = ask_json_many(
-        llm, [check.messages(text=other, fact=fact["fact"]) for fact, other in jobs], _Verdict, _options(32)
+    answers = llm.generate_many(prompts, _plain(512))
+    facts: list[str] = []
+    failures = 0
+    for answer in answers:
+        parsed = None if answer.error else parse_fact_lines(answer.text)
+        failures += parsed is None
+        facts.extend(parsed or [])
+    return facts, failures
+
+
+def fact_scores(prediction: str, reference: str, llm: LLM) -> FactResult:
+    """PRISMA precision and recall of ``prediction`` against ``reference`` by the judge ``llm``: facts
+    extracted from each text (Table 11), each verified against the other text (Table 12) and classified
+    against its own (Table 13) — three separate prompts."""
+    from fabula.prompts import load_prompt
+
+    (out_facts, out_failed), (ref_facts, ref_failed) = (
+        extract_facts(t, llm) for t in (prediction, reference)
     )
-    for (fact, _), verdict in zip(jobs, verdicts, strict=True):
-        fact["supported"] = bool(verdict.ok and verdict.value.entailed)
-        failures += 0 if verdict.ok else 1
-    output, gold = sides
-    precision = sum(f["supported"] for f in output) / len(output) if output else None
-    recall = sum(f["supported"] for f in gold) / len(gold) if gold else None
+    failures = out_failed + ref_failed
+    verify, examples = load_prompt("describe/prisma_verify"), load_prompt("describe/prisma_verify_examples")
+    classify = load_prompt("describe/prisma_classify")
+    jobs = [(fact, reference, prediction) for fact in out_facts] + [
+        (fact, prediction, reference) for fact in ref_facts
+    ]
+    verdicts = llm.generate_many(
+        [verify.messages(examples=examples.text, context=other, fact=fact) for fact, other, _ in jobs],
+        _plain(8),
+    )
+    classes = llm.generate_many(
+        [classify.messages(description=own, fact=fact) for fact, _, own in jobs], _plain(8)
+    )
+    records: list[dict[str, Any]] = []
+    for (fact, _, _), verdict, category in zip(jobs, verdicts, classes, strict=True):
+        supported = None if verdict.error else parse_true_false(verdict.text)
+        kind = None if category.error else parse_category(category.text)
+        failures += (supported is None) + (kind is None)
+        records.append({"fact": fact, "category": kind or "Other", "supported": bool(supported)})
+    output, gold = records[: len(out_facts)], records[len(out_facts) :]
+    precision = sum(bool(f["supported"]) for f in output) / len(output) if output else None
+    recall = sum(bool(f["supported"]) for f in gold) / len(gold) if gold else None
     f1 = (
         2 * precision * recall / (precision + recall)
         if precision is not None and recall is not None and precision + recall > 0
         else (0.0 if precision is not None and recall is not None else None)
     )
-    return FactResult(precision, recall, f1, output, gold, failures)
+    calls = {
+        "extract": len(_sentences(prediction)) + len(_sentences(reference)),
+        "verify": len(jobs),
+        "classify": len(jobs),
+    }
+    return FactResult(precision, recall, f1, output, gold, failures, calls)
 
 
 @metric("fact_precision")

@@ -2,20 +2,28 @@
 
 ``fabula eval describe --data FILE --method METHOD [--llm SPEC] [--json OUT]``. The data is JSONL, one
 item a line: ``{"id", "book": path relative to the data file, "character", "aliases": [...] (optional),
-"kind": "description"|"analysis", "reference", "until": POS (optional), "novel" (optional)}``.
+"kind": "description"|"analysis", "reference", "until": POS (optional), "novel" (optional)}``; or
+``--data`` is a BookWorm ``data`` folder (the release's ``books.tsv`` and ``splits/``, the user's copy of
+the texts in ``corpus/TASK/SPLIT.jsonl`` and the books in ``corpus/books/ID/book_cleaned.txt``:
+`fabula.datasets.bookworm_references`) read with ``--split TASK/SPLIT`` (default ``description/test``).
 
 Methods, all through the same scoring: the extractive ``lead``, ``random``, ``centroid``, ``textrank``
 (`fabula.describe.select_sentences`, k = 4 for descriptions, 25 for analyses), ``oracle`` (the k
 candidates with the best ROUGE against the reference: the upper bound of extraction), and ``llm`` with a
-``--context`` strategy (lead, bm25, mentions, hierarchical, none). The character is found among the
+``--context`` strategy (lead, bm25, mentions, hierarchical, none). ``--protocol bookworm`` makes ``llm``
+the paper's zero-shot setting as released (`fabula.describe.bookworm_describe`: the released prompts,
+temperature 0.4, 110 new tokens, 7,600-token contexts; ``--context lead|bm25|coref|hierarchical``) and
+logs each item's calls, context tokens and hierarchical segment outputs. The character is found among the
 book's discovered characters by its name or any alias (`fabula.characters.resolve_name`); an item whose
 character is not found is scored on an empty output and counted in ``unresolved``.
 
 Metrics (`fabula.metrics`): ``rouge1``/``rouge2``/``rougeL`` and ``entity_recall`` always; with a judge
 model (``--llm``) and ``--metrics``: ``qa_em``/``qa_f1``, ``nli``, ``fact_precision``/``fact_recall``/
 ``fact_f1`` (per-category fact precision and recall pooled over all items in ``micro``); ``bertscore_f1``
-with ``--bertscore-model DIR``. For ``--method llm`` the same model writes and judges (BookWorm used GPT-4
-as the judge; pass a stronger judge by running the extractive or cached outputs through it).
+with ``--bertscore-model DIR``; entity recall by spaCy with ``--ner-model``; QA answers by a local extractive
+reader with ``--qa-model DIR``. The judge is ``--judge SPEC``, required with ``--method llm`` so the
+described model never judges itself (BookWorm: GPT-3.5 wrote the QA pairs, GPT-4o-mini judged PRISMA);
+for the extractive methods ``--llm`` judges when no ``--judge`` is given.
 
 ``--anonymize``: each book renamed once (the names of its whole discovered cast), the item's character,
 aliases and reference renamed with the same mapping, ``until`` resolved on the original and carried
@@ -40,6 +48,8 @@ if TYPE_CHECKING:
     from fabula.llm import LLM
 
 EXTRACTIVE = ("lead", "random", "centroid", "textrank", "oracle")
+PROTOCOLS = ("fabula", "bookworm")
+CONTEXTS = ("lead", "bm25", "mentions", "coref", "hierarchical", "none")
 METHODS = (*EXTRACTIVE, "llm")
 BASE_METRICS = ["rouge1", "rouge2", "rougeL", "entity_recall"]
 JUDGED_METRICS = ["qa_em", "qa_f1", "nli", "fact_precision", "fact_recall", "fact_f1"]
@@ -61,7 +71,18 @@ class BookWormTask(Task):
     anonymize_refusal = None  # book, character, aliases and reference renamed by one mapping per book
     options: ClassVar[list[TaskOption]] = [
         TaskOption(
-            "data", Path, required=True, metavar="FILE", help="JSONL of references (see docs/describe.md)."
+            "data",
+            Path,
+            required=True,
+            metavar="FILE|DIR",
+            help="JSONL of references, or a BookWorm data folder read with --split (see docs/describe.md).",
+        ),
+        TaskOption(
+            "split",
+            str,
+            default="description/test",
+            metavar="TASK/SPLIT",
+            help="With a BookWorm data folder: which task and split (description|analysis / train|val|test).",
         ),
         TaskOption(
             "method", str, default="lead", choices=METHODS, help="Method: " + ", ".join(METHODS) + "."
@@ -70,8 +91,16 @@ class BookWormTask(Task):
             "context",
             str,
             default="mentions",
-            choices=("lead", "bm25", "mentions", "hierarchical", "none"),
-            help="--method llm: what the model reads.",
+            choices=CONTEXTS,
+            help="--method llm: what the model reads (--protocol bookworm: lead, bm25, coref = mentions, "
+            "hierarchical).",
+        ),
+        TaskOption(
+            "protocol",
+            str,
+            default="fabula",
+            choices=PROTOCOLS,
+            help="--method llm: fabula's prompts and budget, or BookWorm's released zero-shot setting.",
         ),
         TaskOption(
             "budget", int, default=4000, metavar="TOKENS", help="--method llm: context size in tokens."
@@ -90,6 +119,27 @@ class BookWormTask(Task):
             "bertscore_model", str, metavar="DIR", help="Local transformers model folder for BERTScore."
         ),
         TaskOption("nli_model", str, metavar="DIR", help="Local NLI model folder (else the LLM judges NLI)."),
+        TaskOption(
+            "ner_model",
+            str,
+            metavar="NAME",
+            help="spaCy pipeline finding entity_recall's entities, as the paper (e.g. en_core_web_sm; needs "
+            "fabula[ner]); default: runs of capitalised words.",
+        ),
+        TaskOption(
+            "qa_model",
+            str,
+            metavar="DIR",
+            help="Local extractive question-answering model folder answering the QA metric's questions "
+            "(the paper's reader; else the judge answers).",
+        ),
+        TaskOption(
+            "judge",
+            str,
+            metavar="SPEC",
+            help="Judge model for qa_*, nli and fact_* (needed with --method llm, so the described model "
+            "never judges itself; default for the extractive methods: --llm).",
+        ),
     ]
 
     def __init__(self, **settings: Any) -> None:
@@ -103,16 +153,54 @@ class BookWormTask(Task):
         if "bertscore_f1" in wanted and not self.options_given["bertscore_model"]:
             raise ConfigError("bertscore_f1 needs --bertscore-model DIR (a local model folder)", "--metrics")
         self.metrics = [m for m in ALL_METRICS if m in wanted]  # type: ignore[misc]
+        if self.options_given["protocol"] == "bookworm" and self.options_given["context"] == "none":
+            raise ConfigError(
+                "--protocol bookworm has no context 'none' (lead, bm25, coref, hierarchical)", "--context"
+            )
+        split = str(self.options_given["split"])
+        if split.count("/") != 1:
+            raise ConfigError(f"--split must be TASK/SPLIT, e.g. description/test (got {split!r})", "--split")
         self._lock = threading.Lock()
         self._nli: Any = None
         self._retrievers: dict[int, Any] = {}
+        self._qa_reader: Any = None
+        self._ner: Any = None
+        self.judge: LLM | None = None  # set by `check` (or by a caller before the run)
+        self._own_judge = False
 
     def check(self, llm: LLM | None) -> None:
-        """--method llm and the judged metrics need a model: refuse before any item runs."""
+        """--method llm needs a model, the judged metrics a judge (never the described model itself):
+        refuse before any item runs; the judge is opened here."""
         judged = [m for m in self.metrics if m in JUDGED_METRICS]
-        if llm is None and (self.options_given["method"] == "llm" or judged):
-            what = "--method llm" if self.options_given["method"] == "llm" else ", ".join(judged)
-            raise ConfigError(f"{what} needs a model: give --llm SPEC", "--llm")
+        method = self.options_given["method"]
+        if llm is None and method == "llm":
+            raise ConfigError("--method llm needs a model: give --llm SPEC", "--llm")
+        if not judged:
+            return
+        spec = self.options_given["judge"]
+        if spec is None and method == "llm":
+            raise ConfigError(
+                f"{', '.join(judged)} with --method llm need a separate judge: give --judge SPEC (the "
+                "described model would judge itself; BookWorm judged with GPT-3.5 and GPT-4o-mini)",
+                "--judge",
+            )
+        if spec is None and llm is None:
+            raise ConfigError(f"{', '.join(judged)} needs a model: give --llm SPEC or --judge SPEC", "--llm")
+        if spec is not None and self.judge is None:
+            from fabula.llm import get_llm
+
+            self.judge = get_llm(str(spec), cache=True)
+            self._own_judge = True
+        elif self.judge is None:
+            self.judge = llm
+
+    def finish(self, report: Any) -> None:
+        """Record the judge's usage in the report; close a judge this task opened."""
+        if self.judge is not None and [m for m in self.metrics if m in JUDGED_METRICS]:
+            report.settings["judge_usage"] = self.judge.usage.line()
+        if self._own_judge and self.judge is not None:
+            self.judge.close()
+            self.judge, self._own_judge = None, False
 
     @property
     def settings(self) -> dict[str, Any]:
@@ -123,9 +211,22 @@ class BookWormTask(Task):
             "metrics": self.metrics,
             "seed": given["seed"],
         }
-        if given["method"] == "llm":
+        if Path(given["data"]).is_dir():
+            settings["split"] = given["split"]
+        if given["method"] == "llm" and given["protocol"] == "bookworm":
+            from fabula.describe import BOOKWORM_SETTINGS
+
+            settings |= {
+                "protocol": "bookworm",
+                "context": _bookworm_context(given["context"]),
+                **BOOKWORM_SETTINGS,
+            }
+        elif given["method"] == "llm":
             settings |= {"context": given["context"], "budget": given["budget"]}
-        for key in ("bertscore_model", "nli_model"):
+        if [m for m in self.metrics if m in JUDGED_METRICS]:
+            settings["judge"] = given["judge"] or "the --llm model"
+        settings["entities"] = f"spaCy {given['ner_model']}" if given["ner_model"] else "capitalised runs"
+        for key in ("bertscore_model", "nli_model", "qa_model"):
             if given[key]:
                 settings[key] = given[key]
         return settings
@@ -133,6 +234,8 @@ class BookWormTask(Task):
     # --- items ------------------------------------------------------------------------------------
     def items(self) -> list[EvalItem]:
         path = Path(self.options_given["data"])
+        if path.is_dir():
+            return self._bookworm_items(path)
         try:
             lines = path.read_text(encoding="utf-8").splitlines()
         except OSError as exc:
@@ -147,6 +250,27 @@ class BookWormTask(Task):
             kind = str(record.get("kind", "description"))
             payload = {**record, "book_path": book}
             items.append(EvalItem(str(record["id"]), {"novel": novel, "kind": kind}, payload))
+        return items
+
+    def _bookworm_items(self, root: Path) -> list[EvalItem]:
+        """Items of a BookWorm data folder's ``--split`` (`fabula.datasets.bookworm_references`)."""
+        from fabula.datasets import BOOKWORM_TASKS, bookworm_references
+
+        kind, split = str(self.options_given["split"]).split("/")
+        if kind not in BOOKWORM_TASKS:
+            raise ConfigError(
+                f"unknown BookWorm task {kind!r} (choose from {', '.join(BOOKWORM_TASKS)})", "--split"
+            )
+        items = []
+        for ref in bookworm_references(root, kind, split):
+            payload = {
+                "character": ref.character,
+                "reference": ref.reference,
+                "book_path": ref.book_path.resolve(),
+                "gutenberg_id": ref.book.gutenberg_id,
+            }
+            item_id = f"{ref.book.gutenberg_id}:{ref.character}"
+            items.append(EvalItem(item_id, {"novel": ref.book.title, "kind": kind}, payload))
         return items
 
     # --- one item ---------------------------------------------------------------------------------
@@ -170,6 +294,24 @@ class BookWormTask(Task):
         sentences: list[str] = []
         if character is None:
             output = ""
+        elif method == "llm" and self.options_given["protocol"] == "bookworm":
+            from fabula.describe import bookworm_describe
+
+            assert llm is not None
+            # the paper prompts with the reference's own name for the character
+            [out] = bookworm_describe(
+                book,
+                [record["character"]],
+                llm,
+                kind=kind,
+                context=_bookworm_context(self.options_given["context"]),
+            )
+            if out.error:
+                raise InputError(f"the model call failed: {out.error}", item.id)
+            output = out.text
+            details |= {"calls": out.calls, "context_tokens": out.context_tokens, "prompts": out.prompts}
+            if out.segment_outputs:
+                details["segment_outputs"] = out.segment_outputs
         elif method == "llm":
             from fabula.describe import describe_characters, strip_citations
 
@@ -206,7 +348,7 @@ class BookWormTask(Task):
             "rouge1": rouge.rouge1,
             "rouge2": rouge.rouge2,
             "rougeL": rouge.rougeL,
-            "entity_recall": entity_recall(output, reference),
+            "entity_recall": entity_recall(output, reference, nlp=self._spacy()),
         }
         if "bertscore_f1" in self.metrics:
             from fabula.metrics import bertscore_f1
@@ -215,8 +357,8 @@ class BookWormTask(Task):
                 output, reference, model_path=self.options_given["bertscore_model"]
             )
         if judged:
-            assert llm is not None
-            scores |= self._judged(book, output, reference, llm, sentences, details)
+            assert self.judge is not None
+            scores |= self._judged(book, output, reference, self.judge, sentences, details)
         return ItemOutcome(
             {m: scores.get(m) for m in self.metrics},
             prediction=output,
@@ -236,7 +378,7 @@ class BookWormTask(Task):
         scores: dict[str, float | None] = {}
         failures = 0
         if {"qa_em", "qa_f1"} & set(self.metrics):
-            qa = qa_scores(output, reference, llm)
+            qa = qa_scores(output, reference, llm, reader=self._reader())
             scores |= {"qa_em": qa.em, "qa_f1": qa.f1}
             details |= {"qa_asked": qa.asked, "qa_kept": qa.kept}
             failures += qa.failures
@@ -257,6 +399,7 @@ class BookWormTask(Task):
             facts = fact_scores(output, reference, llm)
             scores |= {"fact_precision": facts.precision, "fact_recall": facts.recall, "fact_f1": facts.f1}
             details |= {f"_{k}": v for k, v in facts.counts().items()}
+            details["prisma_calls"] = facts.calls
             failures += facts.failures
         details["judge_failures"] = failures
         return scores
@@ -293,6 +436,28 @@ class BookWormTask(Task):
         units = make_units(book, UnitSpec(kind=NLI_PASSAGE_UNITS, max_tokens=512))
         return [u.text for u in units if u.end <= until]
 
+    def _spacy(self) -> Any:
+        name = self.options_given["ner_model"]
+        if not name:
+            return None
+        with self._lock:
+            if self._ner is None:
+                from fabula.metrics import load_ner
+
+                self._ner = load_ner(name)
+        return self._ner
+
+    def _reader(self) -> Any:
+        path = self.options_given["qa_model"]
+        if not path:
+            return None
+        with self._lock:
+            if self._qa_reader is None:
+                from fabula.metrics import load_qa_reader
+
+                self._qa_reader = load_qa_reader(path)
+        return self._qa_reader
+
     def _scorer(self) -> Any:
         path = self.options_given["nli_model"]
         if not path:
@@ -312,6 +477,11 @@ class BookWormTask(Task):
             if unresolved
             else []
         )
+
+
+def _bookworm_context(context: str) -> str:
+    """fabula's ``mentions`` is BookWorm's ``coref`` (fabula's mention layer stands in for BookNLP)."""
+    return "coref" if context == "mentions" else context
 
 
 def _record(line: str, path: Path, number: int) -> dict[str, Any]:
