@@ -1,6 +1,7 @@
 """``fabula train describe`` end to end on a tiny random Llama built in the test: the loss falls on a fixed
 fixture, the adapter saves and loads, ``--llm hf:OUT`` answers with what was learned, the dry run counts
-tokens, and a run killed with SIGKILL resumes from its checkpoint. Skipped without the ``train`` extra."""
+tokens, and a run killed with SIGKILL resumes from its checkpoint and ends with the weights of an
+uninterrupted run. Skipped without the ``train`` extra."""
 
 from __future__ import annotations
 
@@ -106,7 +107,7 @@ def test_dry_run_prints_examples_and_token_counts_without_training(tmp_path: Pat
     assert not (tmp_path / "out").exists()
 
 
-def test_a_killed_run_resumes_from_its_last_checkpoint(tmp_path: Path) -> None:
+def test_a_killed_run_resumes_and_ends_with_the_weights_of_an_uninterrupted_run(tmp_path: Path) -> None:
     base = tiny_llama(tmp_path / "base")  # skips without the train extra, before torch is imported below
     from safetensors.torch import load_file
 
@@ -116,10 +117,11 @@ def test_a_killed_run_resumes_from_its_last_checkpoint(tmp_path: Path) -> None:
         "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)]),
         "OMP_NUM_THREADS": "1",
     }
+    steps = [*FAST[:-2], "--save-steps", "5", "--max-steps", "60"]
 
     def command(out: Path) -> list[str]:
         args = ["train", "describe", "--model", str(base), "--data", str(data), "--out", str(out), *SHORT]
-        return [sys.executable, "-m", "fabula", *args, *FAST[:-2], "--save-steps", "5", "--max-steps", "100"]
+        return [sys.executable, "-m", "fabula", *args, *steps]
 
     out = tmp_path / "out"
     first = subprocess.Popen(command(out), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -131,15 +133,24 @@ def test_a_killed_run_resumes_from_its_last_checkpoint(tmp_path: Path) -> None:
     first.wait(timeout=30)
     assert first.returncode == -signal.SIGKILL, "the run ended before it could be killed"
     killed_at = json.loads(state.read_text())["step"]
-    assert 5 <= killed_at < 100
+    assert 5 <= killed_at < 60
     second = subprocess.run(command(out), env=env, capture_output=True, text=True, timeout=600)
     assert second.returncode == 0, second.stderr
     resumed = int(second.stderr.split("resumed from step ")[1].split()[0])
-    assert killed_at <= resumed < 100 and resumed % 5 == 0
+    assert killed_at <= resumed < 60 and resumed % 5 == 0
     meta = json.loads((out / "fabula-train.json").read_text())
-    assert meta["result"]["steps"] == 100 and meta["result"]["resumed_from"] == resumed
-    # the resumed run continued from the checkpoint's weights and step, and wrote a whole model and adapter.
-    # (Not asserted: that it ends with the same adapter as an uninterrupted run. It does not yet, to more
-    # than 1e-6; the cause was not found in this session — see docs/train.md.)
-    assert load_file(out / "adapter" / "adapter_model.safetensors")
+    assert meta["result"]["steps"] == 60 and meta["result"]["resumed_from"] == resumed
     assert (out / "model.safetensors").is_file() and (out / "tokenizer.json").is_file()
+    # the same command never interrupted (in this process, one thread as the subprocesses) ends with the
+    # same adapter: weights, optimizer, schedule, data order, the seeded LoRA init and every random state
+    # (dropout) were restored
+    whole = tmp_path / "whole"
+    _train(base, data, whole, *steps)
+    resumed_adapter = load_file(out / "adapter" / "adapter_model.safetensors")
+    whole_adapter = load_file(whole / "adapter" / "adapter_model.safetensors")
+    assert resumed_adapter.keys() == whole_adapter.keys()
+    for name, weights in whole_adapter.items():
+        assert (resumed_adapter[name] - weights).abs().max() <= 1e-6, name
+    assert json.loads((whole / "fabula-train.json").read_text())["result"]["val_losses"] == pytest.approx(
+        meta["result"]["val_losses"], abs=1e-6
+    )

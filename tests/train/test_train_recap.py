@@ -61,7 +61,7 @@ def _data(folder: Path) -> Path:
     return data
 
 
-def _tiny_bert(folder: Path) -> Path:
+def _tiny_bert(folder: Path, dropout: float = 0.0) -> Path:
     """A random one-layer BERT encoder with a word vocabulary of the hand book (no download)."""
     needs_train_extra()
     import torch
@@ -82,8 +82,9 @@ def _tiny_bert(folder: Path) -> Path:
         intermediate_size=32,
         max_position_embeddings=128,
         initializer_range=0.3,  # large random weights, so a few steps can fit five pairs (cf. conftest)
-        hidden_dropout_prob=0.0,  # no dropout: the logged training loss is then the loss on all five pairs
-        attention_probs_dropout_prob=0.0,
+        # no dropout by default: the logged training loss is then the loss on all five pairs
+        hidden_dropout_prob=dropout,
+        attention_probs_dropout_prob=dropout,
     )
     transformers.BertModel(config).save_pretrained(folder)
     return folder
@@ -119,6 +120,51 @@ def test_a_cross_encoder_learns_the_related_candidate_and_ranks_it_first(tmp_pat
         run_cli("eval", "recap", "--data", data, "--method", f"pairwise-model:{out}", "--json", report) == 0
     )
     assert json.loads(report.read_text())["mean"]["recall_at_5"] == 1.0  # 5 candidates: all in the top 5
+
+
+@pytest.mark.slow
+def test_a_stopped_cross_encoder_run_resumes_to_the_weights_of_an_uninterrupted_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Stopped after step 7 of 15 (checkpoints every 2 steps), the same command resumes from step 6 and ends
+    bitwise where an uninterrupted run ends: dropout's random state, the shuffled order of the pairs in
+    batches of 2, the optimizer, the schedule and the seeded new classifier head are all restored."""
+    base = _tiny_bert(tmp_path / "bert", dropout=0.2)
+    from safetensors.torch import load_file
+
+    import fabula.train._pairs as pairs_module
+
+    data = _data(tmp_path / "data")
+    args = ["--epochs", "6", "--lr", "3e-3", "--batch-size", "2", "--max-length", "64", "--save-steps", "2"]
+
+    def train(out: Path) -> Any:
+        return _invoke(
+            "train", "recap-pairwise", "--model", str(base), "--data", str(data), "--out", str(out), *args
+        )
+
+    assert train(tmp_path / "whole").exit_code == 0
+
+    class Stop(Exception):
+        """Stands in for a kill between two steps."""
+
+    fit = pairs_module.fit
+
+    def stopping_fit(*a: Any, **k: Any) -> Any:
+        def progress(step: int, total: int, note: str) -> None:
+            if step == 7:
+                raise Stop
+
+        return fit(*a, **{**k, "progress": progress})
+
+    monkeypatch.setattr(pairs_module, "fit", stopping_fit)
+    assert isinstance(train(tmp_path / "resumed").exception, Stop)
+    monkeypatch.setattr(pairs_module, "fit", fit)
+    again = train(tmp_path / "resumed")
+    assert again.exit_code == 0 and "resumed from step 6" in again.output
+    whole = load_file(tmp_path / "whole" / "model.safetensors")
+    resumed = load_file(tmp_path / "resumed" / "model.safetensors")
+    assert whole.keys() == resumed.keys()
+    assert all((whole[k] - resumed[k]).abs().max() <= 1e-6 for k in whole)
 
 
 @pytest.mark.slow

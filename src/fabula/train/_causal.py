@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from fabula.errors import BackendError, InputError
-from fabula.train._loop import BEST, FitResult, LoopSettings, Progress, fit
+from fabula.train._loop import BEST, FitResult, LoopSettings, Progress, fit, seed_everything
 
 META = "fabula-train.json"
 # BookWorm's release (src/models/finetune.py): LoRA on every attention and MLP projection of Llama-3
@@ -173,6 +173,7 @@ def train_causal_lm(
     if not kept:
         raise InputError("no training example has an answer token left after truncation", model_dir)
     device = "cuda" if torch.cuda.is_available() else "cpu"
+    seed_everything(loop.seed)  # LoRA's new A matrices are drawn from the global generator
     dtype = torch.bfloat16 if device == "cuda" and torch.cuda.is_bf16_supported() else torch.float32
     try:
         base = transformers.AutoModelForCausalLM.from_pretrained(

@@ -105,7 +105,7 @@ def fit(
         raise ConfigError("the model has no trainable parameters")
     total = settings.total_steps(len(examples))
     warmup = settings.warmup(total)
-    torch.manual_seed(settings.seed)
+    seed_everything(settings.seed)
     optimizer = torch.optim.AdamW(params, lr=settings.lr, weight_decay=settings.weight_decay)
 
     def schedule(step: int) -> float:  # transformers' get_linear_schedule_with_warmup
@@ -130,7 +130,7 @@ def fit(
         tensors = torch.load(checkpoint / "optimizer.pt", weights_only=False)
         optimizer.load_state_dict(tensors["optimizer"])
         scheduler.load_state_dict(tensors["scheduler"])
-        torch.set_rng_state(tensors["rng"])
+        _set_rng_state(torch, tensors["rng"])
         step, best_step = int(state["step"]), state.get("best_step")
         best_loss = float(state["best_val_loss"]) if state.get("best_val_loss") is not None else math.inf
         val_losses = {int(k): float(v) for k, v in state.get("val_losses", {}).items()}
@@ -185,7 +185,7 @@ def fit(
                     {
                         "optimizer": optimizer.state_dict(),
                         "scheduler": scheduler.state_dict(),
-                        "rng": torch.get_rng_state(),
+                        "rng": _rng_state(torch),
                     },
                     folder / "optimizer.pt",
                 )
@@ -206,6 +206,50 @@ def fit(
         val_losses=val_losses,
         seconds=time.perf_counter() - started,
     )
+
+
+def seed_everything(seed: int) -> None:
+    """Seed python's, numpy's (when installed) and torch's generators (every device): the new weights a
+    recipe draws (LoRA's A matrices, a classifier head) and dropout then depend on ``seed`` alone, not on
+    what ran before in the process."""
+    import torch
+
+    random.seed(seed)
+    try:
+        import numpy
+    except ImportError:
+        pass
+    else:
+        numpy.random.seed(seed)
+    torch.manual_seed(seed)  # seeds CUDA's generators too
+
+
+def _rng_state(torch: Any) -> dict[str, Any]:
+    """Every generator a training step may draw from (dropout on the CPU or a GPU, python's, numpy's)."""
+    state: dict[str, Any] = {"torch": torch.get_rng_state(), "python": random.getstate()}
+    if torch.cuda.is_available():
+        state["cuda"] = torch.cuda.get_rng_state_all()
+    try:
+        import numpy
+    except ImportError:
+        pass
+    else:
+        state["numpy"] = numpy.random.get_state()
+    return state
+
+
+def _set_rng_state(torch: Any, state: Any) -> None:
+    if not isinstance(state, dict):  # a checkpoint written before python's and numpy's state were kept
+        torch.set_rng_state(state)
+        return
+    torch.set_rng_state(state["torch"])
+    random.setstate(state["python"])
+    if "cuda" in state and torch.cuda.is_available():
+        torch.cuda.set_rng_state_all(state["cuda"])
+    if "numpy" in state:
+        import numpy
+
+        numpy.random.set_state(state["numpy"])
 
 
 class _Order:

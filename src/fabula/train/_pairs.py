@@ -28,7 +28,7 @@ from typing import Any
 from fabula.errors import BackendError, ConfigError, InputError
 from fabula.recap import Ranker, Ranking, RecapContext, RecapTarget, register_ranker
 from fabula.train._causal import META, ChatExample, load_tokenizer, prompt_ids, require_train
-from fabula.train._loop import BEST, FitResult, LoopSettings, Progress, fit
+from fabula.train._loop import BEST, FitResult, LoopSettings, Progress, fit, seed_everything
 
 PAIR_PROMPT = (  # fabula's wording (RECIDENT publishes no prompt for its fine-tuned Llama-2)
     "Passage A comes earlier in a novel than passage B.\n\n"
@@ -149,6 +149,7 @@ def train_cross_encoder(
     ``fabula-train.json``) is written to ``out``."""
     torch, transformers, _ = require_train()
     tokenizer = load_tokenizer(model_dir)
+    seed_everything(loop.seed)  # the new classification head is drawn from the global generator
     try:
         model = transformers.AutoModelForSequenceClassification.from_pretrained(
             model_dir, num_labels=2, local_files_only=True
