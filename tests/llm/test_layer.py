@@ -405,3 +405,72 @@ def test_bad_llamacpp_threads_are_config_errors(suffix: str) -> None:
         parse_llm_spec(f"llamacpp:/models/m.gguf{suffix}", cache=False)
     with pytest.raises(ConfigError, match="twice"):
         parse_llm_spec("llamacpp:/models/m.gguf?threads=1", cache=False, n_threads=2)
+
+
+def _filled_cache(folder: Path, rows: int = 300) -> Path:
+    """A cache file with ``rows`` answers spread over many pages, closed and checkpointed."""
+    with ScriptedOpenAIServer(lambda m: "answer " * 40 + _last_user(m)) as server:
+        llm = get_llm(f"openai:m@{server.url}", cache=folder / "llm.sqlite", concurrency=1)
+        for i in range(rows):
+            llm.generate(f"question {i}")
+        assert llm.cache is not None
+        llm.cache.close()
+    return folder / "llm.sqlite"
+
+
+def _describe_run(tmp_path: Path, url: str) -> int:
+    """``fabula describe`` of a small book's character with the model at ``url``."""
+    from tests.conftest import run_cli
+
+    book = tmp_path / "book.txt"
+    book.write_text("CHAPTER I\n\n" + 'Anna walked in. "Good morning," said Anna to Bell.\n\n' * 20)
+    return run_cli("describe", book, "Anna", "--llm", f"openai:m@{url}")
+
+
+def test_a_damaged_cache_page_is_a_one_line_error_naming_the_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every page after the first (the schema) overwritten: the file opens, then every lookup finds a
+    malformed page (it was an uncaught sqlite3.DatabaseError traceback)."""
+    path = _filled_cache(tmp_path / "cache")
+    page = 4096
+    data = bytearray(path.read_bytes())
+    assert len(data) > 10 * page
+    data[page:] = bytes(range(256)) * ((len(data) - page) // 256) + b"\0" * ((len(data) - page) % 256)
+    path.write_bytes(bytes(data))
+    monkeypatch.setenv("FABULA_CACHE_DIR", str(tmp_path / "cache"))
+    with ScriptedOpenAIServer("Anna is a polite woman.") as server:
+        code = _describe_run(tmp_path, server.url)
+    printed = capsys.readouterr()
+    err = printed.err
+    assert "polite" not in printed.out  # no description printed from an answer the cache could not keep
+    assert code == 2 and "Traceback" not in err, err[-2000:]
+    line = next(x for x in err.splitlines() if x.startswith("fabula: error:"))
+    assert str(path) in line and "malformed" in line and "--no-cache" in line
+
+
+def test_a_full_disk_for_the_cache_is_a_one_line_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """SQLite told that the file may not grow (``max_page_count``: its own "database or disk is full"
+    path, as on a full disk) on every connection the run opens, worker threads' included."""
+    from fabula.llm._cache import ResponseCache
+
+    connect = ResponseCache._connect
+
+    def full(self: ResponseCache) -> sqlite3.Connection:
+        connection = connect(self)
+        pages = connection.execute("PRAGMA page_count").fetchone()[0]
+        connection.execute(f"PRAGMA max_page_count={pages}")
+        return connection
+
+    monkeypatch.setattr(ResponseCache, "_connect", full)
+    monkeypatch.setenv("FABULA_CACHE_DIR", str(tmp_path / "cache"))
+    with ScriptedOpenAIServer("Anna is a polite woman. " * 200) as server:
+        code = _describe_run(tmp_path, server.url)
+    printed = capsys.readouterr()
+    err = printed.err
+    assert "polite" not in printed.out  # no description printed from an answer the cache could not keep
+    assert code == 2 and "Traceback" not in err, err[-2000:]
+    line = next(x for x in err.splitlines() if x.startswith("fabula: error:"))
+    assert str(tmp_path / "cache" / "llm.sqlite") in line and "full" in line and "FABULA_CACHE_DIR" in line

@@ -78,12 +78,34 @@ class ResponseCache:
             self._local.connection = connection
         return connection
 
+    def _execute(self, sql: str, parameters: tuple[Any, ...] = ()) -> Any:
+        """One statement; a damaged file or a full disk becomes a one-line error naming the cache (its
+        rows are lost to this run either way, and a half-written answer must not pass as cached)."""
+        try:
+            return self._connect().execute(sql, parameters).fetchone()
+        except sqlite3.DatabaseError as exc:  # sqlite3.OperationalError ("disk is full") included
+            reason = str(exc)
+            if "full" in reason:
+                advice = "free disk space, or set FABULA_CACHE_DIR to a folder on another disk"
+            else:
+                advice = "delete the file (only cached answers are lost) or run with --no-cache"
+            raise ConfigError(f"the LLM cache failed ({reason}): {advice}", self.path) from exc
+
     def get(self, key: str) -> Any | None:
-        row = self._connect().execute("SELECT response FROM responses WHERE key = ?", (key,)).fetchone()
-        return None if row is None else orjson.loads(row[0])
+        row = self._execute("SELECT response FROM responses WHERE key = ?", (key,))
+        if row is None:
+            return None
+        try:
+            return orjson.loads(row[0])
+        except orjson.JSONDecodeError as exc:
+            raise ConfigError(
+                "the LLM cache holds a damaged answer: delete the file (only cached answers are lost) "
+                "or run with --no-cache",
+                self.path,
+            ) from exc
 
     def put(self, key: str, request: dict[str, Any], response: Any) -> None:
-        self._connect().execute(
+        self._execute(
             "INSERT OR REPLACE INTO responses (key, backend, model, request, response, created) "
             "VALUES (?, ?, ?, ?, ?, ?)",
             (
@@ -97,7 +119,7 @@ class ResponseCache:
         )
 
     def __len__(self) -> int:
-        return int(self._connect().execute("SELECT COUNT(*) FROM responses").fetchone()[0])
+        return int(self._execute("SELECT COUNT(*) FROM responses")[0])
 
     def close(self) -> None:
         connection = getattr(self._local, "connection", None)
