@@ -225,14 +225,34 @@ def test_messy_answers_never_crash_and_are_counted_as_the_rules_say(tmp_path: Pa
 @pytest.mark.parametrize("reply", ['{"speakers": ["Anna"]}', "{}"])
 def test_answers_naming_no_quote_in_any_window_fail_and_change_no_quote(tmp_path: Path, reply: str) -> None:
     """Every window answers with a valid object that names no quotation: no attribution at all, so the run
-    fails (it exited 0 with every speaker null) and no quote changes."""
+    fails (it exited 0 with every speaker null), no quote changes, and none of those answers is cached (a
+    re-run asks the model again instead of failing from the cache)."""
     book, quotes = _synthetic()
     before = [(q.speaker_id, q.method, list(q.flags)) for q in quotes]
+    llm = None
     with ScriptedOpenAIServer(reply) as server, pytest.raises(BackendError, match="named no speaker"):
-        attribute_quotes_with_llm(
-            book, get_llm(f"openai:m@{server.url}", cache=False), quotes=quotes, characters=CAST
-        )
+        llm = get_llm(f"openai:m@{server.url}", cache=tmp_path)
+        attribute_quotes_with_llm(book, llm, quotes=quotes, characters=CAST)
     assert [(q.speaker_id, q.method, list(q.flags)) for q in quotes] == before
+    assert llm is not None and llm.cache is not None and len(llm.cache) == 0
+
+
+def test_a_window_answer_naming_no_quote_is_not_cached_but_the_others_are(tmp_path: Path) -> None:
+    book, quotes = _synthetic()
+
+    def answer(messages: list[dict[str, str]]) -> str:
+        return "{}" if _chapter_of(messages) == 2 else json.dumps({i: "Anna" for i in _marked(messages)})
+
+    with ScriptedOpenAIServer(answer) as server:
+        llm = get_llm(f"openai:m@{server.url}", cache=tmp_path)
+        attribute_quotes_with_llm(book, llm, quotes=quotes, characters=CAST)
+        assert llm.cache is not None and len(llm.cache) == 1  # chapter 1's answer only
+        asked = server.requests
+        again = get_llm(f"openai:m@{server.url}", cache=tmp_path)
+        attribute_quotes_with_llm(
+            book, again, quotes=[Quote(id=q.id, spans=list(q.spans)) for q in quotes], characters=CAST
+        )
+        assert server.requests == asked + 1  # chapter 2 asked again, chapter 1 from the cache
 
 
 @pytest.mark.parametrize("reply", ["", "null", "[]", '"Anna"'])

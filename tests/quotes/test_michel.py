@@ -20,7 +20,7 @@ import pytest
 from fabula.book import Character, Quote, load_book
 from fabula.datasets import PdncNovel, load_pdnc_novel
 from fabula.errors import BackendError
-from fabula.llm import ScriptedLLM, get_llm
+from fabula.llm import ResponseCache, ScriptedLLM, get_llm
 from fabula.llm.testing import ScriptedOpenAIServer
 from fabula.quotes import attribute_parts, quote_parts
 from fabula.quotes._michel import (
@@ -160,12 +160,14 @@ def test_answers_are_parsed_as_the_released_parse_answer() -> None:
     assert parse_answer("no idea", local) == {}
 
 
-def test_a_model_that_never_gives_an_id_fails_the_run() -> None:
+def test_a_model_that_never_gives_an_id_fails_the_run_and_its_answers_are_not_cached(tmp_path: Path) -> None:
     book = load_book(pdnc_novel_dir("DaisyMiller") / "novel_text.txt")
     start = book.text.index('"')
     end = book.text.index('"', start + 1)
+    llm = ScriptedLLM(lambda _m: "{}", cache=ResponseCache(tmp_path / "c.sqlite"))
     with pytest.raises(BackendError, match="no answer had an id"):
-        attribute_parts(book, ScriptedLLM(lambda _m: "{}"), [(start + 1, end)], [Character("0", "Daisy")])
+        attribute_parts(book, llm, [(start + 1, end)], [Character("0", "Daisy")])
+    assert llm.cache is not None and len(llm.cache) == 0  # a re-run asks again
 
 
 def test_chunks_are_overflowing_windows() -> None:

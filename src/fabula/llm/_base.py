@@ -272,11 +272,12 @@ class LLM(abc.ABC):
         options: GenerateOptions | Sequence[GenerateOptions | None] | None = None,
         *,
         progress: str | None = None,
-        validate: Validator | None = None,
+        validate: Validator | Sequence[Validator | None] | None = None,
     ) -> list[Generation]:
         """Answer many prompts, at most `concurrency` at a time; results in the order of ``prompts``.
 
-        ``options`` is one set for all prompts or one per prompt; ``validate`` as in `generate`.
+        ``options`` is one set for all prompts or one per prompt; ``validate`` as in `generate`, one for
+        all prompts or one per prompt (what is usable may depend on what the prompt asked).
 
         A `BackendError` (auth, missing model, a server that never answers) stops the run and is
         raised; other failures are returned as generations with ``error`` set. ``progress`` is the
@@ -292,6 +293,12 @@ class LLM(abc.ABC):
             per_prompt = list(options)
         else:
             raise ValueError(f"got {len(options)} option sets for {len(prompts)} prompts")
+        if validate is None or callable(validate):
+            validators: list[Validator | None] = [validate] * len(prompts)
+        elif len(validate) == len(prompts):
+            validators = list(validate)
+        else:
+            raise ValueError(f"got {len(validate)} validators for {len(prompts)} prompts")
         bar = _progress_bar(progress, len(prompts))
         pool = ThreadPoolExecutor(max_workers=self.concurrency)
         try:
@@ -306,7 +313,9 @@ class LLM(abc.ABC):
                     if stopped.is_set():
                         return
                     try:
-                        results[index] = self.generate(prompts[index], per_prompt[index], validate=validate)
+                        results[index] = self.generate(
+                            prompts[index], per_prompt[index], validate=validators[index]
+                        )
                     except BaseException:
                         stopped.set()
                         raise

@@ -8,7 +8,7 @@ which no answer at all could be used is not a result: `require_usable_answers` t
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,23 +50,31 @@ def ask_json_many(
     *,
     reminder: str = DEFAULT_REMINDER,
     progress: str | None = None,
+    cacheable: Callable[[int, Any], bool] | None = None,
 ) -> list[JsonAnswer]:
     """Answers for many prompts in order; unparseable ones are asked once more with ``reminder``.
 
     ``options`` is one set for all prompts or one per prompt (e.g. a JSON schema per prompt).
+    ``cacheable(index, value)``: whether the parsed answer to prompt ``index`` is worth keeping (e.g. it
+    names at least one of the items asked about); one that parses but is not is returned as it is, but
+    not cached, so a re-run asks again.
     """
     per_prompt = _options_per_prompt(options, len(prompts))
     conversations = [to_messages(p) for p in prompts]
     answers = [JsonAnswer() for _ in prompts]
 
-    def parses(text: str) -> bool:
-        try:
-            parse_json_answer(text, schema)
-        except ParseError:
-            return False
-        return True
+    def validator(index: int) -> Callable[[str], bool]:
+        def usable(text: str) -> bool:
+            try:
+                value = parse_json_answer(text, schema)
+            except ParseError:
+                return False
+            return cacheable is None or cacheable(index, value)
 
-    first = llm.generate_many(conversations, per_prompt, progress=progress, validate=parses)
+        return usable
+
+    validators = [validator(i) for i in range(len(prompts))]
+    first = llm.generate_many(conversations, per_prompt, progress=progress, validate=validators)
     retry_indices: list[int] = []
     retry_prompts: list[list[ChatMessage]] = []
     for index, generation in enumerate(first):
@@ -87,7 +95,10 @@ def ask_json_many(
         for index, generation in zip(
             retry_indices,
             llm.generate_many(
-                retry_prompts, [per_prompt[i] for i in retry_indices], progress=label, validate=parses
+                retry_prompts,
+                [per_prompt[i] for i in retry_indices],
+                progress=label,
+                validate=[validators[i] for i in retry_indices],
             ),
             strict=True,
         ):

@@ -426,7 +426,16 @@ def _ask(
         )
         for window in windows
     ]
-    results = ask_json_many(model, prompts, SpeakerAnswer, generate_options, progress=progress)
+
+    def names_a_quote(index: int, value: Any) -> bool:
+        """An answer that names none of its window's quotations ("{}") attributes nothing: not cached."""
+        allowed = set(windows[index].quote_ids)
+        keys = value.root if isinstance(value, SpeakerAnswer) else {}
+        return any((m := _ID_IN_KEY.search(str(k))) is not None and int(m.group()) in allowed for k in keys)
+
+    results = ask_json_many(
+        model, prompts, SpeakerAnswer, generate_options, progress=progress, cacheable=names_a_quote
+    )
     require_usable_answers(model, results, "windows' answers")  # a run with no usable answer is no result
     mapped: list[dict[int, _Answer]] = []
     cast = context.cast

@@ -28,6 +28,7 @@ and the authors' released code (``process_pdnc_chunks.py``, ``incremental_pred.p
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -278,6 +279,10 @@ def chunk_passage(chunk: str) -> tuple[str, dict[str, str]]:
 # --- answers ----------------------------------------------------------------------------------------
 
 
+def _names_an_id(local_to_global: dict[str, str], answer: str) -> bool:
+    return bool(parse_answer(answer, local_to_global))
+
+
 def parse_answer(answer: str, local_to_global: dict[str, str]) -> dict[str, object]:
     """The released ``parse_answer``: the first ``{…}`` block (followed by a line break, or the end of the
     answer, where the authors' decoded output had the end-of-turn token), ``|`` and ``quote_`` removed,
@@ -499,7 +504,9 @@ def attribute_parts(
             else:
                 prompts.append(fill_prompt("normal", chunk.passage, names))
         label = progress and (f"{progress} ({round_index + 1}/{rounds})" if rounds > 1 else progress)
-        generations = llm.generate_many(prompts, options, progress=label)
+        # an answer with no id of its chunk (e.g. "{}") attributes nothing: it is not cached, a re-run asks again
+        readable = [functools.partial(_names_an_id, {v: k for k, v in chunk.local.items()}) for chunk in todo]
+        generations = llm.generate_many(prompts, options, progress=label, validate=readable)
         report.prompts += len(prompts)
         for chunk, generation in zip(todo, generations, strict=True):
             if generation.error is not None:
