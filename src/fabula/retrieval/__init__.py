@@ -29,7 +29,7 @@ from fabula.retrieval._context import (
 )
 from fabula.retrieval._dense import DEFAULT_DENSE_MODEL, DenseRetriever, Embedder, load_embedder
 from fabula.retrieval._hybrid import HybridRetriever
-from fabula.retrieval._index import index_book
+from fabula.retrieval._index import index_book, is_heading, search_passages
 from fabula.retrieval._mentions import (
     CharacterFilter,
     MentionRetriever,
@@ -70,6 +70,7 @@ __all__ = [
     "find_character",
     "hierarchical_context",
     "index_book",
+    "is_heading",
     "lead_context",
     "load_embedder",
     "make_units",
@@ -78,5 +79,6 @@ __all__ = [
     "register_retriever",
     "retrieval_context",
     "retriever_names",
+    "search_passages",
     "token_counter",
 ]

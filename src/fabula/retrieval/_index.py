@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from fabula.book import Book, Character
-from fabula.retrieval._base import Retriever, create_retriever
+from fabula.retrieval._base import Hit, Retriever, create_retriever
 from fabula.retrieval._cache import cached_index
 from fabula.retrieval._hybrid import DEFAULT_MEMBERS, HybridRetriever
 from fabula.retrieval._mentions import CharacterFilter
@@ -59,3 +59,27 @@ def index_book(
     if character_filter:
         result = CharacterFilter(result, book, gold=gold)
     return result
+
+
+def is_heading(book: Book, start: int, end: int) -> bool:
+    """Whether ``[start, end)`` is a chapter's heading or lies before it (a part heading such as
+    "VOLUME II" above the chapter's): a title, not a passage a reader searches for."""
+    for chapter in book.chapters:
+        if chapter.heading is not None and chapter.start <= start and end <= chapter.heading.end:
+            return True
+    return False
+
+
+def search_passages(
+    retriever: Retriever, book: Book, query: str, k: int = 10, until: int | None = None
+) -> list[Hit]:
+    """The ``k`` best passages for ``query``, chapter and part headings left out: a short heading
+    ("CHAPTER VII") sits close to many queries in an embedding space, yet shows the reader nothing.
+    The headings stay in the index (contexts built from it keep the book's text as it is)."""
+    headings = sum(1 for c in book.chapters if c.heading is not None) * 2  # a part heading each, at most
+    hits = [
+        h
+        for h in retriever.search(query, k=k + headings, until=until)
+        if not is_heading(book, h.unit.start, h.unit.end)
+    ]
+    return [Hit(h.unit, h.score, rank) for rank, h in enumerate(hits[:k], start=1)]

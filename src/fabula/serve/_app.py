@@ -279,7 +279,9 @@ def create_app(library: Library, *, host: str = "127.0.0.1") -> FastAPI:
         k: Annotated[int, Query(ge=1, le=50, description="How many passages.")] = 10,
     ) -> dict[str, Any]:
         served, position = opened(book_id, at)
-        hits = served.search_index().search(q, k=k, until=position.at)
+        from fabula.retrieval import search_passages
+
+        hits = search_passages(served.search_index(), served.book(), q, k=k, until=position.at)
         return {
             "at": position.at,
             "query": q,
