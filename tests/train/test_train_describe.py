@@ -23,7 +23,7 @@ from tests.train.conftest import FIXTURE, tiny_llama, write_fixture
 pytestmark = pytest.mark.slow  # each test loads torch and trains or loads a model: 10-60 s on a busy machine
 
 # settings that let a one-layer model learn four descriptions in a few dozen steps
-FAST = ["--lr", "3e-2", "--warmup", "0", "--grad-accum", "1", "--eval-steps", "20", "--save-steps", "20"]
+FAST = ["--lr", "1e-2", "--warmup", "0", "--grad-accum", "1", "--eval-steps", "20", "--save-steps", "20"]
 SHORT = ["--max-input-tokens", "200", "--truncate-tokens", "150"]
 
 
