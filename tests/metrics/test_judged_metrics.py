@@ -271,3 +271,61 @@ def test_nli_max_entailment_over_all_paragraphs_by_hand() -> None:
     assert [p for p, h in asked if h == "s2"] == ["P1", "P2", "P3"]
     assert [p for p, h in asked if h == "s1"] == ["P1", "P2"] and [p for p, h in asked if h == "s3"] == ["P1"]
     assert nli_max_entailment([], ["P1"], scorer).score is None
+
+
+def _tiny_nli(folder: Path, entail_bias: float) -> Path:
+    """A random one-layer BERT sequence classifier (ENTAILMENT / NEUTRAL / CONTRADICTION) whose head is
+    zeroed except the biases, so every pair gets the same, hand-computable probabilities."""
+    for module in ("torch", "transformers", "tokenizers"):
+        pytest.importorskip(module, reason=f"a local NLI model needs {module} (fabula[hf])")
+    import torch
+    import transformers
+    from tokenizers import Tokenizer, models, pre_tokenizers, processors
+
+    words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "emma", "lives", "at", "hartfield"]
+    vocab = Tokenizer(models.WordLevel({w: i for i, w in enumerate(words)}, unk_token="[UNK]"))
+    vocab.pre_tokenizer = pre_tokenizers.Whitespace()
+    vocab.post_processor = processors.TemplateProcessing(
+        single="[CLS] $A [SEP]",
+        pair="[CLS] $A [SEP] $B:1 [SEP]:1",
+        special_tokens=[("[CLS]", 2), ("[SEP]", 3)],
+    )
+    transformers.PreTrainedTokenizerFast(
+        tokenizer_object=vocab, unk_token="[UNK]", pad_token="[PAD]", cls_token="[CLS]", sep_token="[SEP]"
+    ).save_pretrained(folder)
+    torch.manual_seed(0)
+    config = transformers.BertConfig(
+        vocab_size=len(words),
+        hidden_size=16,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=32,
+        max_position_embeddings=64,
+        num_labels=3,
+        id2label={0: "ENTAILMENT", 1: "NEUTRAL", 2: "CONTRADICTION"},
+        label2id={"ENTAILMENT": 0, "NEUTRAL": 1, "CONTRADICTION": 2},
+    )
+    model = transformers.BertForSequenceClassification(config)
+    with torch.no_grad():
+        model.classifier.weight.zero_()
+        model.classifier.bias.copy_(torch.tensor([entail_bias, 0.0, 0.0]))
+    model.save_pretrained(folder)
+    return folder
+
+
+@pytest.mark.slow  # imports torch and transformers
+def test_nli_with_a_local_classifier_built_in_the_test(tmp_path: Path) -> None:
+    """BookWorm's NLI through `load_nli_scorer`: P(entailment) = e^b / (e^b + 2) for every pair here, so
+    b = ln 3 gives 0.6 (entailed, >= 0.5) and b = ln 1.5 gives 0.43 (not)."""
+    import math
+
+    from fabula.metrics import load_nli_scorer, nli_max_entailment
+
+    paragraphs = ["emma lives at hartfield", "hartfield"]
+    sentences = ["emma lives at hartfield", "emma"]
+    over = load_nli_scorer(str(_tiny_nli(tmp_path / "over", math.log(3))))
+    assert over(paragraphs[0], sentences[0]) == pytest.approx(0.6, abs=1e-5)
+    assert nli_max_entailment(sentences, paragraphs, over).score == 1.0
+    under = load_nli_scorer(str(_tiny_nli(tmp_path / "under", math.log(1.5))))
+    assert under(paragraphs[1], sentences[1]) == pytest.approx(1.5 / 3.5, abs=1e-5)
+    assert nli_max_entailment(sentences, paragraphs, under).entailed == [False, False]
