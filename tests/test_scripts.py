@@ -114,6 +114,27 @@ def test_recap_annotate_runs() -> None:
     assert "=== TARGET" in run("recap_annotate.py", "show", first["id"], "0:3")
 
 
+def test_recap_weights_runs(tmp_path: Path) -> None:
+    """One target per novel and split of the gold set (book paths made absolute): every section prints."""
+    gold = ROOT / "data" / "recap" / "gold.jsonl"
+    records = [json.loads(line) for line in gold.read_text("utf-8").splitlines()]
+    picked: dict[tuple[str, str], dict[str, object]] = {}
+    for record in records:
+        picked.setdefault((record["book"], record["split"]), record)
+    if not all((gold.parent / str(r["book"])).is_file() for r in picked.values()):
+        pytest.skip("shared data not found beside the repository")
+    data = tmp_path / "gold.jsonl"
+    data.write_text(
+        "".join(
+            json.dumps({**r, "book": str((gold.parent / str(r["book"])).resolve())}) + "\n"
+            for r in picked.values()
+        )
+    )
+    out = run("recap_weights.py", "--data", data)
+    assert "4 targets: 2 tuning, 2 frozen" in out and "grid: leave-one-novel-out pooled" in out
+    assert "logistic: leave-one-novel-out pooled" in out
+
+
 def test_discovery_passes_runs(pdnc: Path) -> None:
     out = run("discovery_passes.py", pdnc, "--split", "all")
     assert "recall" in out
