@@ -338,10 +338,12 @@ def test_recognize_help_shows_its_default_command(capsys: pytest.CaptureFixture[
     assert "ask" in commands and "make" in commands, out
 
 
-def test_ctrl_c_while_the_cli_starts_is_one_line() -> None:
+@pytest.mark.parametrize("module", ["fabula.cli._serve", "fabula.book", "numpy"])
+def test_ctrl_c_while_the_cli_starts_is_one_line(module: str) -> None:
     """Ctrl-C lands in the middle of the CLI's imports (a second or more on a busy machine): status 130
     and one line, no traceback. The keypress is simulated at a fixed import, the only way to hit it every
-    time: an import hook raises KeyboardInterrupt as Python does on SIGINT."""
+    time: an import hook raises KeyboardInterrupt as Python does on SIGINT. ``fabula.book`` and numpy
+    were imported by the package itself (``import fabula``, before the CLI's guard): a traceback."""
     import subprocess
     import sys
 
@@ -349,7 +351,7 @@ def test_ctrl_c_while_the_cli_starts_is_one_line() -> None:
         "import sys\n"
         "class CtrlC:\n"
         "    def find_spec(self, name, path, target=None):\n"
-        "        if name == 'fabula.cli._serve':\n"
+        f"        if name == {module!r}:\n"
         "            raise KeyboardInterrupt\n"
         "sys.meta_path.insert(0, CtrlC())\n"
         "from fabula.cli import main\n"
