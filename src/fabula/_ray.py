@@ -11,7 +11,13 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
+import signal
+import subprocess
+import sys
+import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from fabula.errors import BackendError, ConfigError
@@ -19,6 +25,8 @@ from fabula.errors import BackendError, ConfigError
 ENGINES = ("local", "ray")  # where the work of `fabula analyze` and `fabula eval` runs
 LOCAL_CPUS = 2  # a local instance started on demand: this machine's two cores
 TASK_RETRIES = 2  # re-runs of a call whose worker process died
+MARKER = "FABULA_RAY_DRIVER"  # in the environment of every process of a Ray instance this process starts
+_REAPERS: list[subprocess.Popen[bytes]] = []
 
 
 def check_engine(engine: str, ray_address: str | None) -> None:
@@ -60,6 +68,7 @@ def run_remote(
     ray = ray_module()
     started_here = not ray.is_initialized()
     if started_here:
+        marker = _start_reaper() if address is None else None
         try:
             ray.init(
                 address=address,
@@ -71,6 +80,9 @@ def run_remote(
             )
         except Exception as exc:  # connection refused, bad address, ...
             raise BackendError(f"cannot start or reach Ray ({exc})", address or "--engine ray") from exc
+        finally:
+            if marker is not None:  # the Ray processes have it now; this process's later children must not
+                os.environ.pop(MARKER, None)
     remote = ray.remote(num_cpus=1, max_retries=retries)(function)
     pending: dict[Any, Any] = {remote.remote(*args): key for key, args in calls}
     try:
@@ -92,3 +104,120 @@ def run_remote(
     finally:
         if started_here:
             ray.shutdown()
+
+
+def _start_reaper() -> str | None:
+    """Before this process starts a local Ray instance: mark the environment the instance's processes
+    inherit, and start a small process that kills every marked process once this one is gone.
+
+    Why: when the driver is killed (SIGKILL, a crash), Ray's workers went on writing a book's outputs for
+    up to a second, and its dashboard and runtime-environment agents lingered for minutes. The reaper
+    notes the Ray processes below this one while it runs, waits on it (a pidfd: woken the moment it
+    exits, however it exits) and then ends them at once. Linux only (``/proc``); elsewhere nothing is
+    started."""
+    if not sys.platform.startswith("linux"):
+        return None
+    marker = f"{os.getpid()}-{time.time_ns()}"
+    os.environ[MARKER] = marker
+    code = "import sys; from fabula._ray import reap_when_gone; reap_when_gone(int(sys.argv[1]), sys.argv[2])"
+    try:
+        reaper = subprocess.Popen(
+            [sys.executable, "-c", code, str(os.getpid()), marker],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,  # not in the terminal's group: Ctrl-C does not end it before its work
+            env={k: v for k, v in os.environ.items() if k != MARKER},
+        )
+    except OSError:
+        os.environ.pop(MARKER, None)
+        return None
+    _REAPERS.append(reaper)  # held, never waited for: it ends after this process
+    return marker
+
+
+def reap_when_gone(pid: int, marker: str) -> None:
+    """Wait until process ``pid`` has exited, then SIGKILL the Ray instance it started: every Ray process
+    seen below it while it ran (looked for twice a second; Ray's agents rename themselves, which can wipe
+    the environment ``/proc`` shows) and every process whose environment still holds the marker."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        pidfd: int | None = os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        pidfd = None
+    seen: dict[int, str] = {}  # pid -> its start time (a pid used again later is not ours)
+    while True:
+        if pidfd is not None:
+            import select
+
+            if select.select([pidfd], [], [], 0.5)[0]:  # readable when the process exits
+                break
+        elif not _alive(pid):
+            break
+        else:
+            time.sleep(0.5)
+        table = _process_table()
+        for child in _below(pid, table):
+            if child not in seen and child != os.getpid() and _is_ray(child):
+                seen[child] = table[child][1]
+    wanted = f"{MARKER}={marker}".encode()
+    for _ in range(3):  # a worker starting while we look is caught on the next pass
+        table = _process_table()
+        doomed = {p for p, started in seen.items() if p in table and table[p][1] == started}
+        for other in table:
+            if other not in doomed and other != os.getpid():
+                with contextlib.suppress(OSError):
+                    if wanted in (Path("/proc") / str(other) / "environ").read_bytes().split(b"\0"):
+                        doomed.add(other)
+        if not doomed:
+            return
+        for victim in doomed:
+            with contextlib.suppress(OSError):
+                os.kill(victim, signal.SIGKILL)
+        time.sleep(0.2)
+
+
+def _is_ray(pid: int) -> bool:
+    """A Ray process: its command line names Ray (``ray::…`` workers and agents, ``…/ray/…`` binaries)."""
+    try:
+        return b"ray" in (Path("/proc") / str(pid) / "cmdline").read_bytes()
+    except OSError:
+        return False
+
+
+def _process_table() -> dict[int, tuple[int, str]]:
+    """pid -> (parent pid, start time) of every living process (``/proc/PID/stat``)."""
+    table: dict[int, tuple[int, str]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except (OSError, IndexError):
+                continue
+            if fields[0] != "Z":
+                table[int(entry.name)] = (int(fields[1]), fields[19])
+    return table
+
+
+def _below(pid: int, table: dict[int, tuple[int, str]]) -> set[int]:
+    children: dict[int, list[int]] = {}
+    for child, (parent, _) in table.items():
+        children.setdefault(parent, []).append(child)
+    found: set[int] = set()
+    todo = [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
