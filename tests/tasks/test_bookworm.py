@@ -225,6 +225,8 @@ def test_judged_metrics_use_a_separate_judge(tmp_path: Path, capsys: pytest.Capt
         spec = f"openai:w@{writer.url}"
         assert run_cli(*args, "--llm", spec, "--metrics", "qa_f1", "--no-cache") == 2
         assert "need a separate judge: give --judge SPEC" in capsys.readouterr().err
+        assert run_cli(*args, "--llm", spec, "--judge", spec, "--metrics", "qa_f1", "--no-cache") == 2
+        assert "--judge names the described model" in capsys.readouterr().err
         with ScriptedOpenAIServer("not json") as judge:
             out = tmp_path / "judged.json"
             code = run_cli(

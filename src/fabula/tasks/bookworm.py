@@ -186,6 +186,8 @@ class BookWormTask(Task):
             )
         if spec is None and llm is None:
             raise ConfigError(f"{', '.join(judged)} needs a model: give --llm SPEC or --judge SPEC", "--llm")
+        if method == "llm" and llm is not None and spec is not None and str(spec) == llm.spec:
+            raise ConfigError("--judge names the described model: give a different judge", "--judge")
         if spec is not None and self.judge is None:
             from fabula.llm import get_llm
 
