@@ -1,14 +1,14 @@
 """Replace every unambiguous first name and surname of a book's characters, consistently.
 
-Names are replaced as words, not per character: "Bennet" gets one replacement wherever it stands
-("Mr. Bennet", "Jane Bennet", "the Bennets", "BENNET"), so families stay families, and honorifics,
-possessives ("Darcy's") and capitalisation stay as they were. The character list decides what is a
+Names are replaced as words, not per character: "Penrose" gets one replacement wherever it stands
+("Mr. Penrose", "Jane Penrose", "the Penroses", "PENROSE"), so families stay families, and honorifics,
+possessives ("Ashdown's") and capitalisation stay as they were. The character list decides what is a
 name; titles and ranks ("Mr.", "Agent", "Detective-Inspector") are never names. A name word the book also
-uses in lower case ("Hope", "Long", "Hill") is *contextual*: replaced where it names a person — after a
-title ("Mrs. Long", "Agent Fox"), beside another name of the cast, or capitalised inside a sentence — and
-kept elsewhere ("Long ago", "hope"). So is a word that stands after "in"/"at"/"near"/"into"/"through"/"across"
+uses in lower case ("Hope", "Wood", "Hill") is *contextual*: replaced where it names a person — after a
+title ("Mrs. Wood", "Agent Fox"), beside another name of the cast, or capitalised inside a sentence — and
+kept elsewhere ("Wood smoke", "hope"). So is a word that stands after "in"/"at"/"near"/"into"/"through"/"across"
 in a quarter or more of its uses (a place the character list took for a person, or a shop called after its
-owner): replaced only after a title or beside another name, so "at Ford's" stays and "Mrs. Ford" does not.
+owner): replaced only after a title or beside another name, so "at Mill's" stays and "Mrs. Mill" does not.
 `remaining_names` finds any cast name still standing in a person's place in a text (what `fabula
 anonymize` reports, and fails on). Given names get given names of the character's gender (US census list shipped with the
 characters layer); surnames get surnames from ``surnames.txt``; no replacement occurs anywhere in the
@@ -60,7 +60,7 @@ MODES = ("census", "rep", "swap-gender", "all-female", "all-male")
 _OTHER_GENDER = {"female": "male", "male": "female"}
 _NAME_WORD = re.compile(r"^[A-Z][a-z]+(?:[-'][A-Z]?[a-z]+)*$|^Mc[A-Z][a-z]+$")
 _WORDS = re.compile(r"[A-Za-z]+")
-#: honorifics followed by a given name ("Sir John", "Lady Catherine"); the others take a surname
+#: honorifics followed by a given name ("Sir Roland", "Lady Honoria"); the others take a surname
 _GIVEN_NAME_TITLES = frozenset({"lady", "lord", "dame", "aunt", "uncle", "sister", "brother", "cousin"})
 #: ranks and offices before a surname that the characters layer's honorifics do not list
 _RANKS = frozenset(
@@ -290,7 +290,7 @@ def name_words(characters: list[Character]) -> dict[str, tuple[Role, Counter[str
             title = None
             while words and is_title(words[0]):
                 title = words.pop(0).strip(".").lower()
-            if "of" in (w.lower() for w in words):  # "Mr. Darcy of Pemberley": a place follows
+            if "of" in (w.lower() for w in words):  # "Mr. Ashdown of Ashcombe": a place follows
                 words = words[: [w.lower() for w in words].index("of")]
             words = [w for w in words if w.lower() not in NAME_PARTICLES]
             if not words or not all(_NAME_WORD.match(w) for w in words):
@@ -332,7 +332,7 @@ def plan_mapping(
         if word.lower() not in NAME_PARTICLES
         and not is_title(word)
         and len(word) > 1
-        and not (word.endswith("s") and (word[:-1] in found or word[:-2] in found))  # "the Bennets"
+        and not (word.endswith("s") and (word[:-1] in found or word[:-2] in found))  # "the Penroses"
     }
     contextual = {w: True for w in planned if w.lower() in lower_words}
     contextual |= {w: False for w in planned if _place_like(text, w)}

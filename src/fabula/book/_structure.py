@@ -71,7 +71,7 @@ def find_body(text: str) -> FrontMatter:
                 elif key.lower() == "author" and author is None:
                     author = value.strip()
             first_line = _PG_FIRST_LINE.search(header[:500])
-            if first_line:  # "The Project Gutenberg EBook of Emma, by Jane Austen"
+            if first_line:  # "The Project Gutenberg EBook of The Long Road, by A. Writer"
                 title = title or first_line.group(1).strip()
                 author = author or (first_line.group(2) or "").strip() or None
             start = _next_line(text, match.end())
@@ -250,7 +250,7 @@ _ZH_DIGITS = {
     "九": 9,
 }
 _MAX_HEADING_CHARS = 120
-_MAX_LONG_HEADING_CHARS = 320  # "Chapter VI: The Reverend Arthur Beebe, ... Drive Them." (four lines)
+_MAX_LONG_HEADING_CHARS = 320  # "Chapter VI: The Reverend Obadiah Tolland, ... Drive Them." (four lines)
 
 
 @dataclass(slots=True)
@@ -272,7 +272,7 @@ def find_chapters(
     """Chapters from heading paragraphs; synthetic sections when the book has no recognisable headings.
 
     Bare numerals ("I.", "12") count only when there are several and no explicit CHAPTER headings, and
-    only those that continue the numbering (which drops "M. Riviere bowed." and stray numbers).
+    only those that continue the numbering (which drops "M. Lemaire bowed." and stray numbers).
     BOOK/PART/VOLUME headings become each chapter's ``part`` and the first chapter of a part starts
     at the part heading, so the chapters tile the body from the first heading on.
     """
@@ -422,7 +422,7 @@ def _title_like(rest: str) -> bool:
 
 
 def _sentence_like(rest: str) -> bool:
-    """ "Riviere bowed and drew back a step." is a sentence, not a chapter title."""
+    """ "Lemaire bowed and drew back a step." is a sentence, not a chapter title."""
     words = rest.split()
     lower = sum(1 for w in words if w[:1].islower())
     return len(words) >= 3 and rest.rstrip().endswith((".", "!", "?", ",", ";")) and lower * 2 > len(words)

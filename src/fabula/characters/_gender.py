@@ -1,13 +1,13 @@
 """Gender guesses from honorifics in a character's names and the pronouns that follow its mentions;
 failing those, or where the pronouns disagree with it, from the usual gender of the character's given
-name (US census first names: "Fanny" stays female in scenes full of men).
+name (US census first names: "Mavis" stays female in scenes full of men).
 
 A pronoun votes only where it stands on the same side of the quotation marks as the mention: in
-'said the Gryphon, "It's all his fancy"' the speaker's "his" is someone else's. A title ("the Gryphon")
+'said the Basilisk, "It's all his fancy"' the speaker's "his" is someone else's. A title ("the Basilisk")
 has no given name to check its pronouns against, so a "he"/"she" after it votes only when no other
 character of that gender, known from an honorific or a given name, was named just before it: the "she"
-near the Gryphon is Alice's. What is left gives a gender to the creatures a book calls both "it" and
-"he", and none to those it calls only "it" ("the Caterpillar")."""
+near the Basilisk is the heroine's. What is left gives a gender to the creatures a book calls both "it" and
+"he", and none to those it calls only "it" ("the Lamplighter")."""
 
 from __future__ import annotations
 
@@ -28,13 +28,13 @@ _LOOKAHEAD = 160  # characters after a mention searched for the first third-pers
 _THIRD_PERSON = re.compile(r"(?<![\w'’])(?:he|him|his|himself|she|her|hers|herself)(?![\w'’])", re.IGNORECASE)
 _HONORIFIC_WEIGHT = 5.0
 _GIVEN_NAME_CONFIDENCE = 0.5  # a census gender is a prior, not evidence from the book
-#: after a title ("the Rabbit", "the Caterpillar") "it" counts too: a creature the book calls "it"
+#: after a title ("the Badger", "the Lamplighter") "it" counts too: a creature the book calls "it"
 _THIRD_PERSON_OR_IT = re.compile(
     r"(?<![\w'’])(?:he|him|his|himself|she|her|hers|herself|it|its|itself)(?![\w'’])", re.IGNORECASE
 )
 #: characters before a mention where another character of a pronoun's gender makes it ambiguous
 RIVAL_WINDOW = 300
-#: "he"/"she" votes a creature the book mostly calls "it" needs to be given a gender ("the Gryphon")
+#: "he"/"she" votes a creature the book mostly calls "it" needs to be given a gender ("the Basilisk")
 MIN_GENDERED_BESIDE_IT = 2
 
 
@@ -67,7 +67,7 @@ def estimate_genders(book: Book, characters: list[Character], names: list[Mentio
         limit = min(m.end + _LOOKAHEAD, names[i + 1].start if i + 1 < len(names) else len(text))
         pronoun = (_THIRD_PERSON_OR_IT if m.kind == "title" else _THIRD_PERSON).search(text, m.end, limit)
         if pronoun is None or dialogue.index(pronoun.start()) != dialogue.index(m.start):
-            continue  # '"It's all his fancy," said the Gryphon': a speaker's "his" is someone else's
+            continue  # '"It's all his fancy," said the Basilisk': a speaker's "his" is someone else's
         gender = PRONOUN_GENDER.get(pronoun.group().lower(), "neuter")
         if m.kind == "title" and gender in seen and _rival(seen[gender], m.character_id, m.start):
             continue
@@ -78,7 +78,7 @@ def estimate_genders(book: Book, characters: list[Character], names: list[Mentio
         v = votes.get(character.id, {"male": 0.0, "female": 0.0, "neuter": 0.0})
         total = v["male"] + v["female"]
         if v["neuter"] > total and total < MIN_GENDERED_BESIDE_IT:
-            continue  # "the Caterpillar ... it": no gender to give
+            continue  # "the Lamplighter ... it": no gender to give
         if total < 1:
             _from_given_name(character, given[character.id])
             continue
@@ -88,7 +88,7 @@ def estimate_genders(book: Book, characters: list[Character], names: list[Mentio
         if share >= 0.6 and known.get(character.id, gender) == gender:
             character.gender = gender  # type: ignore[assignment]
             character.gender_confidence = round(confidence, 3)
-        else:  # the pronouns are unclear or say otherwise than a clear given name ("Fanny")
+        else:  # the pronouns are unclear or say otherwise than a clear given name ("Mavis")
             _from_given_name(character, given[character.id])
 
 
@@ -124,7 +124,7 @@ def _rival(seen: tuple[list[int], list[str]], character_id: str, start: int) -> 
 
 
 def _from_given_name(character: Character, first_words: Counter[str]) -> None:
-    """The usual gender of the character's most used untitled given name ("Robert", "Joan"), when
+    """The usual gender of the character's most used untitled given name ("Robert", "Agnes"), when
     honorifics and pronouns left it open; a modest confidence, since census names are a prior."""
     for word, _ in first_words.most_common():
         gender = given_name_gender(word, CLEAR_GIVEN_NAME)

@@ -42,7 +42,7 @@ def _from_json(raw: str, where: Path) -> list[Character]:
         raise InputError(f"invalid JSON at line {exc.lineno}: {exc.msg}", where) from exc
     if isinstance(data, dict):
         data = data.get("characters", data)
-    if isinstance(data, dict):  # {"Emma": ["Miss Woodhouse", ...], ...}
+    if isinstance(data, dict):  # {"Nora": ["Miss Fenwick", ...], ...}
         data = [{"name": name, "aliases": aliases} for name, aliases in data.items()]
     if not isinstance(data, list):
         raise InputError("JSON character list must be a list of {name, aliases} objects", where)

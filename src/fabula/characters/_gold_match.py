@@ -1,14 +1,14 @@
 """Find the mentions of a given (gold) character list in the text.
 
 Every gold name and alias is searched with one regular expression whose alternatives are sorted
-longest first, so "Mr. Darcy" wins over "Darcy" and "Lady Catherine" over "Catherine". Besides the
-listed names we also search derived forms (the surname of "Mr. Darcy", the parts of "Fitzwilliam
-Darcy", "Mr" for "Mr.") with a lower confidence. A form that belongs to several characters (a shared
+longest first, so "Mr. Ashdown" wins over "Ashdown" and "Lady Honoria" over "Honoria". Besides the
+listed names we also search derived forms (the surname of "Mr. Ashdown", the parts of "Kingsley
+Ashdown", "Mr" for "Mr.") with a lower confidence. A form that belongs to several characters (a shared
 surname, two Catherines) goes to the candidate mentioned most recently, else to the one mentioned most.
-Naming conventions narrow some forms first: a role the list capitalises ("The Mariner") also matches
+Naming conventions narrow some forms first: a role the list capitalises ("The Boatman") also matches
 in lowercase after "the"; a foreign address alone ("Mademoiselle") names the one character listed only
-under it; a shared first name is not the one always titled with it ("Sir John") and goes to the one
-whose family is in the cast ("Charles" among the Musgroves).
+under it; a shared first name is not the one always titled with it ("Sir Roland") and goes to the one
+whose family is in the cast ("Charles" among the Penhallows).
 
 Gold lists in the wild carry placeholder entries: a bare name of unknown (or "X") gender and minor (or no)
 category, every spelling of which another entry also holds ("Bounderby" beside "Josiah Bounderby",
@@ -52,7 +52,7 @@ class _Form:
     listed: bool  # True when the form is in the gold list itself (not derived)
     title: bool  # honorific/title-only form like "The Colonel"
     confidence: float  # of a mention when the form has one owner
-    bare_address: bool = False  # "Mademoiselle" alone: not when a name follows ("Monsieur Ratignolle")
+    bare_address: bool = False  # "Mademoiselle" alone: not when a name follows ("Monsieur Fabre")
 
 
 def is_pseudo_name(name: str) -> bool:
@@ -69,7 +69,7 @@ def _variants(name: str) -> set[str]:
         out.add(f"{head.rstrip('.')} {rest}")
         out.add(f"{head.rstrip('.')}. {rest}")
     for form in list(out):
-        # "Mrs. Van Der Luyden" is written "Mrs. van der Luyden" in the text, and the other way round
+        # "Mrs. Van Der Vorst" is written "Mrs. van der Vorst" in the text, and the other way round
         words = form.split(" ")
         for case in (str.lower, str.capitalize):
             out.add(" ".join(case(w) if i and w.lower() in _PARTICLES else w for i, w in enumerate(words)))
@@ -81,7 +81,7 @@ def _variants(name: str) -> set[str]:
                 out.add(article + tail)
                 out.add(article.capitalize() + tail)
                 if article == "the " and tail.lower() not in _GENERIC_PEOPLE:
-                    # annotators capitalise role names ("The Mariner") that the text writes in
+                    # annotators capitalise role names ("The Boatman") that the text writes in
                     # lowercase ("said the mariner"); not "a man" (someone new) or "the girl" (anyone)
                     out.add(article + tail.lower())
                     out.add(article.capitalize() + tail.lower())
@@ -89,18 +89,18 @@ def _variants(name: str) -> set[str]:
 
 
 def _first_name(name: str) -> str | None:
-    """The first name a listed untitled full name implies ("Henry" of "Henry Woodhouse")."""
+    """The first name a listed untitled full name implies ("Bertram" of "Bertram Fenwick")."""
     honorific, rest = split_honorific(name)
     words = rest.split()
     return words[0] if honorific is None and len(words) > 1 else None
 
 
 def _derived(name: str) -> set[str]:
-    """Shorter forms a listed name implies: the surname of "Mr. Darcy", first/last of "Jane Bennet"."""
+    """Shorter forms a listed name implies: the surname of "Mr. Ashdown", first/last of "Jane Penrose"."""
     honorific, rest = split_honorific(name)
     words = rest.split()
     if not words or any(not w[:1].isupper() or w.lower() in NAME_PARTICLES for w in words):
-        return set()  # "Mr. Darcy of Pemberley", "Lady Catherine de Bourgh": no safe short form
+        return set()  # "Mr. Ashdown of Ashcombe", "Lady Honoria de Brocq": no safe short form
     out: set[str] = set()
     if honorific is not None:
         out.add(" ".join(words[-1:]) if len(words) > 1 else words[0])
@@ -114,8 +114,8 @@ def _derived(name: str) -> set[str]:
 
 def _build_forms(gold: list[Character], text: str | None = None) -> dict[str, _Form]:
     """Every searched spelling and whom it may name. With the ``text``, a first name taken from a full
-    name ("Henry" of Mr. Woodhouse's "Henry Woodhouse") is only searched when that full name occurs:
-    an annotator's full name the novel never prints says nothing about who a bare "Henry" is."""
+    name ("Bertram" of Mr. Fenwick's "Bertram Fenwick") is only searched when that full name occurs:
+    an annotator's full name the novel never prints says nothing about who a bare "Bertram" is."""
     listed: dict[str, set[str]] = defaultdict(set)
     derived: dict[str, set[str]] = defaultdict(set)
     derived_weak: dict[str, set[str]] = defaultdict(set)  # surnames from "Mrs. X"/"Miss X": used alone
@@ -181,7 +181,7 @@ def _placeholders(gold: list[Character], holders: list[dict[str, set[str]]]) -> 
 
 
 def _bare_address(gold: list[Character]) -> dict[str, set[str]]:
-    """A foreign form of address used alone ("said Mademoiselle" for Mademoiselle Reisz) names the one
+    """A foreign form of address used alone ("said Mademoiselle" for Mademoiselle Duval) names the one
     character that is only ever listed under it; with two such characters it names no one."""
     owners: dict[str, set[str]] = defaultdict(set)
     for character in gold:
@@ -198,9 +198,9 @@ def _bare_address(gold: list[Character]) -> dict[str, set[str]]:
 
 def _first_name_owners(first: str, owners: set[str], gold: list[Character]) -> set[str]:
     """Who a bare first name shared by several characters can name, by naming conventions: not one
-    always titled with it ("Sir John", "Lady Catherine"), and, of the rest, one whose surname other
-    characters share (a family calls its members by first name: "Charles" is Charles Musgrove among
-    the Musgroves, not Charles Hayter). Falls back to all owners when the conventions rule out all."""
+    always titled with it ("Sir Roland", "Lady Honoria"), and, of the rest, one whose surname other
+    characters share (a family calls its members by first name: "Charles" is Charles Penhallow among
+    the Penhallows, not Charles Tremlett). Falls back to all owners when the conventions rule out all."""
     names = {c.id: [unqualified(" ".join(n.split())) for n in c.all_names()] for c in gold}
     untitled = {
         o

@@ -103,7 +103,7 @@ HONORIFICS: dict[str, HonorificGender] = {
 }
 
 #: The class of an honorific: forms of one surname under different classes are different people
-#: ("Mr. Tilney", "Mrs. Tilney", "Miss Tilney", "Captain Tilney"). Honorifics not listed are their own
+#: ("Mr. Ormsby", "Mrs. Ormsby", "Miss Ormsby", "Captain Ormsby"). Honorifics not listed are their own
 #: class ("General", "Lady"). The first three are the civil classes of a surname.
 HONORIFIC_CLASSES: dict[str, str] = {
     **dict.fromkeys(["mrs", "madame", "mme", "frau", "signora", "señora"], "married"),
@@ -122,7 +122,7 @@ def honorific_class(honorific: str | None) -> str:
     return HONORIFIC_CLASSES.get(honorific or "", honorific or "")
 
 
-#: Honorifics that mark a married or unmarried woman / a man by surname ("Mrs. Bennet" vs "Mr. Bennet").
+#: Honorifics that mark a married or unmarried woman / a man by surname ("Mrs. Penrose" vs "Mr. Penrose").
 #: Names under different ones of these are different people.
 SURNAME_HONORIFICS = frozenset(
     h for h, kind in HONORIFIC_CLASSES.items() if kind in {"married", "unmarried", "plain"}
@@ -166,7 +166,7 @@ STANDALONE_TITLES = frozenset(
     }
 )
 
-#: Verbs that introduce or tag direct speech ("said Emma", "Emma replied").
+#: Verbs that introduce or tag direct speech ("said Nora", "Nora replied").
 SPEECH_VERBS = frozenset(
     [
         "said",
@@ -384,7 +384,7 @@ SUBJECT_PRONOUNS = frozenset({"he", "she", "i"})
 #: Capitalised words that are never (the start of) a person's name when they stand alone.
 NON_NAMES = frozenset(
     [
-        # sentence adverbs and connectives that start a sentence before a name ("Therefore Cecil")
+        # sentence adverbs and connectives that start a sentence before a name ("Therefore Lionel")
         "therefore",
         "however",
         "meanwhile",
@@ -919,7 +919,7 @@ PLACE_WORDS = frozenset(
 #: Words that precede a place more often than a person ("in Bath", "at Hartfield").
 PLACE_PREPOSITIONS = frozenset({"in", "at", "from", "near", "into", "through", "towards", "toward", "via"})
 
-#: Lowercase particles allowed inside a name ("Lady Catherine de Bourgh", "Van der Luyden").
+#: Lowercase particles allowed inside a name ("Lady Honoria de Brocq", "Van der Vorst").
 NAME_PARTICLES = frozenset(
     {
         "de",
@@ -1100,7 +1100,7 @@ NICKNAMES: dict[str, tuple[str, ...]] = {
     "gus": ("augustus",),
 }
 
-#: Words that often follow a person's name as its subject ("Emma said", "Darcy looked"): person evidence.
+#: Words that often follow a person's name as its subject ("Nora said", "Ashdown looked"): person evidence.
 PERSON_VERBS = frozenset(
     [
         "was",
@@ -1165,13 +1165,13 @@ def _given_names() -> dict[str, tuple[HonorificGender, float]]:
     return table
 
 
-#: a given name borne this many times as often by one gender is clearly that gender's ("Julius"), enough
+#: a given name borne this many times as often by one gender is clearly that gender's ("Cornelius"), enough
 #: to outweigh pronoun evidence; "Kit" (4x female) is not
 CLEAR_GIVEN_NAME = 10.0
 
 
 def given_name_gender(word: str, min_ratio: float = 3.0) -> HonorificGender:
-    """The usual gender of a given name ("Cassandra" female, "Julius" male), from US census first-name
+    """The usual gender of a given name ("Griselda" female, "Cornelius" male), from US census first-name
     frequencies (``given_names.tsv``), when one gender has it at least ``min_ratio`` times as often."""
     gender, ratio = _given_names().get(word.lower(), ("unknown", 0.0))
     return gender if ratio >= min_ratio else "unknown"

@@ -2,7 +2,7 @@
 
 In a first-person novel the narration tags the narrator's speech with "I" ("said I", "I answered").
 The paragraphs right before and after such a turn are usually the other party's, and when they address
-someone by name ("My dear Watson, …", "Doctor, …") it is the narrator. So the character most often
+someone by name ("My dear Pell, …", "Doctor, …") it is the narrator. So the character most often
 addressed next to "I"-tagged turns (and clearly more than anyone else) is the narrator; a narrator
 the text never addresses stays a nameless "Narrator" character. Evidence from the book's own quote
 structure, no list of names.

@@ -3,7 +3,7 @@
 Not a coreference system: good enough to find the passages about a character (retrieval) and to
 estimate gender. Third-person pronouns in narration go to the most recent gender-compatible mention
 (preferring a sentence subject), within a short window; each resolved pronoun becomes an antecedent
-itself, so chains ("Emma ... She ... her") carry on. First-person pronouns in narration go to the
+itself, so chains ("Nora ... She ... her") carry on. First-person pronouns in narration go to the
 narrator of a first-person novel; inside a quotation they go to the quote's speaker when quote
 attribution has already run, and are otherwise left alone ('I' in dialogue is not the narrator).
 """

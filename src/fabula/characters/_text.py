@@ -37,7 +37,7 @@ def is_sentence_initial(text: str, start: int) -> bool:
     if text[i] in '"”’' and i > 0 and text[i - 1] in ".!?":
         return True
     if text[i] in ".!?":
-        # "Mr. Darcy": the period of an honorific is not a sentence end
+        # "Mr. Ashdown": the period of an honorific is not a sentence end
         j = i
         while j > 0 and text[j - 1].isalpha():
             j -= 1
@@ -99,7 +99,7 @@ _VOCATIVE_AFTER = re.compile(r"^\s*[,!?.;—-]")  # shared with the quote sieve 
 
 def is_vocative(text: str, start: int, end: int, region: tuple[int, int]) -> bool:
     """Whether the name at ``[start, end)`` addresses someone inside the speech ``region``: set off by
-    the quote's edge or punctuation on both sides ("Oh, Lucy!", "Lucy, come.", "…, my dear Lucy.")."""
+    the quote's edge or punctuation on both sides ("Oh, Tamsin!", "Tamsin, come.", "…, my dear Tamsin.")."""
     before = text[region[0] : start]
     after = text[end : region[1]]
     return bool(_VOCATIVE_BEFORE.search(before) or not before.strip()) and bool(
@@ -130,7 +130,7 @@ def name_key(name: str) -> str:
 
 
 def split_honorific(name: str) -> tuple[str | None, str]:
-    """("Mr. Darcy") -> ("mr", "Darcy"); names without a leading honorific give (None, name)."""
+    """("Mr. Ashdown") -> ("mr", "Ashdown"); names without a leading honorific give (None, name)."""
     parts = name.split(None, 1)
     if len(parts) == 2:
         head = parts[0].rstrip(".").lower()

@@ -54,7 +54,7 @@ class Candidate:
 def whole_sentence(book: Book, index: int) -> tuple[int, str]:
     """Start offset and text of sentence ``index``, joined with the sentences before it in its paragraph
     while a quotation mark is left open (sentence splitting cuts ``"Oh dear! I shall be late!" said the
-    Rabbit.`` after ``dear!``)."""
+    Badger.`` after ``dear!``)."""
     start, end = book.sentences[index].start, book.sentences[index].end
     paragraph = book.paragraphs.index_at(start)
     first = index
@@ -185,7 +185,7 @@ def _textrank(pool: list[Candidate], k: int, seed: int, language: str) -> list[i
 
 
 def _length_prior(pool: list[Candidate]) -> np.ndarray:
-    """Up to 1 for sentences of ``FULL_SENTENCE_WORDS`` words or more: a short line ("Emma!") is
+    """Up to 1 for sentences of ``FULL_SENTENCE_WORDS`` words or more: a short line ("Nora!") is
     close to any centroid but says nothing."""
     words = np.asarray([len(c.text.split()) for c in pool], dtype=np.float64)
     return np.minimum(1.0, words / FULL_SENTENCE_WORDS)

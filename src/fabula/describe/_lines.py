@@ -3,7 +3,7 @@
 Each word gets a weighted log-odds score of being said by this speaker rather than by the others, with
 an informative Dirichlet prior from all dialogue (Monroe, Colaresi and Quinn, 2008, "Fightin' Words");
 a line scores the mean of its words' z-scores, so lines full of the speaker's own vocabulary ("my
-nerves", "Lady Catherine") rank first. Lines of 6-40 words only: shorter ones are greetings, longer ones
+nerves", "Lady Honoria") rank first. Lines of 6-40 words only: shorter ones are greetings, longer ones
 speeches; and lines with at least 3 distinct content words (not stop words, four letters or more), so a
 run of small words ("Yes, I see it is, sir") never stands for a voice. The scores are a few dictionary sums, not worth a
 dependency.

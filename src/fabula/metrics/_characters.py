@@ -16,7 +16,7 @@ least 10 times).
   predicted character covers a gold character substantially when at least ``SUBSTANTIAL_MIN`` (3)
   of its name mentions, and ``SUBSTANTIAL_SHARE`` (5 %) of all predicted name mentions under that
   gold character's distinctive names, are its own. A 1–2 mention cluster that happens to hold a
-  gold alias ("Mrs. Robert Ferrars" once) is noise a reader never notices; a character shown twice
+  gold alias ("Mrs. Robert Quarles" once) is noise a reader never notices; a character shown twice
   with dozens of mentions each is the error the strict rates are meant to catch. Both are reported;
   the acceptance targets are stated on the strict rates.
 - unlisted_top20: how many of the first ``TOP_CAST`` (20) predicted characters, in the order given

@@ -114,8 +114,8 @@ class AliasTable:
 
 def alias_table(characters: list[Character], speakers: set[str] | None = None) -> AliasTable:
     """The names list as the authors build it: the characters who speak (``prune_info``; all when
-    ``speakers`` is None), each with its names, plus a name without its leading honorific ("Miss Anne
-    Elliot" -> "Anne Elliot") when no other name has it and only one character would (``get_enhanced_
+    ``speakers`` is None), each with its names, plus a name without its leading honorific ("Miss Tabitha
+    Wrexham" -> "Tabitha Wrexham") when no other name has it and only one character would (``get_enhanced_
     char_list``). Pseudo-speakers are left out (``build_aliases_text``)."""
     kept = [
         c

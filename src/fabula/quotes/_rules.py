@@ -3,13 +3,13 @@
 No model and no download: the sieve reads the narration around each quote and the mentions that
 `fabula.characters.find_characters` put on the book. Passes, most precise first:
 
-1. ``tag``: a speech tag next to the quote — ``"…," said Emma`` / ``Emma said, "…"`` / ``"…," he
+1. ``tag``: a speech tag next to the quote — ``"…," said Nora`` / ``Nora said, "…"`` / ``"…," he
    replied`` (speech verbs from `fabula.characters.SPEECH_VERBS`); a pronoun is resolved to a recent
    participant of the conversation of that gender, else through its mention. Type explicit (a name) or
    anaphoric (a pronoun or title).
 2. ``beat``: no speech verb, but the narration right after (or before) the quote in the same paragraph
-   is about one character (``"No." Emma turned away.``).
-3. ``vocative``: the previous turn addressed someone by name (``"Oh, Lucy!"``): they answer.
+   is about one character (``"No." Nora turned away.``).
+3. ``vocative``: the previous turn addressed someone by name (``"Oh, Tamsin!"``): they answer.
 4. ``alternation``: in a run of turns, speakers alternate A-B-A-B; an untagged turn takes the speaker of
    the turn before last (or after next).
 5. ``paragraph``: a character named in the paragraph's narration.
@@ -52,9 +52,9 @@ _CONVERSATION_ROUNDS = 4  # the conversation passes repeat while they fill turns
 
 # Confidences of each pass: the sieve's order of precision on PDNC, as the ranker's features read them
 # (`sieve_confidence`); changing one changes the ranker's inputs, so retrain it after.
-TAG_NAME_CONFIDENCE = 0.95  # "said Emma": right ~96 % of the time
+TAG_NAME_CONFIDENCE = 0.95  # "said Nora": right ~96 % of the time
 TAG_PRONOUN_CONFIDENCE = 0.85  # "she said": right ~78 %
-BEAT_NAME_CONFIDENCE = 0.6  # '"No." Emma turned away.'
+BEAT_NAME_CONFIDENCE = 0.6  # '"No." Nora turned away.'
 BEAT_PRONOUN_CONFIDENCE = 0.5
 VOCATIVE_CONFIDENCE = 0.7  # the one the previous turn addressed answers
 ALTERNATION_CONFIDENCE = 0.65  # A-B-A: the speaker of the turn before last
@@ -221,7 +221,7 @@ def _tag_pass(context: SieveContext, turns: list[Turn], index: int) -> None:
 def _narration_regions(book: Book, turn: Turn, position: int) -> list[tuple[int, int, str]]:
     """Where a tag of the turn's ``position``-th quote may be: its interruptions (``"inside"``), the
     narration after it up to the next quote or the paragraph's end, and the narration before it (for
-    a quote that opens its paragraph, a lead-in paragraph before it: ``Mr. Darcy replied,``)."""
+    a quote that opens its paragraph, a lead-in paragraph before it: ``Mr. Ashdown replied,``)."""
     quote = turn.quotes[position]
     p_start, p_end = _paragraph_bounds(book, quote)
     after_end = min(p_end, turn.quotes[position + 1].start) if position + 1 < len(turn.quotes) else p_end
@@ -239,7 +239,7 @@ _LAST_WORDS = re.compile(r"(?:[A-Za-z]+\s+){0,2}[A-Za-z]+\Z")
 
 def _ends_with_speech_verb(tail: str) -> bool:
     """A paragraph that ends, with no punctuation, in a speech verb (or "thus") among its last three
-    words: ``Mr. Collins … replied thus`` / ``and exclaiming`` / ``thus accosted her``."""
+    words: ``Mr. Mottram … replied thus`` / ``and exclaiming`` / ``thus accosted her``."""
     match = _LAST_WORDS.search(tail[-60:])
     return match is not None and any(
         w.lower() in SPEECH_VERBS or w.lower() == "thus" for w in match.group().split()
@@ -248,7 +248,7 @@ def _ends_with_speech_verb(tail: str) -> bool:
 
 def _lead_in_start(book: Book, quote: Quote, p_start: int) -> int:
     """Where the "before" region starts for a quote that opens its paragraph: the narration paragraph
-    before it when that one leads into the speech (``Mr. Darcy replied,`` / ``Emma continued:``)."""
+    before it when that one leads into the speech (``Mr. Ashdown replied,`` / ``Nora continued:``)."""
     paragraph = book.paragraphs.index_at(quote.start)
     if paragraph is None or paragraph == 0:
         return p_start
@@ -288,7 +288,7 @@ def _find_tag(
             continue
         if verbs:
             verb = verbs[0] if where != "before" else verbs[-1]
-            # the nearest mention; on a tie the one before the verb, the subject ("I asked Mike")
+            # the nearest mention; on a tie the one before the verb, the subject ("I asked Nick")
             best = min(
                 mentions, key=lambda c: (_distance(c.mention, verb[0], verb[1]), c.mention.start > verb[0])
             )
@@ -318,9 +318,9 @@ def _find_tag(
 def _subject(
     text: str, mentions: list[_Candidate], verbs: list[tuple[int, int, str]], verb: tuple[int, int, str]
 ) -> _Candidate | None:
-    """The subject of a lead-in clause's speech verb: a mention right before the verb (``than Emma
+    """The subject of a lead-in clause's speech verb: a mention right before the verb (``than Nora
     exclaimed``), else the first mention after the previous speech verb, which skips names inside an
-    aside (``Mr. Darcy, drawing near Elizabeth, said to her,``)."""
+    aside (``Mr. Ashdown, drawing near Imogen, said to her,``)."""
     previous_verb_end = max((v[1] for v in verbs if v[1] <= verb[0]), default=-1)
     subjects = [c for c in mentions if previous_verb_end <= c.mention.start and c.mention.end <= verb[0]]
     if not subjects:
@@ -329,8 +329,8 @@ def _subject(
     between = text[nearest.mention.end : verb[0]]
     if "," not in between and len(between) <= _SUBJECT_GAP_CHARS:
         return nearest
-    # the last mention that starts a clause ("Denham rose, but Katharine rose too, and saying,"),
-    # which skips objects ("Isabella, embracing Catherine, thus began:")
+    # the last mention that starts a clause ("Royce rose, but Ottilie rose too, and saying,"),
+    # which skips objects ("Lucinda, embracing Honoria, thus began:")
     starts = [
         c
         for c in subjects
@@ -426,7 +426,7 @@ def _resolve_pronoun(
     if gender == "first":
         return context.narrator_id, "narrator"
     turn = turns[index]
-    addressed = set(turn.vocatives)  # a speaker does not name themself: "Hello, Jake," he said
+    addressed = set(turn.vocatives)  # a speaker does not name themself: "Hello, Hal," he said
     previous_turn = (
         turns[index - 1] if index > 0 and turns[index - 1].conversation == turn.conversation else None
     )
@@ -594,7 +594,7 @@ def _fallback(turns: list[Turn], index: int) -> tuple[str, str, float] | None:
 
 
 def _vocatives(context: SieveContext, turn: Turn) -> list[str]:
-    """Characters addressed by name inside the turn's quotes (``"Oh, Lucy!"``, ``"Lucy, come."``)."""
+    """Characters addressed by name inside the turn's quotes (``"Oh, Tamsin!"``, ``"Tamsin, come."``)."""
     text = context.book.text
     out: list[str] = []
     for quote in turn.quotes:
@@ -653,7 +653,7 @@ _THOUGHT_VERBS = frozenset(
 )
 _TO_BEFORE_NAME = re.compile(
     r"\bto\s+(?:the\s+)?\Z", re.IGNORECASE
-)  # "said the Mock Turtle to (the) |Gryphon"
+)  # "said the Mock Heron to (the) |Basilisk"
 _TO_REACH = 14  # how far before a name its "to" may start ("to the " is 7)
 
 
@@ -700,7 +700,7 @@ def _addressees(
     context: SieveContext, turn: Turn, position: int, neighbours: list[str], inward: bool
 ) -> list[str]:
     """Whom a quote addresses: no one for a thought or self-talk; a character named after ``to`` in
-    its tag clause (``said the Mock Turtle to the Gryphon``); else the people it addresses by name;
+    its tag clause (``said the Mock Heron to the Basilisk``); else the people it addresses by name;
     else the speaker of a neighbouring turn of the conversation (no one when nobody else spoke)."""
     quote = turn.quotes[position]
     if inward:

@@ -23,7 +23,7 @@ def sibling_character_list(book_path: Path) -> Path | None:
 def candidate_names(
     book: Book | Path, characters: list[Character] | None = None, *, limit: int | None = DEFAULT_CANDIDATES
 ) -> list[str]:
-    """The names of the book's ``limit`` most-mentioned characters that read as names ("Mr. Darcy",
+    """The names of the book's ``limit`` most-mentioned characters that read as names ("Mr. Ashdown",
     not "The Waiter" or "_group"), for drawing distractors (a path is loaded; a `Book` may be one
     cut at a reading position). ``limit=None``: every such character the book mentions, GANDALF's
     population ("randomly selecting names ... for other characters from the same book", described or not)."""

@@ -3,7 +3,7 @@
 One question a line::
 
     {"id": "emma-03-d2n", "book": "../books/emma.txt", "direction": "desc2name", "level": 1,
-     "description": "A kind, nervous old invalid ...", "options": ["Emma", "Mr. Woodhouse", ...], "answer": 1}
+     "description": "A kind, nervous old invalid ...", "options": ["Nora", "Mr. Fenwick", ...], "answer": 1}
 
 ``book`` is relative to the data file; ``direction`` is ``desc2name`` (``description`` given, ``options``
 are names) or ``name2desc`` (``name`` given, ``options`` are descriptions); ``answer`` indexes ``options``;

@@ -1,8 +1,8 @@
 """Retrieval and context building: pick the parts of a whole novel that a task or a model needs.
 
 >>> retriever = index_book(book, "bm25")                       # doctest: +SKIP
->>> retriever.search("Darcy's letter", k=5, until=120_000)     # doctest: +SKIP
->>> retrieval_context(retriever, "Darcy's letter", budget=2000).text  # doctest: +SKIP
+>>> retriever.search("Ashdown's letter", k=5, until=120_000)     # doctest: +SKIP
+>>> retrieval_context(retriever, "Ashdown's letter", budget=2000).text  # doctest: +SKIP
 
 Units (paragraphs, sentences, token windows, sentence snippets) are spans of the book; retrievers
 (``bm25``, ``tfidf``, ``mentions``, ``dense``, ``hybrid``) share one interface and honour a reading

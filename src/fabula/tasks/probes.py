@@ -226,7 +226,7 @@ def _words_of(text: str) -> frozenset[str]:
 
 def speaker_names(character: Character) -> list[str]:
     """The names that count as the true speaker's: its names and aliases plus the honorific-stripped
-    forms the authors' names list adds ("Sir Walter Elliot" -> "Walter Elliot"), longest first."""
+    forms the authors' names list adds ("Sir Septimus Wrexham" -> "Septimus Wrexham"), longest first."""
     table = paper_alias_table([character])
     names = {character.name, *character.aliases, *table.name_to_id}
     return sorted((n for n in names if n.strip()), key=len, reverse=True)

@@ -53,7 +53,7 @@ _FULL_ALT = "|".join(
 _GAP = r"[ \t]*\n?[ \t]*"  # words of one name may be split by a line break, never by a blank line
 
 
-#: particles that may open a surname after an honorific: "Mrs. van der Luyden", "Monsieur de Griers"
+#: particles that may open a surname after an honorific: "Mrs. van der Vorst", "Monsieur de Vaucelles"
 _LEADING_PARTICLES = "van|von|der|den|de|du|des|la|le|di|da|del|della|ten|ter"
 
 
@@ -70,7 +70,7 @@ _LOWER_WORD = re.compile(rf"(?<![\w'’])[{_LOWER}][{_LOWER}'’-]*")
 _THE_LOWER = re.compile(rf"(?<![\w'’])the\s+([{_LOWER}]+)(?![\w'’])")
 
 
-_LOWER_COMPOUND = re.compile(rf"[{_UPPER}][{_LOWER}]+-[{_LOWER}]+")  # "Cold-hearted Elinor", not "Mary-Ann"
+_LOWER_COMPOUND = re.compile(rf"[{_UPPER}][{_LOWER}]+-[{_LOWER}]+")  # "Cold-hearted Rosalind", not "Mary-Ann"
 
 
 _PLACE_AFTER = re.compile(
@@ -81,14 +81,14 @@ _PLACE_AFTER = re.compile(
 _PREV_WORD = re.compile(r"([A-Za-z]+)[^\w\n]{0,3}$")
 
 
-#: a capitalised word and "of" just before a name: "the Queen of Hearts", "the Prince of Wales"
+#: a capitalised word and "of" just before a name: "the Queen of Clubs", "the Prince of Wales"
 _TITLE_OF = re.compile(rf"({_CAP_WORD})\s+of\s+$")
 
 
 _POSSESSIVES = frozenset({"your", "his", "her", "their", "our", "its"})
 
 
-#: person verbs any noun takes ("what Latitude was", "the Arno had"): weak evidence on their own
+#: person verbs any noun takes ("what Latitude was", "the Severn had"): weak evidence on their own
 _AUXILIARIES = frozenset({"was", "is", "had", "has"})
 
 
@@ -122,13 +122,13 @@ _NOBLE = frozenset(
 _FormKey = tuple[str | None, tuple[str, ...]]  # (honorific or "the" or None, words)
 
 
-#: honorifics used with a first name ("Lady Catherine", "Aunt Juley"), not with a surname
+#: honorifics used with a first name ("Lady Honoria", "Aunt Hetty"), not with a surname
 _FIRST_NAME_TITLES = frozenset({"lady", "sir", "lord", "aunt", "uncle", "cousin", "auntie", "granny"})
 
 
 #: honorifics of a married woman: "Mrs. X" joins only a cluster already holding one (or a lone wife)
-#: family words (and "Comrade") used as titles: they say nothing about Mr./Mrs./Miss ("Aunt Juley" is
-#: Mrs. Munt, "Comrade Syme" is Mr. Syme)
+#: family words (and "Comrade") used as titles: they say nothing about Mr./Mrs./Miss ("Aunt Hetty" is
+#: Mrs. Pim, "Comrade Quell" is Mr. Quell)
 _KINSHIP = frozenset({"aunt", "uncle", "cousin", "auntie", "granny", "grandfather", "grandmother", "comrade"})
 
 
@@ -152,10 +152,10 @@ class _Occurrence:
     speech: bool
     person_verb: bool
     auxiliary: bool  # the verb after it is "was"/"is"/"had"/"has": any noun may take it
-    pronoun_after: bool  # "he"/"she" soon after it in its sentence ("the fault of Euphemia is that she")
+    pronoun_after: bool  # "he"/"she" soon after it in its sentence ("the fault of Philomena is that she")
     place_prep: bool
     possessed: bool  # "your Majesty", "his Lordship": a form of address, not a name
-    title_of: bool = False  # "(the Queen) of Hearts": the complement of a capitalised title
+    title_of: bool = False  # "(the Queen) of Clubs": the complement of a capitalised title
     to_before: bool = False  # "went to Vienna", "drove to the Pincio": where one goes, or to whom
 
 
@@ -204,7 +204,7 @@ def _candidates(book: Book, dialogue: Regions) -> list[_Occurrence]:
         initial = is_sentence_initial(text, m.start())
         if honorific is not None:
             honorific = honorific.lower()
-        # at a sentence start, drop leading non-names ("Poor Harriet", "But Emma")
+        # at a sentence start, drop leading non-names ("Poor Lavinia", "But Nora")
         while spans and initial and honorific is None and spans[0][1].lower() in NON_NAMES:
             spans = spans[1:]
             if spans:
@@ -214,7 +214,7 @@ def _candidates(book: Book, dialogue: Regions) -> list[_Occurrence]:
         if not words:
             continue
         if honorific is None and len(words) > 1 and words[0].lower() in HONORIFICS:
-            honorific = words[0].lower()  # "Lady Catherine", "Colonel Brandon" spelled as one run
+            honorific = words[0].lower()  # "Lady Honoria", "Colonel Lyle" spelled as one run
             words = words[1:]
         if (
             any(w.lower() in PLACE_WORDS for w in words[1:])
@@ -227,10 +227,10 @@ def _candidates(book: Book, dialogue: Regions) -> list[_Occurrence]:
         if any(
             w.lower() in {"street", "road", "house", "hall", "park", "square", "lane"} for w in words
         ) and not (honorific is not None and len(words) == 1):
-            continue  # "Hall" and "Park" are places, but "Mr. Hall" and "Mrs. Park" are people
+            continue  # "Hall" and "Park" are places, but "Mr. Field" and "Mrs. Moor" are people
         end = m.end("name")
         if m.group("poss") and _PLACE_AFTER.match(text, m.end()):
-            continue  # "Lynde's Hollow", "Smith's Wharf": a place named after someone
+            continue  # "Pettigrew's Hollow", "Jukes's Wharf": a place named after someone
         prev = _PREV_WORD.search(text, max(0, start - 30), start)
         prev_word = prev.group(1).lower() if prev else ""
         titled = honorific is None and prev_word == "the" and not initial
@@ -268,18 +268,18 @@ def _candidates(book: Book, dialogue: Regions) -> list[_Occurrence]:
 def _trim_common_tails(
     text: str, occurrences: list[_Occurrence], lowercase: Counter[str]
 ) -> list[_Occurrence]:
-    """Cut title-case headings off the names they run into: "Miss Lucy Honeychurch Drive Out",
-    "Mrs. Rachel Lynde Is Properly Horrified". Two or more trailing words that are mostly written in
+    """Cut title-case headings off the names they run into: "Miss Tamsin Applegate Drive Out",
+    "Mrs. Rosina Pettigrew Is Properly Horrified". Two or more trailing words that are mostly written in
     lowercase elsewhere are a heading's words, not a name's; one such word ("Mr. Mark Young") stays.
     At a sentence start, a first word written lowercase elsewhere, or a compound with a lowercase
-    second part, and never capitalised mid-sentence, is no name either ("Whatever Marianne thought",
-    "Cold-hearted Elinor!")."""
+    second part, and never capitalised mid-sentence, is no name either ("Whatever Philippa thought",
+    "Cold-hearted Rosalind!")."""
     capitalised = Counter(w for o in occurrences for w in o.words)
 
     def common(word: str) -> bool:
         return lowercase.get(word.lower(), 0) >= 3 and lowercase.get(word.lower(), 0) > capitalised[word]
 
-    # capitalised inside a sentence somewhere: a name's word ("Will Ladislaw"), not "Whatever Marianne"
+    # capitalised inside a sentence somewhere: a name's word ("Will Ladislaw"), not "Whatever Philippa"
     mid = {w for o in occurrences if not o.initial for w in o.words}
     for o in occurrences:
         words = o.words
@@ -306,7 +306,7 @@ def _trim_common_tails(
 
 
 def _particles_lowered(words: tuple[str, ...]) -> tuple[str, ...]:
-    """ "De Griers" at a sentence start and "Monsieur de Griers" are one name: particles before another
+    """ "De Vaucelles" at a sentence start and "Monsieur de Vaucelles" are one name: particles before another
     word are compared in lowercase."""
     return tuple(
         w.lower() if i + 1 < len(words) and w.lower() in NAME_PARTICLES else w for i, w in enumerate(words)
@@ -348,7 +348,7 @@ def _accept(
         ):
             # "I wonder what Latitude … (Alice had no idea what Latitude was": a word that is no given
             # name, seen twice mid-sentence, is no person because an auxiliary follows it once, unless
-            # a "she" says so ("the fault of Euphemia is that she will not")
+            # a "she" says so ("the fault of Philomena is that she will not")
             verbs = sum(1 for o in occ if o.person_verb and (not o.auxiliary or o.pronoun_after))
         place = sum(1 for o in occ if o.place_prep)
         key = " ".join(words)
@@ -359,7 +359,7 @@ def _accept(
             low = lowercase_titles.get(words[0].lower(), 0)
         evidence = 3 * honored + 2 * speech + verbs + ner_votes.get(key, 0)
         if ner_against.get(key, 0) > 2 * max(1, ner_votes.get(key, 0)) and honored == 0 and speech == 0:
-            continue  # NER says place/organisation, and nothing in the text says person ("cried Lydia" does)
+            continue  # NER says place/organisation, and nothing in the text says person ("cried Cressida" does)
         if low > 0.5 * capital and honored == 0 and not _common_surname(words, occ, lowercase, mid_caps):
             continue  # "Hope", "Will", "Grace": mostly a common word
         if place > 0.25 * capital and honored == 0 and speech == 0:
@@ -372,7 +372,7 @@ def _accept(
         if sum(1 for o in occ if o.possessed) > 0.5 * capital and honored == 0:
             continue  # "your Majesty", "his Lordship": how one is addressed, not who
         if all(o.title_of for o in occ) and honored == 0 and speech == 0:
-            continue  # "Hearts" only ever in "the Queen/Knave of Hearts": a part of a title, no one
+            continue  # "Clubs" only ever in "the Queen/Knave of Clubs": a part of a title, no one
         if titled_only:
             if len(occ) >= 3 and (speech or verbs) and low < 0.5 * capital:
                 person_words.add(words)
@@ -384,7 +384,7 @@ def _accept(
             or ner_votes.get(key, 0) >= 2
         ):
             person_words.add(words)
-    # a full name is a person when its first or last word is ("Catherine Morland" used thrice)
+    # a full name is a person when its first or last word is ("Honoria Aldous" used thrice)
     singles = {w[0] for w in person_words if len(w) == 1}
     for words in by_words:
         if (
@@ -407,20 +407,20 @@ def _accept(
 
 
 #: a common word is a name when the book capitalises it mid-sentence at least this share as often as it
-#: writes it in lowercase ("Small" 38 times beside 46 "small"); words merely capitalised in a heading
+#: writes it in lowercase (a surname "Short" 38 times beside 46 "short"); words merely capitalised in a heading
 #: or a verse fall far short
-#: uses a form needs before "to" counts as place evidence ("said to Emma" twice proves nothing)
+#: uses a form needs before "to" counts as place evidence ("said to Nora" twice proves nothing)
 MIN_PLACE_USES = 3
 NAME_LIKE_SHARE = 0.25
 
 
-MIN_FULL_NAME_USES = 2  # mid-sentence uses of "Jonathan Small" that make a common word a surname
+MIN_FULL_NAME_USES = 2  # mid-sentence uses of "Jonathan Short" that make a common word a surname
 
 
 def _common_surname(
     words: tuple[str, ...], occ: list[_Occurrence], lowercase: Counter[str], mid_caps: Counter[str]
 ) -> bool:
-    """Whether a full name ends in a common word the text treats as a surname: "Jonathan Small",
+    """Whether a full name ends in a common word the text treats as a surname: "Jonathan Short",
     "Jefferson Hope", used mid-sentence after a given name, the last word capitalised mid-sentence
     often enough beside its lowercase uses (`NAME_LIKE_SHARE`)."""
     if len(words) < 2 or sum(1 for o in occ if not o.initial) < MIN_FULL_NAME_USES:
@@ -433,8 +433,8 @@ def _common_surname(
 
 def _common_word_at_start(o: _Occurrence, lowercase: Counter[str], mid_caps: Counter[str]) -> bool:
     """A bare word the book writes in lowercase more often than capitalised mid-sentence, at a
-    sentence start with no speech verb beside it, is the word ("Small wonder"), even where the book
-    also uses it as a surname ("said Small")."""
+    sentence start with no speech verb beside it, is the word ("Short work"), even where the book
+    also uses it as a surname ("said Short")."""
     return (
         o.initial
         and o.honorific is None
@@ -446,12 +446,12 @@ def _common_word_at_start(o: _Occurrence, lowercase: Counter[str], mid_caps: Cou
 
 def _family_plurals(occurrences: list[_Occurrence], text: str) -> set[str]:
     """Words that name a family or a group, not a person. The plural of a surname the book uses ("the
-    Emersons", "the Miss Thorpes", "the Wilcoxes" beside "Mr. Emerson", "Isabella Thorpe", "Henry
-    Wilcox"), written with "the" or "Miss" at least half the time; or the plural of another word the
+    Tressels", "the Miss Vances", "the Marlowes" beside "Mr. Tressel", "Lucinda Vance", "Bertram
+    Marlowe"), written with "the" or "Miss" at least half the time; or the plural of another word the
     book capitalises mid-sentence at least twice, or of a word of the stop-list (nationalities), never
     titled ("Italians", "Poles" beside "an Italian", "the Pole"; "Two Italians" once does not make it
     a surname). Either with another honorific or beside a speech verb at most a fifth of the time ("Mr.
-    and Mrs. Basts", "said the Emersons"), and never the last word of a full name used twice (a "Jane
+    and Mrs. Tabbs", "said the Tressels"), and never the last word of a full name used twice (a "Jane
     Roberts" makes "Roberts" a surname)."""
     surnames = {o.words[-1] for o in occurrences if len(o.words) > 1} | {
         o.words[0] for o in occurrences if len(o.words) == 1 and o.honorific in SURNAME_HONORIFICS

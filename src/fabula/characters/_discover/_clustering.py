@@ -47,7 +47,7 @@ WIFE_DOMINANCE = 5.0  # ... and the leading woman never styled "Miss" to be the 
 BROTHER_NAMED = 10  # bare given-name mentions that make a man "known by his given name"
 
 
-#: a pet name seen once or twice may be anyone's ("his daughter Nancy"): it needs this many uses to
+#: a pet name seen once or twice may be anyone's ("his daughter Polly"): it needs this many uses to
 #: join a formal name by the nickname list alone
 MIN_NICKNAME_USES = 3
 
@@ -59,26 +59,26 @@ NEAR_SHARE = 0.5
 MIN_SURNAME_USES = 3  # a bare surname seen fewer times is left unresolved where a family shares it
 
 
-TITLE_HOLDER_LEAD = 3.0  # "the Admiral" is Admiral Croft when he bears the title 3x as often as any other
+TITLE_HOLDER_LEAD = 3.0  # "the Admiral" is Admiral Strand when he bears the title 3x as often as any other
 
 
-#: a word used with a rank this often ("Colonel Fitzwilliam") is a surname before a first name
+#: a word used with a rank this often ("Colonel Kingsley") is a surname before a first name
 MIN_RANK_USES = 3
 
 
-#: "Mr. John Knightley" used this often is a habit that tells him from "Mr. Knightley"
+#: "Mr. John Harlow" used this often is a habit that tells him from "Mr. Harlow"
 MIN_HABIT_USES = 3
 
 
-#: ... when "Mr. Knightley" is named this many times as often as his brother's personal names
+#: ... when "Mr. Harlow" is named this many times as often as his brother's personal names
 TITLE_HABIT_LEAD = 3.0
 
 
-#: ... or, for "Mr. Emerson" beside "Mr. George Emerson", unless the full name is this much more usual
+#: ... or, for "Mr. Tressel" beside "Mr. George Tressel", unless the full name is this much more usual
 FULL_NAME_LEAD = 2.0
 
 
-#: the narrator names one of several in full ("Berry Hamilton") or styles one "Miss Daisy Miller" at
+#: the narrator names one of several in full ("Amos Quarrie") or styles one "Miss Posy Lumb" at
 #: least this often, and this many times as often as any other, to make them the surname's owner
 STYLED_MIN, STYLED_LEAD = 3, 3.0
 
@@ -132,7 +132,7 @@ class _Clustering:
         if honorific and honorific != "the":
             cluster.honorifics.add(honorific)
         if (len(words) > 1 or honorific in _FIRST_NAME_TITLES) and words[0] not in NAME_PARTICLES:
-            cluster.first_names.add(words[0])  # "Mr. van der Luyden" has no first name
+            cluster.first_names.add(words[0])  # "Mr. van der Vorst" has no first name
         if len(words) > 1 or (honorific not in (None, "the") and honorific not in _FIRST_NAME_TITLES):
             cluster.last_names.add(words[-1])
         gender = _gender_of(honorific, words, self.votes)
@@ -155,7 +155,7 @@ class _Clustering:
     def near(self, form: _FormKey, cluster: _Cluster) -> bool:
         """Whether ``form`` is used where ``cluster``'s story is: at least `NEAR_SHARE` of its uses
         fall between the first and the last chapter naming the cluster (a "Bill" of the first
-        chapters is not the "William" of the last ones; "Nancy" among the chapters of "Anne" may be
+        chapters is not the "William" of the last ones; "Polly" among the chapters of "Anne" may be
         her). Without chapter information, near."""
         own = self.chapters.get(form)
         theirs = [chapter for other in cluster.forms for chapter in self.chapters.get(other, ())]
@@ -167,29 +167,29 @@ class _Clustering:
 
     def female_alone(self, word: str) -> _Cluster | None:
         """The one female full-named cluster with surname ``word`` that is never "Miss", if it is the
-        only woman of that surname: "Mrs. Pontellier" is "Edna Pontellier" when no daughter shares it."""
+        only woman of that surname: "Mrs. Delacroix" is "Odile Delacroix" when no daughter shares it."""
         named = [
             c
             for c in self.clusters.values()
             if word in c.last_names and any(len(w) > 1 for (_, w) in c.forms)
         ]
         women = [c for c in named if c.gender == "female"]
-        # the daughters are "Miss": "Mrs. Hamilton" is "Fannie Hamilton" beside "Miss Kitty Hamilton";
-        # of two women never "Miss", one far more often named ("Ellen Olenska", not a stray "Hang
-        # Ellen Olenska")
+        # the daughters are "Miss": "Mrs. Quarrie" is "Winnie Quarrie" beside "Miss Honey Quarrie";
+        # of two women never "Miss", one far more often named ("Irene Volska", not a stray "Hang
+        # Irene Volska")
         wives = [c for c in women if not {honorific_class(h) for h in c.honorifics} & {"unmarried"}]
         if wives:
             return _dominant(wives, WIFE_DOMINANCE)
         # ... and when they are all "Miss", the one untitled full name of unknown gender is the mother
         unknown = [c for c in named if c.gender == "unknown" and not c.honorifics]
-        # ... unless a "Mr. Palmer" is about and no man of that surname has a full name: it may be his
+        # ... unless a "Mr. Kemble" is about and no man of that surname has a full name: it may be his
         mister = any(HONORIFICS.get(h or "") == "male" and w == (word,) for (h, w) in self.counts)
         named_man = any(c.gender == "male" for c in named)
         return unknown[0] if len(unknown) == 1 and (named_man or not mister) else None
 
     def title_holder(self, form: _FormKey) -> _Cluster | None:
-        """For a bare title ("the Admiral", "Colonel"), the one cluster that bears it ("Admiral Croft"),
-        or the bearer named with it at least three times as often as any other (Croft 14, Baldwin 4)."""
+        """For a bare title ("the Admiral", "Colonel"), the one cluster that bears it ("Admiral Strand"),
+        or the bearer named with it at least three times as often as any other (Strand 14, Ferris 4)."""
         words = form[1]
         if len(words) != 1 or words[0].lower() not in STANDALONE_TITLES:
             return None
@@ -211,7 +211,7 @@ class _Clustering:
     def by_first_name(self, form: _FormKey, gender: str) -> _Cluster | None:
         """The full-name cluster this first name (or nickname) belongs to, if one dominates. With an
         honorific only clusters of its class compete, and for "Sir/Lady/Aunt + first name" those
-        already holding that very honorific win ("Sir John" is "Sir John Middleton", not Willoughby)."""
+        already holding that very honorific win ("Sir Roland" is "Sir Roland Thornbury", not Carstairs)."""
         honorific, (word, *_) = form
         named = [
             c
@@ -246,7 +246,7 @@ def _cluster_full_names(state: _Clustering) -> None:
                 and {honorific_class(h) for h in cluster.honorifics} == {"married"}
                 and _gender_of(None, words[:1], state.votes) != "female"
             ):
-                continue  # "John Dashwood" is not "Mrs. John Dashwood"; "Rachel Lynde" is "Mrs. Rachel Lynde"
+                continue  # "John Ellery" is not "Mrs. John Ellery"; "Rosina Pettigrew" is "Mrs. Rosina Pettigrew"
             if any(_contains(other, words) for (_, other) in cluster.forms if len(other) >= len(words)):
                 target = cluster
                 break
@@ -254,14 +254,14 @@ def _cluster_full_names(state: _Clustering) -> None:
 
 
 def _cluster_first_names(state: _Clustering) -> None:
-    """Phase 2: a first name alone joins the full name it starts ("Emma" -> "Emma Woodhouse")."""
+    """Phase 2: a first name alone joins the full name it starts ("Nora" -> "Nora Fenwick")."""
     forms = state.order
     counts = state.counts
     for form in forms:
         honorific, words = form
         if form in state.assign or len(words) != 1 or honorific is not None:
             continue
-        # "Fitzwilliam" is Colonel Fitzwilliam's surname before it is Mr. Fitzwilliam Darcy's first name
+        # "Kingsley" is Colonel Kingsley's surname before it is Mr. Kingsley Ashdown's first name
         ranked = sum(
             n
             for (h, w), n in counts.items()
@@ -276,9 +276,9 @@ def _cluster_first_names(state: _Clustering) -> None:
 
 
 def _cluster_titled_words(state: _Clustering) -> None:
-    """Phase 3: an honorific and one word ("Mr. Darcy", "Lady Catherine", "Miss Bennet"), the most
+    """Phase 3: an honorific and one word ("Mr. Ashdown", "Lady Honoria", "Miss Penrose"), the most
     frequent first."""
-    # "Mr." before "General" on a tie, so "General Tilney" finds "Mr. Tilney" already taken
+    # "Mr." before "General" on a tie, so "General Ormsby" finds "Mr. Ormsby" already taken
     forms = sorted(state.order, key=lambda f: (-state.counts[f], honorific_class(f[0]) != "plain"))
     for form in forms:
         honorific, words = form
@@ -300,12 +300,12 @@ def _cluster_titled_words(state: _Clustering) -> None:
 
 def _titled_word_owner(state: _Clustering, form: _FormKey, gender: str) -> _Cluster | None:
     """The cluster "Hon Word" belongs to: a surname's bearer of that honorific class, a sister, a wife,
-    a clergyman, or the owner of a first name ("Miss Marianne")."""
+    a clergyman, or the owner of a first name ("Miss Philippa")."""
     honorific, (word,) = form
     assert honorific is not None
     clusters = state.clusters
     surname = any(word in c.last_names for c in clusters.values())
-    # "Lady Otway" is a wife, like "Mrs. Otway"; "Lady Catherine" is a first name
+    # "Lady Garside" is a wife, like "Mrs. Garside"; "Lady Honoria" is a first name
     married = honorific_class(honorific) == "married" or (honorific == "lady" and surname)
     candidates = [
         c
@@ -313,19 +313,19 @@ def _titled_word_owner(state: _Clustering, form: _FormKey, gender: str) -> _Clus
         if _compatible(c.gender, gender)
         and _same_class(c, honorific)
         and word in c.last_names
-        # "Mrs. Dashwood" is the mother, not "Marianne Dashwood": only join a cluster already married
+        # "Mrs. Ellery" is the mother, not "Philippa Ellery": only join a cluster already married
         and (not married or c.honorifics & _WIFE_TITLES)
     ]
-    # "Mr. Wilcox" beside the brothers "Charles" and "Paul Wilcox" is likelier their father than the
+    # "Mr. Marlowe" beside the brothers "Charles" and "Rupert Marlowe" is likelier their father than the
     # elder brother: two sons known by their given names need a much clearer winner
     plain = honorific_class(honorific) == "plain"
     factor = BROTHERS_DOMINANCE if _brothers(candidates) and plain else DOMINANCE
-    # a candidate known to be of the form's gender beats those of unknown gender ("Comrade Gregory",
-    # a man by his pronouns, is "Mr. Lucian Gregory", not "Rosamond Gregory")
+    # a candidate known to be of the form's gender beats those of unknown gender ("Comrade Lansing",
+    # a man by his pronouns, is "Mr. Ambrose Lansing", not "Clarissa Lansing")
     confirmed = [c for c in candidates if gender != "unknown" and c.gender == gender]
     if len(confirmed) == 1 and honorific != "miss":
         candidates = confirmed
-    # "Miss Bennet" with several Bennet sisters about: only a unique candidate is safe
+    # "Miss Penrose" with several Penrose sisters about: only a unique candidate is safe
     target = _dominant(candidates, factor) if honorific != "miss" or len(candidates) == 1 else None
     if target is None and honorific == "miss":
         target = _styled_so(candidates, honorific, word) or _eldest_sister(candidates, word)
@@ -334,12 +334,12 @@ def _titled_word_owner(state: _Clustering, form: _FormKey, gender: str) -> _Clus
         if target is not None and state.conflict(form, target):
             target = None
     if target is None and plain and not candidates:
-        # a clergyman is "Mr. Eager" as often as "the Rev. Cuthbert Eager": the one of that surname
+        # a clergyman is "Mr. Pruett" as often as "the Rev. Ebenezer Pruett": the one of that surname
         clergy = _family(clusters, word)
         if len(clergy) == 1 and {honorific_class(h) for h in clergy[0].honorifics} == {"reverend"}:
             target = None if state.conflict(form, clergy[0]) else clergy[0]
     if target is None and not surname:
-        target = state.by_first_name(form, gender)  # "Miss Marianne", "Mr. Thaddeus", "Lady Catherine"
+        target = state.by_first_name(form, gender)  # "Miss Philippa", "Mr. Barnaby", "Lady Honoria"
         if target is not None and not _same_class(target, honorific):
             target = None
     return target
@@ -347,7 +347,7 @@ def _titled_word_owner(state: _Clustering, form: _FormKey, gender: str) -> _Clus
 
 def _known_apart_by_first_name(state: _Clustering, form: _FormKey, target: _Cluster) -> bool:
     """Whether ``target`` names its "Mr. X" with a first name to tell him from another "Mr. X":
-    "Mr. John Knightley" beside "Mr. Knightley", "Mr. George Emerson" beside his father."""
+    "Mr. John Harlow" beside "Mr. Harlow", "Mr. George Tressel" beside his father."""
     honorific, (word,) = form
     if honorific not in SURNAME_HONORIFICS or word not in target.last_names:
         return False
@@ -356,12 +356,12 @@ def _known_apart_by_first_name(state: _Clustering, form: _FormKey, target: _Clus
     personal = sum(n for (h, w), n in target.forms.items() if len(w) > 1 or w[0] in target.first_names)
     first_named = [w for (h, w) in target.forms if h == honorific and len(w) > 1]
     own_first_name = married and all(_gender_of(None, w[:1], votes) == "female" for w in first_named)
-    # ... and a first name used once or twice is no such habit ("Mr. John Knightley" in a list)
+    # ... and a first name used once or twice is no such habit ("Mr. John Harlow" in a list)
     habitual = sum(counts[(honorific, w)] for w in first_named) >= MIN_HABIT_USES
-    # ... nor one the narrator gives a man with no family of his name about ("Mr. Thomas Marvel")
+    # ... nor one the narrator gives a man with no family of his name about ("Mr. Jasper Bristow")
     kin = any(c is not target for c in _family(state.clusters, word))
-    # the son's first name alone is common too: "Mr. Emerson" is the father of "George"
-    # ... unless the full name is what the text calls him ("Dorian Gray" twice as often as "Mr. Gray")
+    # the son's first name alone is common too: "Mr. Tressel" is the father of "George"
+    # ... unless the full name is what the text calls him ("Lucius Lisle" twice as often as "Mr. Lisle")
     bare_first = sum(counts[(None, w[:1])] for w in first_named)
     full_named = sum(n for (_, w), n in target.forms.items() if len(w) > 1 and w[-1] == word)
     return bool(
@@ -397,8 +397,8 @@ def _cluster_bare_words(state: _Clustering) -> None:
         target = _surname_owner(state, form, by_last)
         if target is None and not by_last:
             target = state.by_first_name(form, gender)
-        # "Emerson" with a father and a son about is ambiguous: no one's, and no one new; so is a
-        # surname used once or twice in a family ("Bennet" may be Mr. or Mrs. Bennet)
+        # "Tressel" with a father and a son about is ambiguous: no one's, and no one new; so is a
+        # surname used once or twice in a family ("Penrose" may be Mr. or Mrs. Penrose)
         # (one used more than any of the family's named members is a character known by it: kept)
         if (
             len(by_last) >= 2
@@ -410,7 +410,7 @@ def _cluster_bare_words(state: _Clustering) -> None:
 
 
 def _surname_owner(state: _Clustering, form: _FormKey, by_last: list[_Cluster]) -> _Cluster | None:
-    """Whose a bare surname is: a man's ("Bennet" is Mr. Bennet) before a woman's."""
+    """Whose a bare surname is: a man's ("Penrose" is Mr. Penrose) before a woman's."""
     (word,) = form[1]
     men = [
         c
@@ -421,10 +421,10 @@ def _surname_owner(state: _Clustering, form: _FormKey, by_last: list[_Cluster]) 
     ]
     if _brothers(men):
         # of brothers known by their given names: a "Mr. X" known by no given name, named at least
-        # as often as the bare surname, owns it like the title ("Wilcox" is Mr. Wilcox, the father
-        # of Charles and Paul; two "Monsieur Lebrun"s do not claim six "Lebrun"s); else a clear
-        # lead, or the one the narrator names in full ("Hamilton" is Berry Hamilton, the father,
-        # not his son Joe, though Joe is named more)
+        # as often as the bare surname, owns it like the title ("Marlowe" is Mr. Marlowe, the father
+        # of Charles and Rupert; two "Monsieur Morel"s do not claim six "Morel"s); else a clear
+        # lead, or the one the narrator names in full ("Quarrie" is Amos Quarrie, the father,
+        # not his son Abe, though Abe is named more)
         titled = [c for c in men if c.forms and all(_family_title(f) for f in c.forms)]
         if len(titled) == 1 and titled[0].size >= state.counts[form]:
             return titled[0]
@@ -437,14 +437,14 @@ def _surname_owner(state: _Clustering, form: _FormKey, by_last: list[_Cluster]) 
         and len(by_last) == 1
         and {honorific_class(h) for h in by_last[0].honorifics} != {"married"}
     ):
-        # a woman's only when she is the one woman of that surname ("Cominges" may be Blanche or her
-        # mother), and never a "Mrs." ("Braddocks" is Mr., whom the text may not title)
+        # a woman's only when she is the one woman of that surname ("Saint-Aubin" may be Lucienne or her
+        # mother), and never a "Mrs." ("Pollard" is Mr., whom the text may not title)
         target = by_last[0]
     return target
 
 
 def _cluster_the_titles(state: _Clustering) -> None:
-    """Phase 5: "the Colonel", "the Caterpillar": a titled person alone, else one of a kind."""
+    """Phase 5: "the Colonel", "the Lamplighter": a titled person alone, else one of a kind."""
     forms = state.order
     for form in forms:
         honorific, words = form
@@ -458,7 +458,7 @@ def _cluster_the_titles(state: _Clustering) -> None:
         if bare is not None:
             state.add(bare, form)
             continue
-        # "the Cat" is "the Cheshire Cat" when only one longer title ends in its word
+        # "the Cat" is "the Marmalade Cat" when only one longer title ends in its word
         longer = [
             c
             for c in state.clusters.values()
@@ -468,8 +468,8 @@ def _cluster_the_titles(state: _Clustering) -> None:
 
 
 def _styled_miss(cluster: _Cluster, surname: str) -> bool:
-    """Whether the text styles ``cluster`` "Miss <first name>" ("Miss Elizabeth (Bennet)"): a younger
-    sister, not the "Miss Bennet" of that surname."""
+    """Whether the text styles ``cluster`` "Miss <first name>" ("Miss Imogen (Penrose)"): a younger
+    sister, not the "Miss Penrose" of that surname."""
     return any(h == "miss" and w[0] in cluster.first_names and w != (surname,) for (h, w) in cluster.forms)
 
 
@@ -496,8 +496,8 @@ def _conflict(
 
 def _shared_sentences(together: Counter[tuple[_FormKey, _FormKey]], form: _FormKey, cluster: _Cluster) -> int:
     """Sentences naming ``form`` beside another name of ``cluster`` (not a part of the same name)."""
-    # "Knightley" and "Mr. Knightley", "Anne" and "Anne Shirley" in one sentence are one person
-    # ... nor a bare "Lynde" and "Mrs. Rachel" when the cluster holds "Rachel Lynde": parts of one name
+    # "Harlow" and "Mr. Harlow", "Anne" and "Anne Quince" in one sentence are one person
+    # ... nor a bare "Pettigrew" and "Mrs. Rosina" when the cluster holds "Rosina Pettigrew": parts of one name
     fulls = [set(w) for (_, w) in cluster.forms if len(w) > 1] if form[0] is None else []
     return sum(
         together.get((form, other), 0)
@@ -513,16 +513,16 @@ def _nickname_targets(word: str, clusters: Iterable[_Cluster], form: _FormKey) -
         c
         for c in clusters
         if (form not in c.forms)
-        and not c.honorifics & _NOBLE  # nobody calls Lady Catherine "Kitty"
+        and not c.honorifics & _NOBLE  # nobody calls Lady Honoria "Honey"
         and (formal & c.first_names or any((None, (f,)) in c.forms for f in formal))
     ]
 
 
 def _same_class(cluster: _Cluster, honorific: str | None) -> bool:
-    """Mr./Mrs./Miss/General/Captain forms of one surname are different people ("General Tilney",
-    "Captain Tilney", "Mr. Tilney"): forms with different honorific classes never join."""
+    """Mr./Mrs./Miss/General/Captain forms of one surname are different people ("General Ormsby",
+    "Captain Ormsby", "Mr. Ormsby"): forms with different honorific classes never join."""
     if honorific is None or honorific == "the" or honorific in _KINSHIP:
-        return True  # "Aunt Medora" is "Medora Manson" whether she is Mrs. or Marchioness
+        return True  # "Aunt Aurelia" is "Aurelia Tench" whether she is Mrs. or Marchioness
     classes = {honorific_class(h) for h in cluster.honorifics if h not in _KINSHIP}
     return not classes or honorific_class(honorific) in classes
 
@@ -531,16 +531,16 @@ def _contains(longer: tuple[str, ...], shorter: tuple[str, ...]) -> bool:
     if len(shorter) > len(longer):
         return False
     n = len(shorter)
-    if shorter[0] in NAME_PARTICLES:  # "van der Luyden" is the surname of "Henry van der Luyden"
+    if shorter[0] in NAME_PARTICLES:  # "van der Vorst" is the surname of "Bertram van der Vorst"
         return longer[-n:] == shorter
-    # "Walter Elliot" is not "William Walter Elliot": a name of several words must keep the first one
+    # "Septimus Wrexham" is not "William Septimus Wrexham": a name of several words must keep the first one
     return any(longer[i : i + n] == shorter for i in range(len(longer) - n + 1)) and (
         longer[0] == shorter[0] or (n == 1 and longer[-1] == shorter[-1])
     )
 
 
 def _most_full_named(candidates: list[_Cluster], surname: str) -> _Cluster | None:
-    """The candidate named in full ("Berry Hamilton") at least three times, and three times as often
+    """The candidate named in full ("Amos Quarrie") at least three times, and three times as often
     as any other."""
     uses = [
         (c, sum(n for (_, w), n in c.forms.items() if len(w) > 1 and w[-1] == surname)) for c in candidates
@@ -573,9 +573,9 @@ def _dominant(candidates: list[_Cluster], factor: float = DOMINANCE) -> _Cluster
 
 
 def _styled_so(candidates: list[_Cluster], honorific: str, surname: str) -> _Cluster | None:
-    """Among several of one surname, the one the text itself styles "Miss Daisy Miller" at least three
-    times, and three times as often as anyone else is styled so: "Miss Miller" is her. Sisters whom
-    the text styles alike ("Miss Elizabeth/Lydia Bennet") leave "Miss Bennet" open."""
+    """Among several of one surname, the one the text itself styles "Miss Posy Lumb" at least three
+    times, and three times as often as anyone else is styled so: "Miss Lumb" is her. Sisters whom
+    the text styles alike ("Miss Imogen/Cressida Penrose") leave "Miss Penrose" open."""
     uses = [
         (c, sum(n for (h, w), n in c.forms.items() if h == honorific and len(w) > 1 and w[-1] == surname))
         for c in candidates
@@ -584,9 +584,9 @@ def _styled_so(candidates: list[_Cluster], honorific: str, surname: str) -> _Clu
 
 
 def _eldest_sister(candidates: list[_Cluster], surname: str) -> _Cluster | None:
-    """Among sisters, "Miss Bennet" is the eldest, and the younger ones are the ones the text styles
-    "Miss Elizabeth (Bennet)", "Miss Lydia": when all but one of the women of that surname are styled
-    so, the one left is "Miss Bennet"."""
+    """Among sisters, "Miss Penrose" is the eldest, and the younger ones are the ones the text styles
+    "Miss Imogen (Penrose)", "Miss Cressida": when all but one of the women of that surname are styled
+    so, the one left is "Miss Penrose"."""
     women = [c for c in candidates if c.gender != "male"]
     unstyled = [c for c in women if not _styled_miss(c, surname)]
     return unstyled[0] if len(women) > 1 and len(unstyled) == 1 else None

@@ -1,6 +1,6 @@
 """Evidence read off the book for clustering: gender votes (pronouns after a name, styled given names),
 cannot-links (names sharing a sentence, names tagging the turns of one conversation), and the links
-the text states or implies ("Miss Hamilton, now Mrs Smith", a vocative answered by a tagged name)."""
+the text states or implies ("Miss Quarrie, now Mrs Jukes", a vocative answered by a tagged name)."""
 
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ ANSWER_MIN, ANSWER_LEAD = 2, 2.0
 @dataclass(slots=True)
 class _GenderEvidence:
     """What says a name's gender besides an honorific: the pronouns after its mentions, and the given
-    names the book itself styles with a gendered title ("Lady Brett Ashley", "Miss Kitty Hamilton")."""
+    names the book itself styles with a gendered title ("Lady Perdita Vesey", "Miss Honey Quarrie")."""
 
     votes: dict[tuple[str, ...], Counter[str]]
     styled: dict[str, str]
@@ -50,7 +50,7 @@ class _GenderEvidence:
 def _gender_evidence(text: str, occurrences: list[_Occurrence]) -> _GenderEvidence:
     """Pronoun votes: for each name, which pronoun ("he"/"she") most often follows it before another
     name does. Styled given names: the first word of a name written after "Miss", "Mr.", "Lady", "Sir",
-    ... ("Mrs." and "Madame" are left out: "Mrs. Julius Beaufort" bears her husband's name)."""
+    ... ("Mrs." and "Madame" are left out: "Mrs. Cornelius Whitmore" bears her husband's name)."""
     votes: dict[tuple[str, ...], Counter[str]] = defaultdict(Counter)
     pattern = re.compile(r"(?<![\w'’])(he|him|his|she|her|hers)(?![\w'’])", re.IGNORECASE)
     for i, o in enumerate(occurrences):
@@ -75,9 +75,9 @@ def _sentence_cooccurrence(
     book: Book, occurrences: list[_Occurrence], dialogue: Regions
 ) -> Counter[tuple[_FormKey, _FormKey]]:
     """How many sentences name both forms (both orders stored). Two names in one sentence are
-    almost always two people ("Mr. Emerson and George", "'Jane,' said Elizabeth"), so this count
+    almost always two people ("Mr. Tressel and George", "'Jane,' said Imogen"), so this count
     is the cannot-link evidence that keeps fathers, sons, sisters and nickname look-alikes apart.
-    Only names on the same side of a quotation mark count: '"Miss Woodhouse," said he, and Emma
+    Only names on the same side of a quotation mark count: '"Miss Fenwick," said he, and Nora
     smiled' addresses the person the narration then names."""
     layer = book.sentences if len(book.sentences) else book.paragraphs
     index = np.searchsorted(layer.starts, np.array([o.start for o in occurrences]), side="right") - 1
@@ -98,10 +98,10 @@ def _sentence_cooccurrence(
 def _turn_takers(
     book: Book, occurrences: list[_Occurrence], dialogue: Regions
 ) -> Counter[tuple[_FormKey, _FormKey]]:
-    """Names that take turns in one conversation: a speech tagged "said Madge" answered within two
-    paragraphs by one tagged "said Margaret". Each such exchange counts as two shared sentences of
+    """Names that take turns in one conversation: a speech tagged "said Midge" answered within two
+    paragraphs by one tagged "said Marjorie". Each such exchange counts as two shared sentences of
     cannot-link evidence, so two exchanges keep a pet name apart from the formal name it resembles,
-    while a narrator who once writes "said Mike" and then "said Michael" is not taken for two people."""
+    while a narrator who once writes "said Nick" and then "said Nicholas" is not taken for two people."""
     if not len(book.paragraphs):
         return Counter()
     paragraph = _paragraph_indices(book, occurrences)
@@ -121,8 +121,8 @@ def _gender_of(honorific: str | None, words: tuple[str, ...], votes: _GenderEvid
         implied = HONORIFICS.get(honorific, "unknown")
         if implied != "unknown":
             return implied
-    # a full name's first word is a given name: how the book styles it ("Lady Brett") decides, then
-    # a clear census gender, which outweighs the pronouns ("Mrs. Julius Beaufort ... she" is near him)
+    # a full name's first word is a given name: how the book styles it ("Lady Perdita") decides, then
+    # a clear census gender, which outweighs the pronouns ("Mrs. Cornelius Whitmore ... she" is near him)
     if len(words) > 1 and words[0] not in NAME_PARTICLES:
         lexical = votes.styled.get(words[0]) or given_name_gender(words[0], CLEAR_GIVEN_NAME)
         if lexical != "unknown":
@@ -133,7 +133,7 @@ def _gender_of(honorific: str | None, words: tuple[str, ...], votes: _GenderEvid
     total = v["male"] + v["female"]
     if total >= 2 and max(v.values()) >= 0.7 * total:
         return v.most_common(1)[0][0]
-    if len(words) == 1 and words[0] in votes.given:  # "Henry" alone, his pronouns unclear
+    if len(words) == 1 and words[0] in votes.given:  # "Bertram" alone, his pronouns unclear
         return votes.styled.get(words[0]) or given_name_gender(words[0])
     return "unknown"
 
@@ -147,8 +147,8 @@ def _form_chapters(book: Book, occurrences: list[_Occurrence]) -> dict[_FormKey,
     return chapters
 
 
-#: what may stand between two names of one person: "Miss Hamilton, now Mrs Smith", "Frieda Mosebach,
-#: now Frau Liesecke", "Mrs. Grey, née Miss Dunn", "Tom, whose name was Thomas"
+#: what may stand between two names of one person: "Miss Quarrie, now Mrs Jukes", "Greta Albrecht,
+#: now Frau Oberlin", "Mrs. Grey, née Miss Dunn", "Tom, whose name was Thomas"
 _LINK_GAP = re.compile(
     r"[ \t]*[,(]?\s*(?:now|formerly|n[ée]e|afterwards|whose\s+(?:real\s+|maiden\s+)?name\s+(?:was|is)"
     r"|otherwise\s+called|known\s+as|alias)\s+"
@@ -161,7 +161,7 @@ _PAREN_OPEN = re.compile(r"[ \t]*\(\s*")
 _PAREN_CLOSE = re.compile(r"\s*\)")
 
 
-#: "Hilbery's", or "Hilbery s" where a text lost its apostrophes
+#: "Dorrance's", or "Dorrance s" where a text lost its apostrophes
 _POSSESSIVE_NEXT = re.compile(r"(?:['’]| )s\b")
 
 
@@ -174,10 +174,10 @@ _LIST_NEXT = re.compile(r"\s*(?:,\s*)?(?:and|or|nor)\b|\s*,\s*[A-Z]")
 def _textual_links(
     text: str, occurrences: list[_Occurrence], dialogue: Regions
 ) -> Counter[tuple[_FormKey, _FormKey]]:
-    """Pairs of forms the text itself says name one person, counted: "Miss Hamilton, now Mrs Smith",
-    "Mrs. Cosham (Aunt Millicent)",
-    and, in narration, a family title set beside a formal one ("Aunt Celia, Mrs. Milvain, who ...")
-    when they are not items of a list ("Aunt Celia, Mrs. Cosham, and Mr. Hilbery")."""
+    """Pairs of forms the text itself says name one person, counted: "Miss Quarrie, now Mrs Jukes",
+    "Mrs. Delmore (Aunt Prudence)",
+    and, in narration, a family title set beside a formal one ("Aunt Drusilla, Mrs. Ashby, who ...")
+    when they are not items of a list ("Aunt Drusilla, Mrs. Delmore, and Mr. Dorrance")."""
     links: Counter[tuple[_FormKey, _FormKey]] = Counter()
     for i in range(len(occurrences) - 1):
         a, b = occurrences[i], occurrences[i + 1]
@@ -186,7 +186,7 @@ def _textual_links(
             continue
         if _LINK_GAP.fullmatch(gap) or (
             _PAREN_OPEN.fullmatch(gap) and _PAREN_CLOSE.match(text, b.end) and not (a.titled or b.titled)
-        ):  # "Miss Hamilton, now Mrs Smith"; "Mrs. Cosham (Aunt Millicent)"
+        ):  # "Miss Quarrie, now Mrs Jukes"; "Mrs. Delmore (Aunt Prudence)"
             links[(_form(a), _form(b))] += 1
             continue
         kinds = {a.honorific in _KINSHIP, b.honorific in _KINSHIP}
@@ -197,7 +197,7 @@ def _textual_links(
             and b.honorific not in (None, "the")
             and a.start not in dialogue
             and not _LIST_NEXT.match(text, b.end)
-            and not _POSSESSIVE_NEXT.match(text, b.end)  # "Cousin Caroline, Mrs. Hilbery's cousin"
+            and not _POSSESSIVE_NEXT.match(text, b.end)  # "Cousin Winifred, Mrs. Dorrance's cousin"
             and not text[max(0, a.start - 3) : a.start].strip().endswith(",")
         ):
             links[(_form(a), _form(b))] += 1
@@ -207,8 +207,8 @@ def _textual_links(
 def _vocative_replies(
     book: Book, occurrences: list[_Occurrence], dialogue: Regions
 ) -> Counter[tuple[_FormKey, _FormKey]]:
-    """Family titles to the formal names that answer them: a speech addressing "Aunt Juley" followed,
-    in the next paragraph, by one tagged "said Mrs. Munt". The one addressed usually answers, so when
+    """Family titles to the formal names that answer them: a speech addressing "Aunt Hetty" followed,
+    in the next paragraph, by one tagged "said Mrs. Pim". The one addressed usually answers, so when
     one formal name answers a family title at least twice, and twice as often as any other, it is hers."""
     if not len(book.paragraphs):
         return Counter()
@@ -228,8 +228,8 @@ def _address_replies(
     book: Book, occurrences: list[_Occurrence], dialogue: Regions
 ) -> Counter[tuple[_FormKey, _FormKey]]:
     """Names people are addressed by to the names the narration gives them: a speech that says
-    "Henry, …" is answered in the next paragraph, or answers the previous one, by a turn the
-    narration tags "said Mr. Wilcox". Counted per (vocative, tag) pair; a vocative answered at least
+    "Bertram, …" is answered in the next paragraph, or answers the previous one, by a turn the
+    narration tags "said Mr. Marlowe". Counted per (vocative, tag) pair; a vocative answered at least
     twice by one tagged name, and twice as often as by any other, links the two (`_join_addressed`
     decides whether the names can be one person's)."""
     if not len(book.paragraphs) or not len(dialogue):
@@ -257,7 +257,7 @@ def _tagged_paragraphs(
     dialogue: Regions,
     accept: Callable[[_Occurrence], bool],
 ) -> dict[int, _FormKey]:
-    """Paragraph -> the first name the narration tags a speech with there ("said Mr. Wilcox"), among
+    """Paragraph -> the first name the narration tags a speech with there ("said Mr. Marlowe"), among
     the occurrences ``accept`` lets through."""
     tagged: dict[int, _FormKey] = {}
     for o, p in zip(occurrences, paragraph, strict=True):

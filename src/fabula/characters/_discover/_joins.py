@@ -53,9 +53,9 @@ def _linked_clusters(
 
 def _join_addressed(state: _Clustering) -> None:
     """Join a name people address someone by to the name the narration tags their answers with
-    ("Henry" and "Mr. Wilcox", "Miss Dashwood" and "Elinor") when nothing in the two names disagrees:
+    ("Bertram" and "Mr. Marlowe", "Miss Ellery" and "Rosalind") when nothing in the two names disagrees:
     genders agree, neither has a first name or a surname the other lacks a match for, and a
-    "Miss Bennet" never joins a sister the text styles "Miss Elizabeth" (she is not the eldest)."""
+    "Miss Penrose" never joins a sister the text styles "Miss Imogen" (she is not the eldest)."""
     clusters, assign, links = state.clusters, state.assign, state.addressed
 
     def shared(form: _FormKey, c: _Cluster) -> int:
@@ -71,13 +71,13 @@ def _join_addressed(state: _Clustering) -> None:
         if _other_given_name(a, cb) or _other_given_name(b, ca):
             continue
         if any(_family_title(form) and _brothers(_family(clusters, form[1][0])) for form in (a, b)):
-            continue  # "Mr. Hamilton" may be the father of "Joe" and "Berry"... or either of them
+            continue  # "Mr. Quarrie" may be the father of "Abe" and "Amos"... or either of them
         if not all(_same_class(cb, h) for h in ca.honorifics) or not all(
             _same_class(ca, h) for h in cb.honorifics
         ):
-            continue  # "Mrs. Vane" is not "Miss Sibyl Vane", whoever answers whom
+            continue  # "Mrs. Lorrimer" is not "Miss Viola Lorrimer", whoever answers whom
         small, large = sorted((ca, cb), key=lambda c: c.size)
-        # a narrator varies the names of one person in one sentence ("Elinor ... Miss Dashwood"), so
+        # a narrator varies the names of one person in one sentence ("Rosalind ... Miss Ellery"), so
         # shared sentences only keep them apart when they outnumber the replies
         if sum(shared(form, large) for form in small.forms) > n:
             continue
@@ -85,8 +85,8 @@ def _join_addressed(state: _Clustering) -> None:
 
 
 def _other_given_name(form: _FormKey, cluster: _Cluster) -> bool:
-    """Whether a bare given name ("Prascovia") meets a cluster with another given name ("Polina")
-    that is no variant of it (unlike "Harry" and "Henry", "Evie" and "Evelyn")."""
+    """Whether a bare given name ("Anfisa") meets a cluster with another given name ("Vera")
+    that is no variant of it (unlike "Bertie" and "Bertram", "Bea" and "Beatrice")."""
     honorific, words = form
     # a cluster known by a bare given name ("Alice") has that first name too
     firsts = cluster.first_names | {
@@ -104,7 +104,7 @@ def _styled_sister(miss: _Cluster, other: _Cluster) -> bool:
 
 
 def _join_linked(state: _Clustering) -> None:
-    """Join the clusters of two forms the text links ("Miss Hamilton, now Mrs Smith"): the smaller into
+    """Join the clusters of two forms the text links ("Miss Quarrie, now Mrs Jukes"): the smaller into
     the larger, when their genders agree and the names do not share sentences as two people do."""
     clusters, assign, conflict, links = state.clusters, state.assign, state.sentence_conflict, state.links
     for _, _, ca, cb in _linked_clusters(clusters, assign, links):
@@ -115,7 +115,7 @@ def _join_linked(state: _Clustering) -> None:
 
 
 def _join_orphans(state: _Clustering) -> None:
-    """Small clusters of one word ("Miss Marianne", "Bauerstein", "Mr. Teddy") made before the larger
+    """Small clusters of one word ("Miss Philippa", "Kessler", "Mr. Barty") made before the larger
     cluster that carries that word as its first or last name: join it when exactly one does."""
     clusters, assign, conflict = state.clusters, state.assign, state.conflict
     for cluster in sorted(clusters.values(), key=lambda c: c.size):
@@ -125,7 +125,7 @@ def _join_orphans(state: _Clustering) -> None:
         ((word,),) = words
         honorifics = {h for (h, _) in cluster.forms if h not in (None, "the")}
         married = bool(honorifics & _WIFE_TITLES)
-        # "Miss Marianne", "Mr. Thaddeus" may be first names; "Colonel Fitzwilliam" is a surname
+        # "Miss Philippa", "Mr. Barnaby" may be first names; "Colonel Kingsley" is a surname
         by_first = honorifics <= _FIRST_NAME_TITLES | SURNAME_HONORIFICS and not any(
             word in c.last_names for c in clusters.values() if c is not cluster
         )
@@ -138,10 +138,10 @@ def _join_orphans(state: _Clustering) -> None:
             and all(_same_class(c, h) for h in honorifics)
             and (not married or c.honorifics & _WIFE_TITLES)
         ]
-        # one candidate, or, for "Mr. Sholto", one named far more often than the other men of the name
-        # (Thaddeus, once "Mr. Thaddeus" has joined him, over his twin); of brothers known by their
+        # one candidate, or, for "Mr. Lanyon", one named far more often than the other men of the name
+        # (Barnaby, once "Mr. Barnaby" has joined him, over his twin); of brothers known by their
         # given names, one with a much clearer lead, else the one the narrator names in full ("Mr.
-        # Hamilton" is Berry Hamilton, named so thrice as often as Joe Hamilton: the head of the house)
+        # Quarrie" is Amos Quarrie, named so thrice as often as Abe Quarrie: the head of the house)
         target = None
         if len(targets) == 1 or (honorifics and {honorific_class(h) for h in honorifics} == {"plain"}):
             if _brothers(targets):
@@ -155,10 +155,10 @@ def _join_orphans(state: _Clustering) -> None:
             and {honorific_class(h) for h in target.honorifics} == {"married"}
             and not target.first_names
         ):
-            continue  # a bare surname is no wife's ("Braddocks" is her husband, "Mrs. Braddocks" is she)
+            continue  # a bare surname is no wife's ("Pollard" is her husband, "Mrs. Pollard" is she)
         if target.size < cluster.size or any(conflict(form, target) for form in cluster.forms):
             continue
-        # "Mr. Emerson" beside a habitual "Mr. George Emerson" is another man (his father)
+        # "Mr. Tressel" beside a habitual "Mr. George Tressel" is another man (his father)
         if any(
             h in honorifics
             and honorific_class(h) == "plain"
@@ -173,7 +173,7 @@ def _join_orphans(state: _Clustering) -> None:
 
 
 def _join_nicknames(state: _Clustering) -> None:
-    """Nicknames ("Lizzy") that became a cluster of their own before their formal name's cluster
+    """Nicknames ("Nell") that became a cluster of their own before their formal name's cluster
     existed: join the one cluster of the formal name, when used near it and never beside it."""
     clusters, assign, conflict, near = state.clusters, state.assign, state.conflict, state.near
     for cluster in list(clusters.values()):
@@ -192,7 +192,7 @@ def _join_nicknames(state: _Clustering) -> None:
 
 def _variant_names(a: str, b: str) -> bool:
     """Two spellings of one given name: a nickname and its formal name ("Jim"/"James"), two nicknames of
-    one formal name ("Kit"/"Kitty"), or a pet form made with a suffix ("Skaggsy" of "Skaggs")."""
+    one formal name ("Jo"/"Honey"), or a pet form made with a suffix ("Briggsy" of "Briggs")."""
     a, b = a.lower(), b.lower()
     if a == b:
         return False
@@ -204,9 +204,9 @@ def _variant_names(a: str, b: str) -> bool:
 
 
 def _join_name_variants(state: _Clustering) -> None:
-    """Clusters that differ only by a variant of the given name: "Jim Vane" and "James Vane", "Frank" (of
-    "Frank Oakley") and "Francis Oakley", a lone "Kit" and "Kitty Hamilton", "Michael" and "Mike
-    Campbell", "Skaggsy" and "Mr. Skaggs". The smaller joins the one such cluster, if only one exists."""
+    """Clusters that differ only by a variant of the given name: "Jim Lorrimer" and "James Lorrimer", "Frank" (of
+    "Frank Pitcairn") and "Francis Pitcairn", a lone "Jo" and "Honey Quarrie", "Nicholas" and "Nick
+    Rennie", "Briggsy" and "Mr. Briggs". The smaller joins the one such cluster, if only one exists."""
     clusters, assign, conflict, near = state.clusters, state.assign, state.conflict, state.near
     for cluster in sorted(clusters.values(), key=lambda c: c.size):
         if cluster.id not in clusters or cluster.honorifics & _NOBLE:
@@ -244,7 +244,7 @@ def _join_name_variants(state: _Clustering) -> None:
         if not full and not near(next(iter(cluster.forms)), target):
             continue  # "Bill" of the first chapters, "William" of the last
         small, large = sorted((cluster, target), key=lambda c: c.size)
-        # pronoun votes mislead here ("Jim" came out female); titles do not ("Mrs. Charlie" is no Charles)
+        # pronoun votes mislead here ("Jim" came out female); titles do not ("Mrs. Archie" is no Archibald)
         titled = [
             {HONORIFICS.get(h, "unknown") for h in c.honorifics if honorific_class(h) in _CIVIL_CLASSES}
             - {"unknown"}

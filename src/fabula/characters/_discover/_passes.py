@@ -4,18 +4,18 @@ Hand-written rules rather than a model because the default path must run offline
 CPU with nothing to download (BookNLP needs downloaded neural models and minutes per novel). A spaCy
 NER pipeline, when the user names one, adds PERSON evidence (`_ner.py`); Chinese uses jieba (`_chinese.py`).
 
-1. Candidates: runs of capitalised words, with an optional honorific ("Mr. Darcy"), and "the X"
-   titles ("the Caterpillar"). Leading non-names ("Poor Harriet", "Oh Emma") are dropped.
+1. Candidates: runs of capitalised words, with an optional honorific ("Mr. Ashdown"), and "the X"
+   titles ("the Lamplighter"). Leading non-names ("Poor Lavinia", "Oh Nora") are dropped.
 2. A name is kept when it looks like a person: an honorific before it, a speech verb beside it
-   ("said Emma"), or several mid-sentence capitalised uses while the lowercase word is rare; words
-   in the stop-lists, place-like runs ("Box Hill") and words mostly after "in/at/from" are dropped.
+   ("said Nora"), or several mid-sentence capitalised uses while the lowercase word is rare; words
+   in the stop-lists, place-like runs ("Box Tor") and words mostly after "in/at/from" are dropped.
 3. Clustering, most specific forms first: full names make clusters; "Hon Surname" joins the
    gender-compatible full name with that surname (unless it is much more frequent than that full
-   name, as "Mr. Knightley" is than "John Knightley"); a lone first name joins the full name it
-   starts, a nickname ("Lizzy") its formal name, a lone surname the "Mr." cluster first ("Bennet" is
-   Mr. Bennet) or no one when a family shares it ambiguously, "Lady/Sir + first name" its full name.
-   "Mr. Bennet", "Mrs. Bennet" and "Jane Bennet" stay apart: different honorific classes never join.
-4. Later joins: textual links ("Miss Hamilton, now Mrs Smith"), vocatives answered by tagged names,
+   name, as "Mr. Harlow" is than "John Harlow"); a lone first name joins the full name it
+   starts, a nickname ("Nell") its formal name, a lone surname the "Mr." cluster first ("Penrose" is
+   Mr. Penrose) or no one when a family shares it ambiguously, "Lady/Sir + first name" its full name.
+   "Mr. Penrose", "Mrs. Penrose" and "Jane Penrose" stay apart: different honorific classes never join.
+4. Later joins: textual links ("Miss Quarrie, now Mrs Jukes"), vocatives answered by tagged names,
    given-name variants. Every join is vetoed by cannot-link evidence: names sharing sentences, or
    tagging the turns of one conversation; a pet name also needs to be used where its formal name's
    bearer is (between the first and last chapter naming them: "Bill" of the first chapters is not
@@ -120,8 +120,8 @@ class Pass:
 
 def _drop_verse_and_headings(d: Discovery) -> None:
     # names in songs and poems ("Beautiful Soup", "You are old, Father William") are not the story's
-    # people, nor title-case runs in chapter headings ("Sherlock Holmes Gives a Demonstration"); a
-    # heading's titled name ("Miss Lucy Honeychurch Tells the Truth") is kept: it links the names
+    # people, nor title-case runs in chapter headings ("Inspector Quill Gives a Demonstration"); a
+    # heading's titled name ("Miss Tamsin Applegate Tells the Truth") is kept: it links the names
     verse, headings = _verse(d.book), _headings(d.book)
     d.occurrences = [
         o
