@@ -153,3 +153,22 @@ def test_distill_static_model_runs() -> None:
     """Its imports and arguments (distilling itself needs model2vec[distill], torch and a local model:
     minutes and hundreds of MB, so not here)."""
     assert "--pca-dims" in run("distill_static_model.py", "--help")
+
+
+def test_gold_names_in_code_runs(tmp_path: Path) -> None:
+    novel = tmp_path / "pdnc" / "X"
+    novel.mkdir(parents=True)
+    (novel / "character_info.csv").write_text(
+        "Character ID,Main Name,Aliases,Gender,Category\n"
+        "0,Prudence Quarrie,\"{'Miss Quarrie', 'Prudence'}\",F,major\n",
+        encoding="utf-8",
+    )
+    code = tmp_path / "code.py"
+    code.write_text(
+        '"""Rules for Miss Quarrie."""\n\nNAMES = ["Prudence Quarrie"]  # a list, not a docstring\n'
+        "# a comment naming Prudence\n",
+        encoding="utf-8",
+    )
+    out = run("gold_names_in_code.py", tmp_path / "pdnc", code)
+    assert f"{code}:1: Miss Quarrie" in out and f"{code}:4: Prudence" in out
+    assert ":3:" not in out  # string data in code is not looked at
