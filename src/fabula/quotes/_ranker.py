@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
+from itertools import groupby
 from typing import Any
 
 import numpy as np
@@ -73,22 +74,29 @@ def rank_speakers(book: Book, weights: np.ndarray, passes: int = 2, beam: int = 
     """The sieve, then each turn's candidates scored with ``weights`` (one per `FEATURES` entry).
     With ``beam`` > 1 the last pass decides each conversation as a whole (`beam_decode`)."""
     context, turns = run_sieve(book)
+    statics: dict[int, _StaticTurn] = {}  # what no pass changes, computed once per turn
     if beam > 1:
-        rerank(context, turns, weights, passes - 1)
-        beam_decode(context, turns, weights, beam)
+        rerank(context, turns, weights, passes - 1, statics)
+        beam_decode(context, turns, weights, beam, statics)
     else:
-        rerank(context, turns, weights, passes)
+        rerank(context, turns, weights, passes, statics)
     for turn in turns:
         settle_quotes(turn)
     finish_turns(context, turns)
     return book.quotes
 
 
-def rerank(context: SieveContext, turns: list[Turn], weights: np.ndarray, passes: int) -> None:
+def rerank(
+    context: SieveContext,
+    turns: list[Turn],
+    weights: np.ndarray,
+    passes: int,
+    statics: dict[int, _StaticTurn] | None = None,
+) -> None:
     """Give every turn its top-scoring candidate, ``passes`` times: each pass sees the previous pass's
     speakers of the neighbouring turns."""
     for _ in range(passes):
-        picks = [(item, item.features @ weights) for item in turn_candidates(context, turns)]
+        picks = [(item, item.features @ weights) for item in turn_candidates(context, turns, statics)]
         for item, scores in picks:
             apply_choice(turns[item.turn], item, scores)
 
@@ -117,7 +125,13 @@ class _Hypothesis:
 _HISTORY = max(_SCENE_TURNS, _RECENT_TURNS)  # how far back a turn's features read earlier speakers
 
 
-def beam_decode(context: SieveContext, turns: list[Turn], weights: np.ndarray, width: int) -> None:
+def beam_decode(
+    context: SieveContext,
+    turns: list[Turn],
+    weights: np.ndarray,
+    width: int,
+    statics: dict[int, _StaticTurn] | None = None,
+) -> None:
     """Decide every conversation's speakers as one sequence: a beam of ``width`` readings, each
     turn's candidates scored with the speakers *that reading* gave the turns before it (the turns
     after it as the previous pass left them), the reading with the highest summed log-probability
@@ -126,8 +140,9 @@ def beam_decode(context: SieveContext, turns: list[Turn], weights: np.ndarray, w
     badly (a tag that the alternation contradicts) loses to one that fits. The probabilities are
     the per-turn softmax the model was trained with (a maximum-entropy Markov model, not a CRF),
     so a strong tag that either reading can follow moves little: on the validation split this is
-    worth +0.0 to +0.4 points, not more (docs/benchmarks.md)."""
-    stats = _BookStats.of(context, turns)
+    worth +0.0 to +0.4 points, not more (docs/benchmarks.md). Readings that agree on the turns a
+    turn's features read share one computation."""
+    stats = _BookStats.of(context, turns, statics)
     index = 0
     while index < len(turns):
         end = index
@@ -149,20 +164,27 @@ def _decode_conversation(
     current = [turns[i].speaker for i in conversation]  # the previous pass's reading
     for index in conversation:
         grown: list[_Hypothesis] = []
+        seen: dict[tuple[tuple[int, str | None], ...], tuple[TurnCandidates | None, np.ndarray | None]] = {}
         for hypothesis in beams:
             history = hypothesis.recent(_HISTORY) if hypothesis is not None else []
-            for earlier, speaker in history:
-                turns[earlier].speaker = speaker
-            item = _features(context, turns, index, stats)
-            for earlier, _ in history:  # the other readings must not see this one's choices
-                turns[earlier].speaker = current[earlier - conversation.start]
+            key = tuple(history)
+            if key not in seen:
+                for earlier, speaker in history:
+                    turns[earlier].speaker = speaker
+                item = _features(context, turns, index, stats)
+                for earlier, _ in history:  # the other readings must not see this one's choices
+                    turns[earlier].speaker = current[earlier - conversation.start]
+                log_p = None
+                if item is not None:
+                    scores = item.features @ weights
+                    log_p = scores - scores.max()
+                    log_p -= np.log(np.exp(log_p).sum())
+                seen[key] = (item, log_p)
+            item, log_p = seen[key]
             base = hypothesis.score if hypothesis is not None else 0.0
-            if item is None:
+            if item is None or log_p is None:
                 grown.append(_Hypothesis(base, index, turns[index].speaker, 0.0, hypothesis))
                 continue
-            scores = item.features @ weights
-            log_p = scores - scores.max()
-            log_p -= np.log(np.exp(log_p).sum())
             for best in np.argsort(-log_p)[:width]:
                 grown.append(
                     _Hypothesis(
@@ -210,9 +232,12 @@ def settle_quotes(turn: Turn) -> None:
             quote.speaker_id, quote.mention, quote.method = None, None, None
 
 
-def turn_candidates(context: SieveContext, turns: list[Turn]) -> list[TurnCandidates]:
-    """Candidates and features for every turn with at least one candidate."""
-    stats = _BookStats.of(context, turns)
+def turn_candidates(
+    context: SieveContext, turns: list[Turn], statics: dict[int, _StaticTurn] | None = None
+) -> list[TurnCandidates]:
+    """Candidates and features for every turn with at least one candidate. ``statics`` keeps each
+    turn's parts that no pass changes for the next call (the turns must be the same)."""
+    stats = _BookStats.of(context, turns, statics)
     out: list[TurnCandidates] = []
     for index in range(len(turns)):
         item = _features(context, turns, index, stats)
@@ -223,7 +248,8 @@ def turn_candidates(context: SieveContext, turns: list[Turn]) -> list[TurnCandid
 
 @dataclass(slots=True)
 class _BookStats:
-    """Book-wide counts every turn's features read, computed once per pass."""
+    """Book-wide counts every turn's features read, computed once per pass (the speaker counts), and
+    what no pass changes (the rest, and each turn's `_StaticTurn`)."""
 
     quote_counts: dict[str, int]  # quotes per speaker (the current speakers of the turns)
     total_quotes: int
@@ -233,17 +259,27 @@ class _BookStats:
     quoted: _QuotedText
     anchors: dict[int, list[tuple[int, str]]]  # conversation -> (turn, speaker) of its name-tagged turns
     gendered: dict[int, list[tuple[int, str]]]  # conversation -> (turn, gender) of its he/she-tagged turns
+    name_starts: list[int]  # the start of every name mention of `context.names`, in its order
+    positions: dict[str, list[int]]  # character -> the positions of their mentions in that order
+    statics: dict[int, _StaticTurn]  # turn -> what its features read that no pass changes
+    shares: dict[str, tuple[float, float]] = field(default_factory=dict)  # speaker_share, mention_share
 
     @classmethod
-    def of(cls, context: SieveContext, turns: list[Turn]) -> _BookStats:
+    def of(
+        cls, context: SieveContext, turns: list[Turn], statics: dict[int, _StaticTurn] | None = None
+    ) -> _BookStats:
         quote_counts: dict[str, int] = {}
         for turn in turns:
             if turn.speaker is not None:
                 quote_counts[turn.speaker] = quote_counts.get(turn.speaker, 0) + len(turn.quotes)
         mention_counts: dict[str, int] = {}
-        for mention in context.names:
+        name_starts: list[int] = []
+        positions: dict[str, list[int]] = {}
+        for position, mention in enumerate(context.names):
+            name_starts.append(mention.start)
             if mention.character_id is not None:
                 mention_counts[mention.character_id] = mention_counts.get(mention.character_id, 0) + 1
+                positions.setdefault(mention.character_id, []).append(position)
         return cls(
             quote_counts,
             max(1, sum(quote_counts.values())),
@@ -253,7 +289,41 @@ class _BookStats:
             _QuotedText(turns),
             _name_tag_anchors(context, turns),
             _gendered_tags(context, turns),
+            name_starts,
+            positions,
+            statics if statics is not None else {},
         )
+
+    def share(self, who: str) -> tuple[float, float]:
+        """How much ``who`` speaks (share of the quotes) and is named (log count, scaled to [0, 1])."""
+        found = self.shares.get(who)
+        if found is None:
+            found = self.shares[who] = (
+                self.quote_counts.get(who, 0) / self.total_quotes,
+                math.log1p(self.mention_counts.get(who, 0)) / math.log1p(self.most_mentions),
+            )
+        return found
+
+    def log_distance(self, who: str, offset: int, *, before: bool) -> float:
+        """log(1 + chars) to the nearest name mention of ``who`` before / after ``offset``, scaled to
+        [0, 1]; 1.0 when it is `_FAR` or more away or more than `_DISTANCE_STEPS` other names lie
+        between (a busy passage). Two bisections, not a walk over the mentions in between."""
+        here = bisect.bisect_left(self.name_starts, offset)  # the first mention at or after offset
+        own = self.positions.get(who, [])
+        k = bisect.bisect_left(own, here)
+        if before:
+            if k == 0:
+                return 1.0
+            position = own[k - 1]
+            steps, distance = here - 1 - position, offset - self.name_starts[position]
+        else:
+            if k == len(own):
+                return 1.0
+            position = own[k]
+            steps, distance = position - here, self.name_starts[position] - offset
+        if distance >= _FAR or steps >= _DISTANCE_STEPS:
+            return 1.0
+        return math.log1p(distance) / math.log1p(_FAR)
 
 
 _PRONOUN_TAGS = frozenset({"he", "she", "i", "they", "we"})
@@ -281,6 +351,37 @@ def _name_tag_anchors(context: SieveContext, turns: list[Turn]) -> dict[int, lis
 
 
 @dataclass(slots=True)
+class _StaticTurn:
+    """What one turn's features read that no pass changes, computed once: the candidates the families
+    that read no other turn's speaker propose (per run of such families in table order, each in the
+    order first proposed) and their values, the tag's gender, pronoun and verb class, the names
+    inside its quotes, and per candidate the row of every static column (`vector`)."""
+
+    runs: list[list[str]]  # per run of static proposing families: the candidates it adds, in order
+    proposed: dict[str, dict[int, float]]  # candidate -> the static proposing families' values
+    tag_gender: str | None
+    tag_pronoun_at: int | None
+    verb_class: str | None
+    named_inside: list[str]  # characters named inside the turn's quotes, not addressed
+    untagged: bool  # no quote of the turn has a tag
+    scene: list[int]  # the turns whose speakers count for conversation_turn_share (`_scene`)
+    vectors: dict[str, np.ndarray] = field(default_factory=dict)  # candidate -> static columns
+
+    def vector(self, who: str, t: TurnRows) -> np.ndarray:
+        """``who``'s row with the static columns filled (proposing and describing), zeros elsewhere."""
+        found = self.vectors.get(who)
+        if found is None:
+            probe = TurnRows(t.context, t.turns, t.index, t.stats, {who: dict(self.proposed.get(who, {}))})
+            probe.tag_gender, probe.tag_pronoun_at, probe.static = self.tag_gender, self.tag_pronoun_at, self
+            for family in _STATIC_DESCRIBING:
+                family.compute(probe)
+            found = self.vectors[who] = np.zeros(len(FEATURES))
+            row = probe.rows[who]
+            found[list(row)] = list(row.values())
+        return found
+
+
+@dataclass(slots=True)
 class TurnRows:
     """One turn's candidate rows while the feature families fill them in."""
 
@@ -288,10 +389,12 @@ class TurnRows:
     turns: list[Turn]
     index: int
     stats: _BookStats
-    rows: dict[str, np.ndarray] = field(default_factory=dict)  # candidate -> feature row, in proposal order
+    rows: dict[str, dict[int, float]] = field(default_factory=dict)  # candidate -> its non-zero features
+    # (feature index -> value), in proposal order
     tag_gender: str | None = None  # the gender of the turn's speech tag ("she said", "said his wife")
     tag_pronoun_at: int | None = None  # where the tag's pronoun is, when the sieve resolved one
     participants: list[str] = field(default_factory=list)  # speakers of the neighbouring turns
+    static: _StaticTurn | None = None  # set once the static parts are known
 
     @property
     def turn(self) -> Turn:
@@ -311,8 +414,10 @@ class TurnRows:
             return
         row = self.rows.get(character_id)
         if row is None:
-            row = self.rows[character_id] = np.zeros(len(FEATURES))
-        row[_INDEX[feature]] = max(row[_INDEX[feature]], value)
+            row = self.rows[character_id] = {}
+        i = _INDEX[feature]
+        if value > row.get(i, 0.0):
+            row[i] = value
 
 
 # --- feature families that propose candidates (they run in table order: the order decides the
@@ -361,7 +466,7 @@ def _quote_tags(t: TurnRows) -> None:
 
 def _gendered_tag(t: TurnRows) -> None:
     """For a gendered tag: the novel's main characters of that gender (a tag the sieve could not
-    resolve, "returned she", "said his wife") and the pronoun's likely antecedents."""
+    resolve, "returned she", "said his wife") and the pronoun's likely antecedents in the narration."""
     if t.tag_gender is None:
         return
     for who in t.stats.frequent:
@@ -370,9 +475,32 @@ def _gendered_tag(t: TurnRows) -> None:
     _pronoun_antecedents(t, t.tag_gender, t.tag_pronoun_at)
 
 
+def _same_gender_speakers(t: TurnRows) -> None:
+    """For a gendered tag: the last two earlier speakers of that gender."""
+    if t.tag_gender is None:
+        return
+    speakers: list[str] = []
+    for back in range(t.index - 1, max(-1, t.index - 1 - _ANTECEDENT_TURNS), -1):
+        who = t.turns[back].speaker
+        if who is not None and who not in speakers and t.context.gender(who) == t.tag_gender:
+            speakers.append(who)
+            t.put(who, f"pronoun_prev_speaker_{len(speakers)}", 1.0)
+            if len(speakers) == 2:
+                break
+
+
+def _pronoun_resolution(t: TurnRows) -> None:
+    """For a gendered tag: what the mention layer resolved its pronoun to."""
+    if t.tag_gender is None or t.tag_pronoun_at is None:
+        return
+    resolved = t.context.pronoun_at.get(t.tag_pronoun_at)
+    if resolved is not None:
+        t.put(resolved.character_id, "pronoun_mention_layer", 1.0)
+
+
 def _tag_verb(t: TurnRows) -> None:
     """``he added`` / ``she went on`` continue the previous speaker; ``he replied`` answers them."""
-    verb_class = _tag_verb_class(t.context.book.text, t.turn)
+    verb_class = t.static.verb_class if t.static is not None else _tag_verb_class(t.context.book.text, t.turn)
     if verb_class is not None:
         t.put(_speaker_of(t.neighbour(-1)), f"{verb_class}_tag_prev_speaker")
 
@@ -474,11 +602,20 @@ def _addressed_in_turn(t: TurnRows) -> None:
         t.put(who, "addressed_in_turn")
 
 
+def _named_inside(t: TurnRows) -> list[str]:
+    """The characters the turn's quotes name without addressing them."""
+    inside = t.inside
+    return [
+        who
+        for offset, who in _named(t.context, t.turn.start, t.turn.end, [])
+        if any(a <= offset < b for a, b in inside) and who not in t.turn.vocatives
+    ]
+
+
 def _named_inside_quote(t: TurnRows) -> None:
     """Candidates the turn's quotes name without addressing them (rarely the speaker)."""
-    inside = t.inside
-    for offset, who in _named(t.context, t.turn.start, t.turn.end, []):
-        if any(a <= offset < b for a, b in inside) and who not in t.turn.vocatives and who in t.rows:
+    for who in t.static.named_inside if t.static is not None else _named_inside(t):
+        if who in t.rows:
             t.put(who, "named_inside_quote")
 
 
@@ -488,8 +625,8 @@ def _named_inside_quote(t: TurnRows) -> None:
 def _mention_distances(t: TurnRows) -> None:
     """How far (log characters) the nearest name mention of each candidate is before/after the turn."""
     for who, row in t.rows.items():
-        row[_INDEX["log_distance_before"]] = _log_distance(t.context, who, t.turn.start, before=True)
-        row[_INDEX["log_distance_after"]] = _log_distance(t.context, who, t.turn.end, before=False)
+        row[_INDEX["log_distance_before"]] = t.stats.log_distance(who, t.turn.start, before=True)
+        row[_INDEX["log_distance_after"]] = t.stats.log_distance(who, t.turn.end, before=False)
 
 
 def _gender_agreement(t: TurnRows) -> None:
@@ -503,48 +640,55 @@ def _gender_agreement(t: TurnRows) -> None:
 
 def _book_shares(t: TurnRows) -> None:
     """How much each candidate speaks and is named in the whole book, and whether they narrate."""
-    stats = t.stats
     for who, row in t.rows.items():
-        row[_INDEX["speaker_share"]] = stats.quote_counts.get(who, 0) / stats.total_quotes
-        row[_INDEX["mention_share"]] = math.log1p(stats.mention_counts.get(who, 0)) / math.log1p(
-            stats.most_mentions
-        )
+        row[_INDEX["speaker_share"]], row[_INDEX["mention_share"]] = t.stats.share(who)
         row[_INDEX["narrator"]] = float(who == t.context.narrator_id)
 
 
 def _conversation_structure(t: TurnRows) -> None:
     """Turn-taking: a participant of the neighbouring turns, a multi-party scene, A-B-A parity, an
     established A-B-A-B run before or after the turn, the candidate's share of the scene's turns."""
-    turns, index, turn = t.turns, t.index, t.turn
+    turns = t.turns
     # A-B-A-B runs: (speaker of i-1, i-2, i-3) and (i+1, i+2, i+3), each None outside the conversation
     behind = [_speaker_of(t.neighbour(-k)) for k in (1, 2, 3)]
     ahead = [_speaker_of(t.neighbour(k)) for k in (1, 2, 3)]
-    conversation_list = [
-        other.speaker
-        for other in turns[max(0, index - _SCENE_TURNS) : index + _SCENE_TURNS]
-        if other.conversation == turn.conversation
-    ]
+    scene = t.static.scene if t.static is not None else _scene(turns, t.index)
     conversation_turns: dict[str, int] = {}
-    for speaker in conversation_list:
+    for other in scene:
+        speaker = turns[other].speaker
         if speaker is not None:
             conversation_turns[speaker] = conversation_turns.get(speaker, 0) + 1
+    scene_size = max(1, len(scene))
     multi_party = float(len(set(t.participants)) > 2)
-    for who, row in t.rows.items():
-        row[_INDEX["conversation_participant"]] = float(who in t.participants)
-        row[_INDEX["multi_party"]] = multi_party
+    run_before = behind[1] if behind[0] is not None and behind[0] == behind[2] else None
+    run_after = ahead[1] if ahead[0] is not None and ahead[0] == ahead[2] else None
+    for who, row in t.rows.items():  # zeros are left out: the rows are sparse
+        if who in t.participants:
+            row[_PARTICIPANT] = 1.0
+        if multi_party:
+            row[_MULTI_PARTY] = multi_party
         # A-B-A: the speaker of the turn before last, not of the last one
-        parity = float(row[_INDEX["prev2_speaker"]] > 0 and row[_INDEX["prev1_speaker"]] == 0)
-        row[_INDEX["parity"]] = parity
-        row[_INDEX["parity_multi_party"]] = parity * multi_party
-        row[_INDEX["two_party_run_before"]] = float(
-            who == behind[1] and behind[0] is not None and behind[0] == behind[2]
-        )
-        row[_INDEX["two_party_run_after"]] = float(
-            who == ahead[1] and ahead[0] is not None and ahead[0] == ahead[2]
-        )
-        row[_INDEX["conversation_turn_share"]] = conversation_turns.get(who, 0) / max(
-            1, len(conversation_list)
-        )
+        if row.get(_PREV2, 0.0) > 0 and row.get(_PREV1, 0.0) == 0:
+            row[_PARITY] = 1.0
+            if multi_party:
+                row[_PARITY_MULTI_PARTY] = multi_party
+        if run_before is not None and who == run_before:
+            row[_RUN_BEFORE] = 1.0
+        if run_after is not None and who == run_after:
+            row[_RUN_AFTER] = 1.0
+        count = conversation_turns.get(who, 0)
+        if count:
+            row[_TURN_SHARE] = count / scene_size
+
+
+def _scene(turns: list[Turn], index: int) -> list[int]:
+    """The turns of the same conversation within `_SCENE_TURNS` each side of turn ``index``."""
+    conversation = turns[index].conversation
+    return [
+        other
+        for other in range(max(0, index - _SCENE_TURNS), min(len(turns), index + _SCENE_TURNS))
+        if turns[other].conversation == conversation
+    ]
 
 
 def _gendered_tags(context: SieveContext, turns: list[Turn]) -> dict[int, list[tuple[int, str]]]:
@@ -584,7 +728,7 @@ def _gender_anchors(t: TurnRows) -> None:
         feature = "gender_anchor_even_match" if distance % 2 == 0 else "gender_anchor_odd_match"
         for who, row in t.rows.items():
             if t.context.gender(who) == gender:
-                row[_INDEX[feature]] = max(row[_INDEX[feature]], 1.0 / math.sqrt(distance))
+                row[_INDEX[feature]] = max(row.get(_INDEX[feature], 0.0), 1.0 / math.sqrt(distance))
 
 
 def _tag_anchors(t: TurnRows) -> None:
@@ -611,25 +755,38 @@ def _tag_anchors(t: TurnRows) -> None:
 
 def _untagged_first_name(t: TurnRows) -> None:
     """The first name in the paragraph's narration, when no quote of the turn has a tag."""
-    untagged = not any(q.speaker_id is not None for q in t.turn.quotes)
+    untagged = t.static.untagged if t.static is not None else _untagged(t.turn)
     for row in t.rows.values():
-        row[_INDEX["own_paragraph_first_name_untagged"]] = row[_INDEX["own_paragraph_first_name"]] * untagged
+        row[_INDEX["own_paragraph_first_name_untagged"]] = (
+            row.get(_INDEX["own_paragraph_first_name"], 0.0) * untagged
+        )
+
+
+def _untagged(turn: Turn) -> bool:
+    return not any(q.speaker_id is not None for q in turn.quotes)
 
 
 @dataclass(frozen=True, slots=True)
 class FeatureFamily:
     """A group of features computed together: ``proposes`` families add candidates, the others
-    describe every candidate the proposing families found."""
+    describe every candidate the proposing families found. ``static`` families read nothing a pass
+    or a reading of the beam changes (no other turn's speaker, no speaker count, no other family's
+    row values): they run once per turn (describing ones once per turn and candidate) and their
+    results are replayed (`_StaticTurn`)."""
 
     name: str
     compute: Callable[[TurnRows], None]
     features: tuple[str, ...]
     proposes: bool = True
+    static: bool = False
 
 
 FEATURE_FAMILIES: tuple[FeatureFamily, ...] = (
     FeatureFamily(
-        "sieve", _sieve_proposals, (*(f"sieve_{rule}" for rule in SIEVE_RULES), "sieve_confidence")
+        "sieve",
+        _sieve_proposals,
+        (*(f"sieve_{rule}" for rule in SIEVE_RULES), "sieve_confidence"),
+        static=True,
     ),
     FeatureFamily(
         "quote tags",
@@ -643,6 +800,7 @@ FEATURE_FAMILIES: tuple[FeatureFamily, ...] = (
             "tag_inside_quote",
             *(f"pronoun_step_{step}" for step in PRONOUN_STEPS),
         ),
+        static=True,
     ),
     FeatureFamily(
         "gendered tag",
@@ -653,11 +811,13 @@ FEATURE_FAMILIES: tuple[FeatureFamily, ...] = (
             "pronoun_recent_2",
             "pronoun_subject_1",
             "pronoun_subject_2",
-            "pronoun_prev_speaker_1",
-            "pronoun_prev_speaker_2",
-            "pronoun_mention_layer",
         ),
+        static=True,
     ),
+    FeatureFamily(
+        "same-gender speakers", _same_gender_speakers, ("pronoun_prev_speaker_1", "pronoun_prev_speaker_2")
+    ),
+    FeatureFamily("pronoun resolution", _pronoun_resolution, ("pronoun_mention_layer",), static=True),
     FeatureFamily("tag verb", _tag_verb, ("continuation_tag_prev_speaker", "reply_tag_prev_speaker")),
     FeatureFamily(
         "neighbour speakers",
@@ -695,6 +855,7 @@ FEATURE_FAMILIES: tuple[FeatureFamily, ...] = (
             "next_paragraph_name",
             "named_recently",
         ),
+        static=True,
     ),
     FeatureFamily(
         "tag anchors",
@@ -708,17 +869,23 @@ FEATURE_FAMILIES: tuple[FeatureFamily, ...] = (
             "anchor_odd_two_party",
             "tagged_in_conversation",
         ),
+        static=True,
     ),
-    FeatureFamily("addressed in turn", _addressed_in_turn, ("addressed_in_turn",)),
-    FeatureFamily("named inside quote", _named_inside_quote, ("named_inside_quote",)),
+    FeatureFamily("addressed in turn", _addressed_in_turn, ("addressed_in_turn",), static=True),
+    FeatureFamily("named inside quote", _named_inside_quote, ("named_inside_quote",), False, static=True),
     FeatureFamily(
-        "mention distances", _mention_distances, ("log_distance_before", "log_distance_after"), False
+        "mention distances",
+        _mention_distances,
+        ("log_distance_before", "log_distance_after"),
+        False,
+        static=True,
     ),
     FeatureFamily(
         "gender agreement",
         _gender_agreement,
         ("pronoun_tag_gender_match", "pronoun_tag_gender_mismatch"),
         False,
+        static=True,
     ),
     FeatureFamily("book shares", _book_shares, ("speaker_share", "mention_share", "narrator"), False),
     FeatureFamily(
@@ -736,32 +903,97 @@ FEATURE_FAMILIES: tuple[FeatureFamily, ...] = (
         False,
     ),
     FeatureFamily(
-        "gender anchors", _gender_anchors, ("gender_anchor_even_match", "gender_anchor_odd_match"), False
+        "gender anchors",
+        _gender_anchors,
+        ("gender_anchor_even_match", "gender_anchor_odd_match"),
+        False,
+        static=True,
     ),
-    FeatureFamily("untagged first name", _untagged_first_name, ("own_paragraph_first_name_untagged",), False),
+    FeatureFamily(
+        "untagged first name",
+        _untagged_first_name,
+        ("own_paragraph_first_name_untagged",),
+        False,
+        static=True,
+    ),
 )
 
 #: every feature, family by family: the order of the weights in ``ranker.json``
 FEATURES = [name for family in FEATURE_FAMILIES for name in family.features]
 _INDEX = {name: i for i, name in enumerate(FEATURES)}
+_PREV1, _PREV2 = _INDEX["prev1_speaker"], _INDEX["prev2_speaker"]
+_PARTICIPANT, _MULTI_PARTY = _INDEX["conversation_participant"], _INDEX["multi_party"]
+_PARITY, _PARITY_MULTI_PARTY = _INDEX["parity"], _INDEX["parity_multi_party"]
+_RUN_BEFORE, _RUN_AFTER = _INDEX["two_party_run_before"], _INDEX["two_party_run_after"]
+_TURN_SHARE = _INDEX["conversation_turn_share"]
 
 
 def _features(
     context: SieveContext, turns: list[Turn], index: int, stats: _BookStats
 ) -> TurnCandidates | None:
     """One turn's candidates and feature rows: the proposing families in table order, then (if any
-    candidate was found) the describing ones."""
-    t = TurnRows(context, turns, index, stats)
-    for family in FEATURE_FAMILIES:
-        if family.proposes:
-            family.compute(t)
-    if not t.rows:
+    candidate was found) the describing ones. The static families' part of each row comes from the
+    turn's `_StaticTurn` (computed on first use); only the other families run for every reading, on
+    their own columns, so the rows are the ones every family running in table order would give."""
+    static = stats.statics.get(index)
+    if static is None:
+        static = stats.statics[index] = _static_turn(context, turns, index, stats)
+    t = TurnRows(context, turns, index, stats, {}, static.tag_gender, static.tag_pronoun_at, static=static)
+    rows = t.rows  # the candidates in proposal order, with the values of the non-static columns
+    runs = iter(static.runs)
+    for is_static, families in _PROPOSING_PLAN:
+        if is_static:
+            for who in next(runs):
+                if who not in rows:
+                    rows[who] = {}
+        else:
+            for family in families:
+                family.compute(t)
+    if not rows:
         return None
-    for family in FEATURE_FAMILIES:
-        if not family.proposes:
-            family.compute(t)
-    candidates = list(t.rows)
-    return TurnCandidates(index, candidates, np.stack([t.rows[c] for c in candidates]))
+    for family in _DESCRIBING:
+        family.compute(t)
+    candidates = list(rows)
+    matrix = np.array([static.vector(who, t) for who in candidates])
+    flat: list[int] = []  # the per-reading cells, row-major positions
+    values: list[float] = []
+    width = len(FEATURES)
+    for r, row in enumerate(rows.values()):
+        flat.extend(r * width + i for i in row)
+        values.extend(row.values())
+    matrix.reshape(-1)[flat] = values
+    return TurnCandidates(index, candidates, matrix)
+
+
+_PROPOSING_PLAN = [
+    (is_static, tuple(group))
+    for is_static, group in groupby((f for f in FEATURE_FAMILIES if f.proposes), key=lambda f: f.static)
+]  # runs of static and per-reading proposing families, in table order
+_STATIC_DESCRIBING = [family for family in FEATURE_FAMILIES if not family.proposes and family.static]
+_DESCRIBING = [family for family in FEATURE_FAMILIES if not family.proposes and not family.static]
+
+
+def _static_turn(context: SieveContext, turns: list[Turn], index: int, stats: _BookStats) -> _StaticTurn:
+    """Run the static proposing families of one turn and keep the candidates each run of them
+    proposes (in order) and the values they give (families fill disjoint columns)."""
+    t = TurnRows(context, turns, index, stats)
+    runs: list[list[str]] = []
+    for is_static, families in _PROPOSING_PLAN:
+        if is_static:
+            before = set(t.rows)
+            for family in families:
+                family.compute(t)
+            runs.append([who for who in t.rows if who not in before])
+    return _StaticTurn(
+        runs,
+        t.rows,
+        t.tag_gender,
+        t.tag_pronoun_at,
+        _tag_verb_class(context.book.text, t.turn),
+        _named_inside(t),
+        _untagged(t.turn),
+        _scene(turns, index),
+    )
 
 
 def _neighbour(turns: list[Turn], index: int, offset: int) -> Turn | None:
@@ -872,10 +1104,10 @@ _ANTECEDENT_TURNS = 12  # how many earlier turns offer same-gender speakers
 
 def _pronoun_antecedents(t: TurnRows, gender: str, offset: int | None) -> None:
     """Candidates for a gendered speech tag (``"…," he said``): the last two characters of that
-    gender named in the narration before the tag (not inside quotes), the last two such characters
-    named as the subject of a sentence or clause, the last two earlier speakers of that gender, and
-    what the mention layer resolved the pronoun to."""
-    context, turns, index, put = t.context, t.turns, t.index, t.put
+    gender named in the narration before the tag (not inside quotes) and the last two such characters
+    named as the subject of a sentence or clause (the earlier speakers of that gender and what the
+    mention layer resolved the pronoun to are `_same_gender_speakers` and `_pronoun_resolution`)."""
+    context, put = t.context, t.put
     at = offset if offset is not None else t.turn.quotes[0].end
     text = context.book.text
     recent: list[str] = []
@@ -894,33 +1126,9 @@ def _pronoun_antecedents(t: TurnRows, gender: str, offset: int | None) -> None:
         put(who, f"pronoun_recent_{rank}", 1.0)
     for rank, who in enumerate(subjects[:2], 1):
         put(who, f"pronoun_subject_{rank}", 1.0)
-    speakers: list[str] = []
-    for back in range(index - 1, max(-1, index - 1 - _ANTECEDENT_TURNS), -1):
-        who = turns[back].speaker
-        if who is not None and who not in speakers and context.gender(who) == gender:
-            speakers.append(who)
-            put(who, f"pronoun_prev_speaker_{len(speakers)}", 1.0)
-            if len(speakers) == 2:
-                break
-    if offset is not None:
-        resolved = context.pronoun_at.get(offset)
-        if resolved is not None:
-            put(resolved.character_id, "pronoun_mention_layer", 1.0)
 
 
 def _quote_spans(turns: list[Turn], index: int) -> list[tuple[int, int]]:
     if 0 <= index < len(turns):
         return [(s.start, s.end) for q in turns[index].quotes for s in q.spans]
     return []
-
-
-def _log_distance(context: SieveContext, who: str, offset: int, *, before: bool) -> float:
-    """log(1 + chars) to the nearest name mention of ``who`` before / after ``offset``, scaled to [0, 1]."""
-    mentions = context.names.before(offset) if before else context.names.after(offset)
-    for steps, mention in enumerate(mentions):
-        distance = abs(offset - mention.start)
-        if distance >= _FAR or steps >= _DISTANCE_STEPS:
-            break
-        if mention.character_id == who:
-            return math.log1p(distance) / math.log1p(_FAR)
-    return 1.0
