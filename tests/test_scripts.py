@@ -172,3 +172,8 @@ def test_gold_names_in_code_runs(tmp_path: Path) -> None:
     out = run("gold_names_in_code.py", tmp_path / "pdnc", code)
     assert f"{code}:1: Miss Quarrie" in out and f"{code}:4: Prudence" in out
     assert ":3:" not in out  # string data in code is not looked at
+
+
+def test_sweep_discovery_constant_runs(pdnc: Path) -> None:
+    out = run("sweep_discovery_constant.py", pdnc, "CONFLICT_SHARE", "0.05,0.1")
+    assert "leave-one-novel-out" in out and "| 0.1 |" in out
