@@ -177,3 +177,17 @@ def test_gold_names_in_code_runs(tmp_path: Path) -> None:
 def test_sweep_discovery_constant_runs(pdnc: Path) -> None:
     out = run("sweep_discovery_constant.py", pdnc, "CONFLICT_SHARE", "0.05,0.1")
     assert "leave-one-novel-out" in out and "| 0.1 |" in out
+
+
+def test_quote_error_kinds_runs(pdnc: Path, tmp_path: Path) -> None:
+    # a two-person scene (Anna "0", Ben "1") of four quotes, the third given to the other one
+    rows = [
+        {"item": "A", "scored": True, "type": "explicit", "span": [i * 50, i * 50 + 30], "right": i != 2,
+         "gold_speaker_id": "01"[i % 2], "predicted_speaker_id": "01"[(i + (i == 2)) % 2]}
+        for i in range(4)
+    ]  # fmt: skip
+    samples = tmp_path / "q.samples.jsonl"
+    samples.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    out = run("quote_error_kinds.py", pdnc, samples, "--split", "all")
+    assert "| two-person | 4 | 1 | 25.0 % |" in out
+    assert "| ... of which flips | | 1 |" in out
