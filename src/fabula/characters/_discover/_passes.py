@@ -229,7 +229,7 @@ PASSES: tuple[Pass, ...] = (
         "family_plurals",
         "candidates",
         _drop_family_plurals,
-        "'the Emersons', 'the Miss Thorpes': a family, no one",
+        "'the Tressels', 'the Miss Vances': a family, no one",
     ),
     Pass("evidence", "evidence", _evidence, "gender votes, shared sentences, chapters", required=True),
     Pass(
@@ -239,7 +239,7 @@ PASSES: tuple[Pass, ...] = (
         "textual_links",
         "evidence",
         _stated_links,
-        "'Miss Hamilton, now Mrs Smith', 'Aunt Celia, Mrs. Milvain'",
+        "'Miss Quarrie, now Mrs Jukes', 'Aunt Drusilla, Mrs. Ashby'",
     ),
     Pass(
         "vocative_replies",
@@ -259,12 +259,12 @@ PASSES: tuple[Pass, ...] = (
         "titled_words",
         "clustering",
         _on_clusters(_cluster_titled_words),
-        "'Mr. Darcy', 'Lady Catherine', 'Miss Bennet'",
+        "'Mr. Ashdown', 'Lady Honoria', 'Miss Penrose'",
     ),
     Pass(
         "bare_words", "clustering", _on_clusters(_cluster_bare_words), "a bare title, surname or first name"
     ),
-    Pass("the_titles", "clustering", _on_clusters(_cluster_the_titles), "'the Colonel', 'the Caterpillar'"),
+    Pass("the_titles", "clustering", _on_clusters(_cluster_the_titles), "'the Colonel', 'the Lamplighter'"),
     Pass(
         "join_nicknames", "joins", _on_clusters(_join_nicknames), "a nickname's cluster joins its formal name"
     ),
