@@ -3,6 +3,8 @@ SQuAD EM/F1."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from rouge_score import rouge_scorer
 
@@ -102,3 +104,50 @@ def test_squad_em_and_f1() -> None:
     # [a, sugar, refiner] -> [sugar, refiner] vs [refiner, of, sugar]: P = 1, R = 2/3 -> 0.8
     assert token_f1("a sugar refiner", "refiner of sugar") == pytest.approx(0.8)
     assert token_f1("yes", "no") == 0.0 and token_f1("", "") == 1.0
+
+
+@pytest.mark.slow  # imports torch and transformers
+def test_bertscore_with_a_tiny_model_built_in_the_test_by_hand(tmp_path: Path) -> None:
+    """BERTScore with a BERT of no layers whose token vectors are LayerNorm'd one-hot word embeddings
+    (position and segment embeddings zeroed): the cosine of a word with itself is 1, with another word
+    -1/(H-1). "emma lives" against "emma lives at hartfield" (H = 16): precision 1, recall
+    (1 + 1 - 2/15) / 4 = 7/15, F1 = 7/11."""
+    for module in ("torch", "transformers", "tokenizers"):
+        pytest.importorskip(module, reason=f"BERTScore needs {module} (fabula[hf])")
+    import torch
+    import transformers
+    from tokenizers import Tokenizer, models, pre_tokenizers, processors
+
+    from fabula.metrics import bertscore_f1
+
+    words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "emma", "lives", "at", "hartfield"]
+    vocab = Tokenizer(models.WordLevel({w: i for i, w in enumerate(words)}, unk_token="[UNK]"))
+    vocab.pre_tokenizer = pre_tokenizers.Whitespace()
+    vocab.post_processor = processors.TemplateProcessing(
+        single="[CLS] $A [SEP]",
+        pair="[CLS] $A [SEP] $B:1 [SEP]:1",
+        special_tokens=[("[CLS]", 2), ("[SEP]", 3)],
+    )
+    transformers.PreTrainedTokenizerFast(
+        tokenizer_object=vocab, unk_token="[UNK]", pad_token="[PAD]", cls_token="[CLS]", sep_token="[SEP]"
+    ).save_pretrained(tmp_path)
+    config = transformers.BertConfig(
+        vocab_size=len(words),
+        hidden_size=16,
+        num_hidden_layers=0,
+        num_attention_heads=2,
+        intermediate_size=32,
+    )
+    model = transformers.BertModel(config, add_pooling_layer=False)
+    with torch.no_grad():
+        model.embeddings.word_embeddings.weight.copy_(torch.eye(len(words), 16))
+        model.embeddings.position_embeddings.weight.zero_()
+        model.embeddings.token_type_embeddings.weight.zero_()
+    model.save_pretrained(tmp_path)
+    assert bertscore_f1(
+        "emma lives at hartfield", "emma lives at hartfield", model_path=str(tmp_path)
+    ) == pytest.approx(1.0)
+    assert bertscore_f1("emma lives", "emma lives at hartfield", model_path=str(tmp_path)) == pytest.approx(
+        7 / 11, abs=1e-4
+    )
+    assert bertscore_f1("", "emma", model_path=str(tmp_path)) == 0.0
