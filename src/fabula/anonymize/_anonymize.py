@@ -253,9 +253,11 @@ def _book_words(text: str) -> tuple[frozenset[str], frozenset[str]]:
 @functools.lru_cache(maxsize=32)
 def free_names(text: str, pool: str) -> tuple[str, ...]:
     """The replacement names of ``pool`` ("female", "male" or "any" given names, "last" for surnames)
-    that occur nowhere in ``text``, in any case (once per text and pool)."""
+    that occur nowhere in ``text``, in any case, nor with a plural "s"/"es" added (once per text and pool):
+    a mapping replaces a name with its plural ending kept, so a drawn "Isaac" in a book that has "Isaacs"
+    would turn that word back into the cast name on the inverse mapping."""
     words = _book_words(text)[0]
-    return tuple(n for n in _pools()[pool] if n.lower() not in words)
+    return tuple(n for n in _pools()[pool] if not {(low := n.lower()), low + "s", low + "es"} & words)
 
 
 def draw_person_name(text: str, gender: str, rng: random.Random) -> tuple[str, str] | None:
@@ -314,7 +316,9 @@ def name_words(characters: list[Character]) -> dict[str, tuple[Role, Counter[str
                 roles[word]["first"] += 2
                 genders[word][character.gender] += 1
             roles[words[-1]]["last"] += 2
-    return {w: (r.most_common(1)[0][0], genders[w]) for w, r in roles.items()}
+    # a tie goes to the surname (a title before a word outweighs the census's guess that it is a given
+    # name), never to whichever alias came first
+    return {w: ("first" if r["first"] > r["last"] else "last", genders[w]) for w, r in roles.items()}
 
 
 def plan_mapping(

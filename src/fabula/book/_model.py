@@ -80,8 +80,11 @@ class Character:
     category: str | None = None  # e.g. PDNC's major/intermediate/minor for gold characters
     narrator: bool = False  # the first-person narrator: "I" in the narration refers to this character
 
-    def all_names(self) -> set[str]:
-        return {self.name, *self.aliases}
+    def all_names(self) -> tuple[str, ...]:
+        """The canonical name, then the aliases in their order, each once. An ordered tuple, not a set:
+        a set of strings iterates in an order that changes from process to process (hash randomisation),
+        which made anything drawn while walking the names (the anonymiser's mapping) differ between runs."""
+        return tuple(dict.fromkeys((self.name, *self.aliases)))
 
 
 @dataclass(slots=True)
