@@ -40,7 +40,7 @@ def test_switching_off_a_pass_undoes_what_it_decides() -> None:
     assert "Miss Verity Quill" in verity
     # a bare given name is placed by the first-name phase or, failing it, the bare-word phase
     joined = find_characters(book, skip=["first_names"])
-    assert any({"Verity", "Miss Verity Quill"} <= c.all_names() for c in joined)
+    assert any({"Verity", "Miss Verity Quill"} <= set(c.all_names()) for c in joined)
     unplaced = find_characters(book, skip=["first_names", "bare_words"])
     assert not any("Verity" in c.all_names() for c in unplaced)
     # without the person test, the place "Thornbury" (after "at", "to") becomes a character

@@ -77,8 +77,8 @@ def test_a_short_title_joins_the_one_longer_title_ending_in_it() -> None:
         '\n\n"Wait," said the Tabby Cat. "I know you," said the Tabby Cat again, and the Tabby Cat smiled.'
     )
     cast = find_characters(book_from_text(FARM_CAT + tabby))
-    owners = [c for c in cast if {"the Cat", "the Tabby Cat"} & c.all_names()]
-    assert len(owners) == 1 and {"the Cat", "the Tabby Cat"} <= owners[0].all_names()
+    owners = [c for c in cast if {"the Cat", "the Tabby Cat"} & set(c.all_names())]
+    assert len(owners) == 1 and {"the Cat", "the Tabby Cat"} <= set(owners[0].all_names())
 
 
 # written for this test: a carpenter known as 老周 / 周伯 / 周师傅, a three-character name jieba's
@@ -95,8 +95,8 @@ def test_chinese_names_completed_joined_and_gendered_from_the_book() -> None:
     book = book_from_text(VILLAGE, language="zh")
     cast = {c.name: c for c in find_characters(book)}
     assert "赵云飞" in cast and "赵云" not in cast  # the full name, not jieba's dictionary entry
-    zhou = [c for c in cast.values() if {"老周", "周伯", "周师傅"} & c.all_names()]
-    assert len(zhou) == 1 and {"老周", "周伯", "周师傅"} <= zhou[0].all_names()
+    zhou = [c for c in cast.values() if {"老周", "周伯", "周师傅"} & set(c.all_names())]
+    assert len(zhou) == 1 and {"老周", "周伯", "周师傅"} <= set(zhou[0].all_names())
     assert zhou[0].gender == "male"  # 伯, 师傅
     assert cast["林小红"].gender == "female"  # 她 after her name
 
