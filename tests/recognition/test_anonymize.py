@@ -240,3 +240,15 @@ def test_shared_novels_keep_no_cast_name_rename_no_place_and_round_trip(novel: s
         where = re.compile(rf"\b(?:in|at|to|into|from|near|of|by)\s+{re.escape(place)}")
         assert len(where.findall(text)) == len(where.findall(book.text)) > 0, place
     assert mapping.inverse().apply(text) == book.text
+
+
+def test_a_name_that_a_book_word_ends_in_s_or_es_is_never_drawn() -> None:
+    """The mapping keeps a plural ending, so a drawn "Hugh" would read a book's "Hughs" as "Hugh" + "s"
+    on the way back; such names are out of the pool."""
+    from fabula.anonymize import free_names
+
+    text = "Arthur met Mr. Hughs, and the Roberts family."
+    mapping = NameMapping({"Arthur": "Hugh"})
+    assert mapping.inverse().apply(mapping.apply(text)) != text  # what the pool rule prevents
+    assert "Hugh" in free_names("Arthur met nobody.", "male")
+    assert "Hugh" not in free_names(text, "male") and "Robert" not in free_names(text, "male")

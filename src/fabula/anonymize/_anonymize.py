@@ -254,7 +254,7 @@ def _book_words(text: str) -> tuple[frozenset[str], frozenset[str]]:
 def free_names(text: str, pool: str) -> tuple[str, ...]:
     """The replacement names of ``pool`` ("female", "male" or "any" given names, "last" for surnames)
     that occur nowhere in ``text``, in any case, nor with a plural "s"/"es" added (once per text and pool):
-    a mapping replaces a name with its plural ending kept, so a drawn "Isaac" in a book that has "Isaacs"
+    a mapping replaces a name with its plural ending kept, so a drawn "Hugh" in a book that has "Hughs"
     would turn that word back into the cast name on the inverse mapping."""
     words = _book_words(text)[0]
     return tuple(n for n in _pools()[pool] if not {(low := n.lower()), low + "s", low + "es"} & words)
