@@ -114,7 +114,10 @@ def test_a_killed_run_resumes_and_ends_with_the_weights_of_an_uninterrupted_run(
     data = write_fixture(tmp_path / "data")
     env = {
         **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)]),
+        # the checkout first, then what the caller's path held (packages installed beside the venv)
+        "PYTHONPATH": os.pathsep.join(
+            [str(ROOT / "src"), str(ROOT), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
+        ),
         "OMP_NUM_THREADS": "1",
     }
     steps = [*FAST[:-2], "--save-steps", "5", "--max-steps", "60"]
