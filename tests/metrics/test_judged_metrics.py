@@ -184,7 +184,7 @@ def _tiny_reader(folder: Path, *, zero_head: bool) -> Path:
         "[UNK]",
         "[CLS]",
         "[SEP]",
-        *["where", "does", "emma", "live", "who", "marries", "hartfield", "randalls"],
+        *["where", "does", "mara", "live", "who", "marries", "gullrock", "tobin"],
     ]
     vocab = Tokenizer(models.WordLevel({w: i for i, w in enumerate(words)}, unk_token="[UNK]"))
     vocab.pre_tokenizer = pre_tokenizers.Whitespace()
@@ -218,34 +218,34 @@ def _tiny_reader(folder: Path, *, zero_head: bool) -> Path:
 def test_qa_with_an_extractive_reader_built_in_the_test(tmp_path: Path) -> None:
     from fabula.metrics import load_qa_reader
 
-    reference = "Hartfield is where Emma lives. She marries Mr. Knightley."
-    output = "Hartfield again: Emma lives there and marries Mr. Elton."
+    reference = "Gullrock is where Mara lives. She marries Tobin Venn."
+    output = "Gullrock again: Mara lives there and marries Ned Alder."
 
     def questions(messages: list[dict[str, str]]) -> str:
         assert "Write 5 questions" in messages[-1]["content"]
         return json.dumps(
             {
                 "questions": [
-                    {"question": "Where does Emma live?", "answer": "Hartfield"},
-                    {"question": "Who marries Emma?", "answer": "Mr. Knightley"},
+                    {"question": "Where does Mara live?", "answer": "Gullrock"},
+                    {"question": "Who marries Mara?", "answer": "Tobin Venn"},
                 ]
             }
         )
 
     reader = load_qa_reader(str(_tiny_reader(tmp_path / "flat", zero_head=True)))
     # every span ties, the first one wins: the first word of the context
-    assert reader("Where does Emma live?", reference) == "Hartfield"
+    assert reader("Where does Mara live?", reference) == "Gullrock"
     with ScriptedOpenAIServer(questions) as server:
         llm = get_llm(f"openai:judge@{server.url}", cache=tmp_path / "cache")
         result = qa_scores(output, reference, llm, reader=reader)
         assert server.requests == 1  # the judge only writes the questions; the reader answers
-    # round trip: "Hartfield" == "Hartfield" kept, "Hartfield" != "Mr. Knightley" dropped
+    # round trip: the first word equals the first answer (kept), not the second (dropped)
     assert (result.asked, result.kept) == (2, 1)
-    assert result.em == 1.0 and result.f1 == 1.0  # the output's first word is "Hartfield" too
+    assert result.em == 1.0 and result.f1 == 1.0  # the output's first word is the kept answer too
     # a random head, long context in small windows: the answer is a span of the context
     windows = load_qa_reader(str(_tiny_reader(tmp_path / "random", zero_head=False)), max_length=16, stride=4)
     context = " ".join([reference] * 6)
-    answer = windows("Where does Emma live?", context)
+    answer = windows("Where does Mara live?", context)
     assert answer and answer in context and len(answer.split()) <= 30
 
 
@@ -282,7 +282,7 @@ def _tiny_nli(folder: Path, entail_bias: float) -> Path:
     import transformers
     from tokenizers import Tokenizer, models, pre_tokenizers, processors
 
-    words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "emma", "lives", "at", "hartfield"]
+    words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "mara", "lives", "at", "gullrock"]
     vocab = Tokenizer(models.WordLevel({w: i for i, w in enumerate(words)}, unk_token="[UNK]"))
     vocab.pre_tokenizer = pre_tokenizers.Whitespace()
     vocab.post_processor = processors.TemplateProcessing(
@@ -321,8 +321,8 @@ def test_nli_with_a_local_classifier_built_in_the_test(tmp_path: Path) -> None:
 
     from fabula.metrics import load_nli_scorer, nli_max_entailment
 
-    paragraphs = ["emma lives at hartfield", "hartfield"]
-    sentences = ["emma lives at hartfield", "emma"]
+    paragraphs = ["mara lives at gullrock", "gullrock"]
+    sentences = ["mara lives at gullrock", "mara"]
     over = load_nli_scorer(str(_tiny_nli(tmp_path / "over", math.log(3))))
     assert over(paragraphs[0], sentences[0]) == pytest.approx(0.6, abs=1e-5)
     assert nli_max_entailment(sentences, paragraphs, over).score == 1.0

@@ -110,7 +110,7 @@ def test_squad_em_and_f1() -> None:
 def test_bertscore_with_a_tiny_model_built_in_the_test_by_hand(tmp_path: Path) -> None:
     """BERTScore with a BERT of no layers whose token vectors are LayerNorm'd one-hot word embeddings
     (position and segment embeddings zeroed): the cosine of a word with itself is 1, with another word
-    -1/(H-1). "emma lives" against "emma lives at hartfield" (H = 16): precision 1, recall
+    -1/(H-1). "mara lives" against "mara lives at gullrock" (H = 16): precision 1, recall
     (1 + 1 - 2/15) / 4 = 7/15, F1 = 7/11."""
     for module in ("torch", "transformers", "tokenizers"):
         pytest.importorskip(module, reason=f"BERTScore needs {module} (fabula[hf])")
@@ -120,7 +120,7 @@ def test_bertscore_with_a_tiny_model_built_in_the_test_by_hand(tmp_path: Path) -
 
     from fabula.metrics import bertscore_f1
 
-    words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "emma", "lives", "at", "hartfield"]
+    words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "mara", "lives", "at", "gullrock"]
     vocab = Tokenizer(models.WordLevel({w: i for i, w in enumerate(words)}, unk_token="[UNK]"))
     vocab.pre_tokenizer = pre_tokenizers.Whitespace()
     vocab.post_processor = processors.TemplateProcessing(
@@ -145,9 +145,9 @@ def test_bertscore_with_a_tiny_model_built_in_the_test_by_hand(tmp_path: Path) -
         model.embeddings.token_type_embeddings.weight.zero_()
     model.save_pretrained(tmp_path)
     assert bertscore_f1(
-        "emma lives at hartfield", "emma lives at hartfield", model_path=str(tmp_path)
+        "mara lives at gullrock", "mara lives at gullrock", model_path=str(tmp_path)
     ) == pytest.approx(1.0)
-    assert bertscore_f1("emma lives", "emma lives at hartfield", model_path=str(tmp_path)) == pytest.approx(
+    assert bertscore_f1("mara lives", "mara lives at gullrock", model_path=str(tmp_path)) == pytest.approx(
         7 / 11, abs=1e-4
     )
-    assert bertscore_f1("", "emma", model_path=str(tmp_path)) == 0.0
+    assert bertscore_f1("", "mara", model_path=str(tmp_path)) == 0.0
