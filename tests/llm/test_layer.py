@@ -474,3 +474,20 @@ def test_a_full_disk_for_the_cache_is_a_one_line_error(
     assert code == 2 and "Traceback" not in err, err[-2000:]
     line = next(x for x in err.splitlines() if x.startswith("fabula: error:"))
     assert str(tmp_path / "cache" / "llm.sqlite") in line and "full" in line and "FABULA_CACHE_DIR" in line
+
+
+def test_a_really_full_disk_for_the_cache_is_a_one_line_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The cache on a 64 KiB tmpfs and an answer of 120 KB: the disk fills while the answer is stored."""
+    from tests.disk import full_disk
+
+    with full_disk(tmp_path / "disk", "64k") as disk:
+        monkeypatch.setenv("FABULA_CACHE_DIR", str(disk))
+        with ScriptedOpenAIServer("Anna is a polite woman. " * 5000) as server:
+            code = _describe_run(tmp_path, server.url)
+        printed = capsys.readouterr()
+    assert code == 2 and "Traceback" not in printed.err, printed.err[-2000:]
+    line = next(x for x in printed.err.splitlines() if x.startswith("fabula: error:"))
+    assert str(disk / "llm.sqlite") in line and "full" in line, line
+    assert "polite" not in printed.out
