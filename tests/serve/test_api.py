@@ -171,6 +171,16 @@ def test_bad_positions_are_422_with_a_message(base: str, query: str, message: st
         assert message in body["detail"], (endpoint, body)
 
 
+def test_search_never_answers_with_a_chapter_heading(base: str, book: Book) -> None:
+    """ "CHAPTER III. A Caucus-Race and a Long Tale" is its own paragraph: a search for a chapter's words
+    ranked the heading first."""
+    status, body = get(f"{base}/search?at=100%25&q={urllib.parse.quote('chapter caucus race tale')}&k=10")
+    assert status == 200 and body["hits"]
+    headings = [(c.heading.start, c.heading.end) for c in book.chapters if c.heading is not None]
+    assert not [h for h in body["hits"] if any(a <= h["start"] and h["end"] <= b for a, b in headings)]
+    assert "Caucus-Race" in body["hits"][0]["text"] or "race" in body["hits"][0]["text"].lower()
+
+
 def test_other_malformed_requests(base: str) -> None:
     status, body = get(f"{base}/text?at=50%25&start=999999999")
     assert status == 422 and "after the end of the range" in body["detail"]
