@@ -12,6 +12,7 @@ dependency.
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from functools import lru_cache
 from typing import Any
@@ -87,8 +88,11 @@ def _log_odds(mine: Counter[str], everyone: Counter[str]) -> dict[str, float]:
     return scores
 
 
+_ALNUM = re.compile(r"[^\W_]")  # a character for which str.isalnum() holds (re's \w is that or "_")
+
+
 def _words(text: str) -> list[str]:
-    return [_fold(w) for w in text.split() if any(ch.isalnum() for ch in w)]
+    return [_fold(w) for w in text.split() if _ALNUM.search(w)]
 
 
 @lru_cache(maxsize=65536)
