@@ -70,11 +70,12 @@ def test_the_adapter_saves_and_loads_onto_the_base_model(trained: tuple[Path, Pa
         before = plain(ids).logits
         adapted = peft.PeftModel.from_pretrained(plain, out / "adapter").eval()
         with_adapter = adapted(ids).logits
-        merged = (
-            transformers.AutoModelForCausalLM.from_pretrained(out, local_files_only=True).eval()(ids).logits
-        )
+        merged_model = transformers.AutoModelForCausalLM.from_pretrained(out, local_files_only=True).eval()
+        merged = merged_model(ids).logits.float()
     assert not torch.allclose(before, with_adapter, atol=1e-3)  # the adapter changes the model
-    assert torch.allclose(with_adapter, merged, atol=1e-4)  # and the merged model is base + adapter
+    # and the merged model is base + adapter (trained on a GPU, it is written in bf16: 8 bits of mantissa)
+    tolerance = 1e-4 if merged_model.dtype == torch.float32 else 2e-2 * float(with_adapter.abs().max())
+    assert torch.allclose(with_adapter, merged, atol=tolerance)
 
 
 def test_the_trained_folder_answers_as_an_hf_llm(trained: tuple[Path, Path, str]) -> None:
