@@ -133,3 +133,23 @@ def test_chinese_goes_through_jieba() -> None:
     hits = retriever.search("贾宝玉", k=5)
     assert {h.unit.text for h in hits} == {"林黛玉进了荣国府，见到了贾宝玉。", "贾宝玉摔了那块玉。"}
     assert Analyzer("zh")("王熙凤笑着说话。") and "。" not in Analyzer("zh")("王熙凤笑着说话。")
+
+
+def test_stop_words_are_bm25s_lists_read_without_importing_bm25s() -> None:
+    import subprocess
+    import sys
+
+    import bm25s.stopwords as lists
+
+    from fabula.retrieval._analysis import _stopwords
+
+    assert _stopwords("en_plus") == frozenset(lists.STOPWORDS_EN_PLUS)
+    assert _stopwords("zh") == frozenset(lists.STOPWORDS_CHINESE)
+    # in a fresh interpreter: the lists alone, without bm25s's package (which imports scipy)
+    probe = (
+        "import sys\nfrom fabula.retrieval._analysis import _stopwords\n"
+        "assert len(_stopwords('en')) > 20\nprint('bm25s' in sys.modules, 'scipy' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "False"]

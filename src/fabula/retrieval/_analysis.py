@@ -7,9 +7,13 @@ mode) with bm25s's Chinese stop words; Latin words inside Chinese text get the E
 
 from __future__ import annotations
 
+import importlib.util
 import re
+import sys
 from collections.abc import Iterable
 from functools import lru_cache
+from pathlib import Path
+from types import ModuleType
 
 from fabula.errors import ConfigError
 
@@ -17,12 +21,31 @@ _EN_WORD = re.compile(r"(?u)\b\w\w+\b")
 _HAS_WORD_CHAR = re.compile(r"\w")
 
 
+def _stopword_lists() -> ModuleType:
+    """bm25s's stop-word lists: plain tuples in ``bm25s/stopwords.py``, read without running the
+    ``bm25s`` package's ``__init__``, which imports scipy (half a second of every ``fabula analyze``,
+    whose characteristic lines need only the lists). Falls back to the plain import."""
+    loaded = sys.modules.get("bm25s.stopwords")
+    if loaded is not None:
+        return loaded
+    found = importlib.util.find_spec("bm25s")  # a top-level package: found, not imported
+    if found is not None and found.submodule_search_locations:
+        path = Path(next(iter(found.submodule_search_locations))) / "stopwords.py"
+        spec = importlib.util.spec_from_file_location("_fabula_bm25s_stopwords", path)
+        if spec is not None and spec.loader is not None and path.is_file():
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            return module
+    import bm25s.stopwords
+
+    return bm25s.stopwords
+
+
 @lru_cache(maxsize=4)
 def _stopwords(name: str | None) -> frozenset[str]:
     if name is None:
         return frozenset()
-    import bm25s.stopwords as lists
-
+    lists = _stopword_lists()
     table = {
         "en": lists.STOPWORDS_EN,
         "en_plus": lists.STOPWORDS_EN_PLUS,
