@@ -11,6 +11,7 @@ import pytest
 from fabula.llm import get_llm
 from fabula.llm.testing import ScriptedOpenAIServer
 from fabula.metrics import fact_scores, nli_entailment, pooled_fact_scores, qa_scores
+from tests.tiny_models import save_bert_word_tokenizer
 
 REFERENCE = "Emma Woodhouse lives at Hartfield. She marries Mr. Knightley."
 OUTPUT = "Emma lives at Randalls with her father. She marries Mr. Elton."
@@ -177,7 +178,6 @@ def _tiny_reader(folder: Path, *, zero_head: bool) -> Path:
         pytest.importorskip(module, reason=f"the extractive reader needs {module} (fabula[hf])")
     import torch
     import transformers
-    from tokenizers import Tokenizer, models, pre_tokenizers, processors
 
     words = [
         "[PAD]",
@@ -186,16 +186,7 @@ def _tiny_reader(folder: Path, *, zero_head: bool) -> Path:
         "[SEP]",
         *["where", "does", "mara", "live", "who", "marries", "gullrock", "tobin"],
     ]
-    vocab = Tokenizer(models.WordLevel({w: i for i, w in enumerate(words)}, unk_token="[UNK]"))
-    vocab.pre_tokenizer = pre_tokenizers.Whitespace()
-    vocab.post_processor = processors.TemplateProcessing(
-        single="[CLS] $A [SEP]",
-        pair="[CLS] $A [SEP] $B:1 [SEP]:1",
-        special_tokens=[("[CLS]", 2), ("[SEP]", 3)],
-    )
-    transformers.PreTrainedTokenizerFast(
-        tokenizer_object=vocab, unk_token="[UNK]", pad_token="[PAD]", cls_token="[CLS]", sep_token="[SEP]"
-    ).save_pretrained(folder)
+    save_bert_word_tokenizer(folder, words)
     torch.manual_seed(0)
     config = transformers.BertConfig(
         vocab_size=len(words),
@@ -280,19 +271,9 @@ def _tiny_nli(folder: Path, entail_bias: float) -> Path:
         pytest.importorskip(module, reason=f"a local NLI model needs {module} (fabula[hf])")
     import torch
     import transformers
-    from tokenizers import Tokenizer, models, pre_tokenizers, processors
 
     words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "mara", "lives", "at", "gullrock"]
-    vocab = Tokenizer(models.WordLevel({w: i for i, w in enumerate(words)}, unk_token="[UNK]"))
-    vocab.pre_tokenizer = pre_tokenizers.Whitespace()
-    vocab.post_processor = processors.TemplateProcessing(
-        single="[CLS] $A [SEP]",
-        pair="[CLS] $A [SEP] $B:1 [SEP]:1",
-        special_tokens=[("[CLS]", 2), ("[SEP]", 3)],
-    )
-    transformers.PreTrainedTokenizerFast(
-        tokenizer_object=vocab, unk_token="[UNK]", pad_token="[PAD]", cls_token="[CLS]", sep_token="[SEP]"
-    ).save_pretrained(folder)
+    save_bert_word_tokenizer(folder, words)
     torch.manual_seed(0)
     config = transformers.BertConfig(
         vocab_size=len(words),

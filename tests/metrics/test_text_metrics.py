@@ -17,6 +17,7 @@ from fabula.metrics import (
     rouge_scores,
     token_f1,
 )
+from tests.tiny_models import save_bert_word_tokenizer
 
 PAIRS = [
     ("the cat sat on the mat", "the cat was on a mat"),
@@ -116,21 +117,11 @@ def test_bertscore_with_a_tiny_model_built_in_the_test_by_hand(tmp_path: Path) -
         pytest.importorskip(module, reason=f"BERTScore needs {module} (fabula[hf])")
     import torch
     import transformers
-    from tokenizers import Tokenizer, models, pre_tokenizers, processors
 
     from fabula.metrics import bertscore_f1
 
     words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "mara", "lives", "at", "gullrock"]
-    vocab = Tokenizer(models.WordLevel({w: i for i, w in enumerate(words)}, unk_token="[UNK]"))
-    vocab.pre_tokenizer = pre_tokenizers.Whitespace()
-    vocab.post_processor = processors.TemplateProcessing(
-        single="[CLS] $A [SEP]",
-        pair="[CLS] $A [SEP] $B:1 [SEP]:1",
-        special_tokens=[("[CLS]", 2), ("[SEP]", 3)],
-    )
-    transformers.PreTrainedTokenizerFast(
-        tokenizer_object=vocab, unk_token="[UNK]", pad_token="[PAD]", cls_token="[CLS]", sep_token="[SEP]"
-    ).save_pretrained(tmp_path)
+    save_bert_word_tokenizer(tmp_path, words)
     config = transformers.BertConfig(
         vocab_size=len(words),
         hidden_size=16,
