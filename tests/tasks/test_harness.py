@@ -109,6 +109,32 @@ def test_unwritable_report_fails_before_the_work(tmp_path: Path, capsys: pytest.
     assert run_cli("eval", "toy-sums", "--json", tmp_path) == 2
 
 
+class _ClosingToy(toy_tasks.ToyLlm):
+    """ToyLlm that counts the harness's calls of `close` (where a task releases what `check` opened)."""
+
+    closed = 0
+
+    def close(self) -> None:
+        type(self).closed += 1
+
+
+def test_task_is_closed_after_a_run_and_after_an_interrupted_one() -> None:
+    with ScriptedOpenAIServer(toy_tasks.answer) as server:
+        from fabula.llm import get_llm
+
+        llm = get_llm(f"openai:toy@{server.url}", cache=False)
+        try:
+            run_eval(_ClosingToy(), llm=llm, progress=False)
+            assert _ClosingToy.closed == 1
+            Interrupt.after_item = "q1"
+            with pytest.raises(KeyboardInterrupt):
+                run_eval(_ClosingToy(), llm=llm, progress=False)
+            assert _ClosingToy.closed == 2  # a cut-off run still releases the judge it opened
+        finally:
+            Interrupt.after_item = None
+            llm.close()
+
+
 def test_llm_items_log_their_calls_and_resume_after_an_interruption(tmp_path: Path) -> None:
     out = tmp_path / "llm.json"
     cache = tmp_path / "cache.sqlite"

@@ -56,6 +56,27 @@ def run_eval(
         raise ConfigError(f"task {task.name!r} needs a model: give --llm SPEC", "--llm")
     check_engine(task, engine, llm, ray_address)
     task.check(llm)
+    try:
+        return _run_checked(
+            task, llm, json_path, concurrency, progress, resume, on_item_error, engine, ray_address, limit
+        )
+    finally:
+        task.close()  # whatever `check` opened (a judge model), also when the run fails or is interrupted
+
+
+def _run_checked(
+    task: Task,
+    llm: LLM | None,
+    json_path: str | Path | None,
+    concurrency: int | None,
+    progress: bool | ProgressFactory,
+    resume: bool,
+    on_item_error: Callable[[str, str], None] | None,
+    engine: str,
+    ray_address: str | None,
+    limit: int | None,
+) -> EvalReport:
+    """`run_eval` after the task has checked its options: run, aggregate, write."""
     settings = task.settings
     if task.anonymizer is not None:
         mode = task.anonymizer.mode

@@ -159,6 +159,9 @@ class Task(ABC):
     def finish(self, report: EvalReport) -> None:  # noqa: B027  (optional hook)
         """Add task-specific settings or notes to the finished report."""
 
+    def close(self) -> None:  # noqa: B027  (optional hook)
+        """Release what `check` opened (e.g. a judge model); called once after every run, also a failed one."""
+
     def title(self) -> str:
         """The heading of the printed table."""
         return f"fabula eval {self.name}"

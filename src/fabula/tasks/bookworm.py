@@ -197,9 +197,12 @@ class BookWormTask(Task):
             self.judge = llm
 
     def finish(self, report: Any) -> None:
-        """Record the judge's usage in the report; close a judge this task opened."""
+        """Record the judge's usage in the report."""
         if self.judge is not None and [m for m in self.metrics if m in JUDGED_METRICS]:
             report.settings["judge_usage"] = self.judge.usage.line()
+
+    def close(self) -> None:
+        """Close a judge this task opened (the harness calls this after every run, failed ones too)."""
         if self._own_judge and self.judge is not None:
             self.judge.close()
             self.judge, self._own_judge = None, False
