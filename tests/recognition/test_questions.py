@@ -88,3 +88,20 @@ def test_too_few_characters_is_a_clear_error(tmp_path: Path) -> None:
     pairs = [Pair("b", f"P{i}", f"Text {i}.", None) for i in range(3)]
     with pytest.raises(InputError, match="only 2 distractors"):
         make_questions(pairs, {"b": tmp_path / "b.txt"}, {}, seed=0)
+
+
+def test_a_book_reached_through_a_link_keeps_the_link_in_its_written_path(tmp_path: Path) -> None:
+    """A worktree reaches the shared data through a link beside it (``../shared``); the written path goes
+    through that link, so the file works from any checkout (it once went through the link's target and was
+    one ``../`` too deep)."""
+    (tmp_path / "real" / "books").mkdir(parents=True)
+    (tmp_path / "real" / "books" / "b.txt").write_text("Text.", encoding="utf-8")
+    (tmp_path / "checkouts" / "wt" / "data").mkdir(parents=True)
+    (tmp_path / "checkouts" / "shared").symlink_to(tmp_path / "real")
+    book = tmp_path / "checkouts" / "wt" / ".." / "shared" / "books" / "b.txt"
+    pairs = [Pair("b", f"P{i}", f"Text {i}.", None) for i in range(10)]
+    out = tmp_path / "checkouts" / "wt" / "data" / "q.jsonl"
+    write_questions(out, make_questions(pairs, {"b": book}, {}, seed=0))
+    first = orjson.loads(out.read_text(encoding="utf-8").splitlines()[0])
+    assert first["book"] == "../../shared/books/b.txt"
+    assert load_questions(out)[0].book == (tmp_path / "real" / "books" / "b.txt").resolve()

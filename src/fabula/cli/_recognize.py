@@ -3,6 +3,7 @@ it) and ``fabula recognize make --pairs FILE BOOK…`` (GANDALF questions from w
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -163,7 +164,7 @@ def make_command(
         if not path.is_file():
             raise InputError("no such book", path)
         for key in (path.parent.name, path.stem, path.name):
-            by_name.setdefault(key, path.resolve())
+            by_name.setdefault(key, Path(os.path.abspath(path)))
     wanted = {p.book for p in loaded}
     missing = sorted(wanted - set(by_name))
     if missing:

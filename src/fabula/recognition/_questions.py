@@ -60,9 +60,11 @@ class Question:
 
 
 def _relative_path(target: Path, folder: Path) -> str:
+    """``target`` relative to ``folder``, both made absolute without following symlinks, so a book reached
+    through a link beside the checkout (``../shared``) is written that way and resolves from any checkout."""
     import os
 
-    return Path(os.path.relpath(target.resolve(), folder.resolve())).as_posix()
+    return Path(os.path.relpath(os.path.abspath(target), os.path.abspath(folder))).as_posix()
 
 
 def load_questions(path: str | Path) -> list[Question]:
