@@ -176,6 +176,11 @@ def test_gold_names_in_code_runs(tmp_path: Path) -> None:
     assert ":3:" not in out  # string data in code is not looked at
 
 
+def test_personhood_loo_runs(pdnc: Path) -> None:
+    out = run("personhood_loo.py", pdnc)
+    assert "clusters in 2 novels; leave-one-novel-out" in out and "non-people among the 20" in out
+
+
 def test_sweep_discovery_constant_runs(pdnc: Path) -> None:
     out = run("sweep_discovery_constant.py", pdnc, "CONFLICT_SHARE", "0.05,0.1")
     assert "leave-one-novel-out" in out and "| 0.1 |" in out
