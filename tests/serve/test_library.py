@@ -48,7 +48,7 @@ def test_a_prefetch_never_cancels_a_request_s_own_analysis(served: ServedBook) -
     prefetch drops stale queued work, must not cancel it (that was a CancelledError → HTTP 500)."""
     grid = served._checkpoints
     served._analyse = lambda checkpoint: checkpoint  # type: ignore[assignment,method-assign,return-value]
-    served._recap = lambda checkpoint: {"checkpoint": checkpoint}  # type: ignore[method-assign]
+    served._recap = lambda checkpoint, analysis=None: {"checkpoint": checkpoint}  # type: ignore[method-assign]
     release_worker = _blocked(served._worker)
     release_background = _blocked(served._background)
     served._prefetch(grid[0])  # queues grid[1] in the background (behind the blocker)
@@ -90,7 +90,7 @@ def test_overlapping_requests_at_random_positions_all_succeed(served: ServedBook
         return checkpoint
 
     served._analyse = fake  # type: ignore[assignment,method-assign]
-    served._recap = lambda checkpoint: {"checkpoint": checkpoint}  # type: ignore[method-assign]
+    served._recap = lambda checkpoint, analysis=None: {"checkpoint": checkpoint}  # type: ignore[method-assign]
     rng = random.Random(7)
     errors: list[BaseException] = []
     wrong: list[tuple[int, Any]] = []

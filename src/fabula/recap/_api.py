@@ -85,8 +85,13 @@ def recap(
     **options: Any,
 ) -> RecapResult:
     """The ``k`` recap snippets for a reader at character offset ``position`` (see
-    `fabula.book.resolve_position` for "45%" or "chapter:12"), ranked by ``method``."""
-    visible = book.truncated(position)
+    `fabula.book.resolve_position` for "45%" or "chapter:12"), ranked by ``method``.
+
+    ``book`` is usually the whole book (it is cut at ``position`` here). A book already cut there
+    (``book.truncated(position)``) whose characters `fabula.annotation.annotate` has found is used as it
+    is, with those characters and mentions: the same ones a fresh cut would get, without finding them
+    again (``fabula serve`` passes its checkpoint's analysis)."""
+    visible = book if _cut_and_annotated(book, position) else book.truncated(position)
     ranker = create_ranker(method, llm=llm, **options)
     target = target_at(visible, position, spec)
     context = RecapContext(visible)
@@ -99,3 +104,8 @@ def recap(
     return RecapResult(
         position, method, _snippet(visible, context, target.target, 0, 0.0), snippets, ranking.log
     )
+
+
+def _cut_and_annotated(book: Book, position: int) -> bool:
+    """Whether ``book`` is already cut at ``position`` and has its characters annotated."""
+    return book.until == position and book.body.end == position and "characters" in book.annotations

@@ -189,8 +189,16 @@ class ServedBook:
 
     def recap(self, position: Position) -> dict[str, Any] | None:
         """The recap at the position's checkpoint (`fabula.recap.recap`, the no-LLM default) as JSON-ready
-        data; None before the first complete sentence (nothing read, nothing to recap)."""
-        return self._cached(self._recaps, position.checkpoint, lambda: self._recap(position.checkpoint))
+        data; None before the first complete sentence (nothing read, nothing to recap). Unless it is on
+        disk already, the checkpoint's analysis comes first: the recap uses its characters (finding them
+        again was most of a recap's time)."""
+        checkpoint = position.checkpoint
+        with self._lock:
+            known = self._recaps.get(checkpoint)
+        analysis = None
+        if known is None and not self._recap_stored(checkpoint):
+            analysis = self.analysis(position)
+        return self._cached(self._recaps, checkpoint, lambda: self._recap(checkpoint, analysis))
 
     def _analyse(self, checkpoint: int) -> Analysis:
         from fabula.pipeline import analyze_book
@@ -216,16 +224,25 @@ class ServedBook:
             self._background.submit(self._store, folder, analysis)
         return analysis
 
-    def _recap(self, checkpoint: int) -> dict[str, Any] | None:
+    def _recap_stored(self, checkpoint: int) -> bool:
+        folder = self._folder(checkpoint)
+        return folder is not None and self._complete(folder) and (folder / RECAP_FILE).is_file()
+
+    def _recap(self, checkpoint: int, analysis: Analysis | None = None) -> dict[str, Any] | None:
+        """The recap at ``checkpoint``: from disk, else computed — on the checkpoint's analysed book when
+        there is one (``analysis``, or the look-ahead's finished one), so its characters are not found
+        twice; `fabula.recap.recap` gives the same recap either way (tests/serve/test_reuse.py)."""
         from fabula.recap import recap
 
         folder = self._folder(checkpoint)
-        if folder is not None and self._complete(folder) and (folder / RECAP_FILE).is_file():
+        if folder is not None and self._recap_stored(checkpoint):
             with contextlib.suppress(OSError, ValueError):
                 stored: dict[str, Any] | None = orjson.loads((folder / RECAP_FILE).read_bytes())
                 return stored
+        analysis = analysis or self._finished_analysis(checkpoint)
+        source = analysis.book if analysis is not None else self.book()
         try:
-            result: dict[str, Any] | None = recap(self.book(), checkpoint).to_dict()
+            result: dict[str, Any] | None = recap(source, checkpoint).to_dict()
         except ConfigError:  # "no complete sentence before position N": the reader is at the start
             result = None
         if folder is not None:
@@ -233,6 +250,15 @@ class ServedBook:
                 folder.mkdir(parents=True, exist_ok=True)
                 write_bytes_atomic(folder / RECAP_FILE, orjson.dumps(result))
         return result
+
+    def _finished_analysis(self, checkpoint: int) -> Analysis | None:
+        """The analysis at ``checkpoint`` if one has been computed (never waits: a look-ahead recap runs
+        after its analysis on the same thread, and otherwise is computed without it)."""
+        with self._lock:
+            future = self._analyses.get(checkpoint)
+        if future is None or not future.done() or future.cancelled() or future.exception() is not None:
+            return None
+        return future.result()
 
     def _prefetch(self, checkpoint: int) -> None:
         """Queue the next checkpoint's analysis and recap (the reader is likely to get there next), and drop
