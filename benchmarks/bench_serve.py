@@ -50,6 +50,20 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def helper_cpu_seconds(pid: int) -> float:
+    """CPU seconds used so far by the server's child processes (the look-ahead helper, which prepares
+    the next checkpoint on another core), from /proc."""
+    total = 0.0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            if int(fields[1]) == pid:
+                total += cpu_seconds(int(stat.parent.name))
+        except (OSError, ValueError, IndexError):
+            continue
+    return total
+
+
 def timed(url: str) -> tuple[float, Any]:
     started = time.perf_counter()
     payload = get(url)
@@ -150,13 +164,18 @@ def main() -> None:
         for percent in (10, 30, 50, 70, 90):
             at = meta["body_start"] + span * percent // 100
             cpu_before = cpu_seconds(process.pid)
+            helper_before = helper_cpu_seconds(process.pid)
             cold_cast, cast = timed(f"{api}/characters?at={at}")
             cpu_cast = cpu_seconds(process.pid) - cpu_before
+            cpu_recap = cpu_seconds(process.pid)
             cold_recap, _ = timed(f"{api}/recap?at={at}")
+            cpu_recap = cpu_seconds(process.pid) - cpu_recap
+            helper = helper_cpu_seconds(process.pid) - helper_before
             rows.append((f"{percent}%", "characters + recap, new checkpoint", cold_cast, cold_recap, 0.0))
             print(
-                f"{percent}%: new checkpoint: characters {cold_cast:.0f} ms wall, {cpu_cast * 1000:.0f} ms CPU "
-                "of the server process (all threads, the look-ahead included)"
+                f"{percent}%: new checkpoint: characters {cold_cast:.0f} ms wall, {cpu_cast * 1000:.0f} ms CPU; "
+                f"recap {cold_recap:.0f} ms wall, {cpu_recap * 1000:.0f} ms CPU (of the server process, all "
+                f"threads); meanwhile {helper * 1000:.0f} ms CPU in the look-ahead process"
             )
             character = cast["characters"][0]["id"]
             endpoints = {

@@ -236,3 +236,51 @@ def test_ctrl_c_while_a_book_is_analysed_exits_at_once(tmp_path: Path, presses: 
     assert "Traceback" not in text and "KeyboardInterrupt" not in text, text
     assert "interrupted" in text, text
     assert took < 15, f"took {took:.1f} s"
+
+
+def _helpers(pid: int) -> list[int]:
+    """The look-ahead helper processes (``fabula.serve._ahead``) whose parent is ``pid``."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) != pid:
+                continue
+            if b"fabula.serve._ahead import main" in (stat.parent / "cmdline").read_bytes():
+                found.append(int(stat.parent.name))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    with contextlib.suppress(OSError):
+        return (Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]) not in ("Z", "X")
+    return False
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("how", ["ctrl-c", "sigkill"])
+def test_the_look_ahead_process_ends_with_the_server(novel: Path, tmp_path: Path, how: str) -> None:
+    """The helper that prepares the next checkpoint (started by the first answer) is gone within seconds
+    of the server: stopped by Ctrl-C, or killed outright in the middle of its analysis."""
+    import os
+    import signal
+
+    process, base = _serve_process(novel, tmp_path)
+    try:
+        status, _, _ = fetch(f"{base}/api/books/{NOVEL}/characters?at=40%25")
+        assert status == 200
+        deadline = time.monotonic() + 30
+        while not (helpers := _helpers(process.pid)) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert helpers, "no look-ahead process was started"
+        if how == "ctrl-c":
+            os.killpg(process.pid, signal.SIGINT)
+        else:
+            process.kill()
+        process.communicate(timeout=30)
+        deadline = time.monotonic() + 5
+        while any(_alive(pid) for pid in helpers) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not any(_alive(pid) for pid in helpers)
+    finally:
+        with contextlib.suppress(OSError):
+            os.killpg(process.pid, signal.SIGKILL)

@@ -1,6 +1,6 @@
 """What `fabula serve` shows at a checkpoint is exactly what a fresh analysis of the book truncated there
-gives, whatever the server reused to get it (the checkpoint's analysis for its recap, the look-ahead's
-work, earlier checkpoints): the cast, mentions, quotes with speakers, profiles, character sheets and the
+gives, whatever the server reused to get it (the checkpoint's analysis for its recap, the folder the
+look-ahead process wrote, read back): the cast, mentions, quotes with speakers, profiles, character sheets and the
 recap, at several positions of a real novel. Any later text that reached an answer would make it differ
 from the fresh analysis, which never sees that text."""
 
@@ -50,6 +50,8 @@ def test_checkpoints_equal_a_fresh_analysis_of_the_truncated_book(tmp_path: Path
             answers[point] = (_layers(served.analysis(position)), served.recap(position))
             if point == picks[0]:  # let the look-ahead finish the next checkpoint, analysis and recap
                 served._background.submit(lambda: None).result(timeout=300)
+                ahead = served._analyses[picks[1]].result()
+                assert ahead.settings.get("from") == str(served._folder(picks[1]))  # the helper's folder
         for point in picks:
             fresh = analyze_book(whole.truncated(point))
             assert answers[point][0] == _layers(fresh), point

@@ -32,7 +32,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import CancelledError, Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -43,15 +43,13 @@ from fabula._files import write_bytes_atomic
 from fabula._version import __version__
 from fabula.analysis import Analysis, CharacterProfile, Partner
 from fabula.book import DEFAULT_MAX_BYTES, Book, load_book, load_book_json, prose_problem, resolve_position
-from fabula.corpus import AnalyzeSettings, BookJob, expand_inputs, plan_jobs, write_outputs
+from fabula.corpus import AnalyzeSettings, BookJob, expand_inputs, plan_jobs
 from fabula.errors import BackendError, ConfigError, FabulaError, InputError
+from fabula.serve._ahead import MARKER, RECAP_FILE, Lookahead, store_checkpoint
 
 if TYPE_CHECKING:
     from fabula.llm import LLM
     from fabula.retrieval import Retriever
-
-MARKER = "serve.json"  # written last into a checkpoint's folder: the folder is complete
-RECAP_FILE = "recap.json"
 
 GRID_PERCENT = 2  # checkpoints every 2 % of the body (about 3,000 words of a 150K-word novel) ...
 MAX_CACHED = 16  # ... and at most this many analyses (and as many recaps) kept per book
@@ -86,8 +84,10 @@ class ServedBook:
         max_bytes: int = DEFAULT_MAX_BYTES,
         cache: Path | None = None,
         evict: Callable[[], object] | None = None,
+        lookahead: Lookahead | None = None,
     ) -> None:
         self.id = job.stem
+        self._lookahead = lookahead  # the helper process that prepares checkpoints ahead (with a cache)
         self._evict = evict  # keeps the disk cache under its size limit (run after each folder is written)
         self.source = job.source
         self._cache = cache  # the folder for checkpoint outputs; None: memory only
@@ -274,7 +274,7 @@ class ServedBook:
                     if future in self._ahead and point != following and future.cancel():
                         del table[point]
             self._ahead = {future for future in self._ahead if not future.done()}
-            for table, work in ((self._analyses, self._analyse), (self._recaps, self._recap)):
+            for table, work in ((self._analyses, self._analyse_ahead), (self._recaps, self._recap)):
                 if following not in table:
                     future = self._background.submit(work, following)
                     table[following] = future
@@ -298,20 +298,34 @@ class ServedBook:
 
     def _store(self, folder: Path, analysis: Analysis) -> None:
         """Write a checkpoint's analysis outputs, then the marker; a failure only costs the cache."""
-        try:
-            with contextlib.suppress(FileNotFoundError):
-                (folder / MARKER).unlink()
-            write_outputs(analysis, folder)
-            marker = {
-                "text_sha256": self._text_hash,
-                "fabula_version": __version__,
-                "source": str(self.source),
-            }
-            write_bytes_atomic(folder / MARKER, orjson.dumps(marker, option=orjson.OPT_INDENT_2))
-        except (OSError, FabulaError):
-            pass
+        with contextlib.suppress(OSError, FabulaError):
+            store_checkpoint(folder, analysis, text_hash=self._text_hash, source=str(self.source))
         if self._evict is not None:
             self._evict()
+
+    def _analyse_ahead(self, checkpoint: int) -> Analysis:
+        """A look-ahead's analysis: prepared by the helper process into the disk cache and read back
+        (`fabula.serve._ahead`: the server's own threads stay free for requests), or computed here when
+        there is no cache or the helper failed."""
+        folder = self._folder(checkpoint)
+        if self._lookahead is not None and folder is not None and not self._complete(folder):
+            book = self.book()
+            self.activity = f"up to {_percent(book, checkpoint)}"
+            job = {
+                "source": str(self.source),
+                "max_bytes": self._max_bytes,
+                "checkpoint": checkpoint,
+                "folder": str(folder),
+                "text_sha256": self._text_hash,
+            }
+            try:
+                if self._lookahead.prepare(job) and self._evict is not None:
+                    self._evict()
+            finally:
+                self.activity = None
+            if self._lookahead.closed:  # the server is stopping: no analysis here either
+                raise CancelledError
+        return self._analyse(checkpoint)
 
     def sheet(self, position: Position, character_id: str) -> dict[str, Any]:
         """One character's sheet (`fabula.describe.character_sheet`) at the checkpoint, JSON-ready; made
@@ -423,8 +437,12 @@ class Library:
         self._evicting = threading.Lock()
         self.cache_bytes = cache_mb * 1_000_000
         evict = (lambda: self.evict(folder)) if folder is not None else None
+        # with a disk cache, checkpoints ahead of the readers are prepared in a helper process
+        self._lookahead = Lookahead() if folder is not None else None
         self.books: dict[str, ServedBook] = {
-            job.stem: ServedBook(job, max_bytes=max_bytes, cache=folder, evict=evict)
+            job.stem: ServedBook(
+                job, max_bytes=max_bytes, cache=folder, evict=evict, lookahead=self._lookahead
+            )
             for job in plan_jobs(files, ".")
         }
         self.llm = llm
@@ -463,6 +481,8 @@ class Library:
     def close(self) -> None:
         for book in self.books.values():
             book.close()
+        if self._lookahead is not None:
+            self._lookahead.close()
         if self.llm is not None:
             self.llm.close()
 

@@ -1,0 +1,177 @@
+"""The look-ahead process of ``fabula serve``: prepares the checkpoint a reader is likely to reach next.
+
+A checkpoint's analysis is seconds of pure-Python work. Run on a thread of the server it shares the
+interpreter lock with the requests: every request waited for it in turns of the switch interval (a
+character sheet that takes a few milliseconds took 100-250 ms), and a reader who jumped elsewhere had
+their own analysis slowed to half speed by a look-ahead no longer of use. So the look-ahead runs in one
+helper process for the whole library, on another core: it analyses the book truncated at the checkpoint
+(`fabula.pipeline.analyze_book`, as the server would), makes its recap from that analysis, and writes
+both into the checkpoint's cache folder in the layout ``fabula analyze --until`` uses, marker last; the
+server reads the folder back (tens of milliseconds). The helper knows only what the server sends it
+(a book file, a checkpoint, a folder) and answers one JSON line per job.
+
+The helper runs in a session of its own (a Ctrl-C at the terminal is the server's to handle), writes
+nothing to the terminal, and ends when its input closes or the server process is gone.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any, Literal
+
+import orjson
+
+from fabula._files import write_bytes_atomic
+from fabula._version import __version__
+
+if TYPE_CHECKING:
+    from fabula.analysis import Analysis
+
+MARKER = "serve.json"  # written last into a checkpoint's folder: the folder is complete
+RECAP_FILE = "recap.json"
+
+
+def store_checkpoint(
+    folder: Path,
+    analysis: Analysis,
+    *,
+    text_hash: str,
+    source: str,
+    recap: dict[str, Any] | Literal[False] | None = False,
+) -> None:
+    """Write a checkpoint's analysis outputs (`fabula.corpus.write_outputs`), its recap when given
+    (``recap``: the recap's data, None for "nothing to recap"; False: not made), then the marker.
+    Raises `OSError` or `fabula.errors.FabulaError` when the folder cannot be written."""
+    from fabula.corpus import write_outputs
+
+    with contextlib.suppress(FileNotFoundError):
+        (folder / MARKER).unlink()
+    write_outputs(analysis, folder)
+    if recap is not False:
+        write_bytes_atomic(folder / RECAP_FILE, orjson.dumps(recap))
+    marker = {"text_sha256": text_hash, "fabula_version": __version__, "source": source}
+    write_bytes_atomic(folder / MARKER, orjson.dumps(marker, option=orjson.OPT_INDENT_2))
+
+
+def prepare(books: dict[str, Any], job: dict[str, Any]) -> None:
+    """One job of the helper: analyse ``job["source"]`` truncated at ``job["checkpoint"]``, make the
+    recap there from that analysis, and store both in ``job["folder"]``. The book is loaded once per
+    process (``books``) and must still have the text the server hashed."""
+    from fabula.book import load_book
+    from fabula.errors import ConfigError
+    from fabula.pipeline import analyze_book
+    from fabula.recap import recap
+
+    source = job["source"]
+    book = books.get(source)
+    if book is None or book.content_hash != job["text_sha256"]:
+        book = books[source] = load_book(source, max_bytes=job["max_bytes"])
+    if book.content_hash != job["text_sha256"]:
+        raise ValueError("the book's text changed since the server read it")
+    checkpoint = int(job["checkpoint"])
+    analysis = analyze_book(book.truncated(checkpoint))
+    try:
+        recapped: dict[str, Any] | None = recap(analysis.book, checkpoint).to_dict()
+    except ConfigError:  # no complete sentence before the checkpoint: nothing to recap
+        recapped = None
+    store_checkpoint(
+        Path(job["folder"]), analysis, text_hash=job["text_sha256"], source=source, recap=recapped
+    )
+
+
+# how the helper starts: first a thread that ends it the moment the server is gone (even killed by
+# SIGKILL, mid-analysis or still importing), then fabula's imports and the job loop
+_BOOT = """
+import os, sys, threading, time
+def watch(server=int(sys.argv[1])):
+    while os.getppid() == server:
+        time.sleep(0.2)
+    os._exit(0)
+threading.Thread(target=watch, daemon=True).start()
+from fabula.serve._ahead import main
+main()
+"""
+
+
+def main() -> None:
+    """The helper's loop: a job (one JSON line) in, ``{"ok": ...}`` out, until its input closes."""
+    books: dict[str, Any] = {}
+    for line in sys.stdin.buffer:
+        try:
+            prepare(books, orjson.loads(line))
+            answer: dict[str, Any] = {"ok": True}
+        except Exception as exc:  # the server computes the checkpoint itself instead
+            answer = {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
+        sys.stdout.buffer.write(orjson.dumps(answer, option=orjson.OPT_APPEND_NEWLINE))
+        sys.stdout.buffer.flush()
+
+
+class Lookahead:
+    """The server's side of the helper process: started on first use, one job at a time, restarted
+    after a failure; `close` ends it."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._process: subprocess.Popen[bytes] | None = None
+        self._closed = False
+
+    def prepare(self, job: dict[str, Any]) -> bool:
+        """Have the helper prepare one checkpoint (see `prepare`); waits for it. False when it could
+        not (the caller then computes the checkpoint itself)."""
+        with self._lock:
+            if self._closed:
+                return False
+            try:
+                process = self._started()
+                stdin: IO[bytes] = process.stdin  # type: ignore[assignment]
+                stdout: IO[bytes] = process.stdout  # type: ignore[assignment]
+                stdin.write(orjson.dumps(job, option=orjson.OPT_APPEND_NEWLINE))
+                stdin.flush()
+                line = stdout.readline()
+                if not line:
+                    raise EOFError("the look-ahead process ended")
+                return bool(orjson.loads(line).get("ok"))
+            except (OSError, EOFError, ValueError):
+                self._stop()
+                return False
+
+    def _started(self) -> subprocess.Popen[bytes]:
+        if self._process is None or self._process.poll() is not None:
+            import fabula
+
+            env = dict(os.environ)  # the helper imports this very fabula, wherever it was found
+            package_root = str(Path(fabula.__file__).resolve().parents[1])
+            env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_root, env.get("PYTHONPATH")]))
+            self._process = subprocess.Popen(
+                [sys.executable, "-c", _BOOT, str(os.getpid())],
+                env=env,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,  # the terminal's Ctrl-C is for the server, which ends the helper
+                close_fds=True,
+            )
+        return self._process
+
+    def _stop(self) -> None:
+        process, self._process = self._process, None
+        if process is not None and process.poll() is None:
+            process.kill()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(5)
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def close(self) -> None:
+        """End the helper now (a job it is doing is dropped; its folder has no marker yet)."""
+        self._closed = True
+        process = self._process
+        if process is not None and process.poll() is None:
+            process.kill()  # not under the lock: a job in progress holds it while it waits
