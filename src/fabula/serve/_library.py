@@ -54,6 +54,8 @@ if TYPE_CHECKING:
 GRID_PERCENT = 2  # checkpoints every 2 % of the body (about 3,000 words of a 150K-word novel) ...
 MAX_CACHED = 16  # ... and at most this many analyses (and as many recaps) kept per book
 MAX_SHEETS = 512  # character sheets kept per book (all dropped at once when full)
+QUIET_SECONDS = 0.5  # a checkpoint the server analysed is written to disk after this long without requests
+QUIET_MAX_WAIT = 10.0  # ... or after this long at most
 DEFAULT_CACHE_MB = 1024  # the checkpoint folders on disk are kept under this size (least recently used go)
 
 T = TypeVar("T")
@@ -106,6 +108,10 @@ class ServedBook:
         # LLM descriptions on threads of their own: a model that hangs holds up other descriptions at most,
         # never the analyses every reader waits for
         self._describer = ThreadPoolExecutor(max_workers=4, thread_name_prefix=f"fabula-describe-{self.id}")
+        # writing an analysis the server made into the disk cache: after a pause in the requests, so the
+        # half second of writing does not hold the interpreter lock while a reader's next requests run
+        self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"fabula-write-{self.id}")
+        self._last_request = time.monotonic()
         self._analyses: OrderedDict[int, Future[Analysis]] = OrderedDict()
         self._recaps: OrderedDict[int, Future[dict[str, Any] | None]] = OrderedDict()
         self._descriptions: dict[tuple[int, str], Future[dict[str, Any]]] = {}
@@ -172,6 +178,7 @@ class ServedBook:
     def position(self, at: str) -> Position:
         """The reader's position from an ``at`` parameter (45%, chapter:12, an offset); `ConfigError`
         when it cannot be read."""
+        self._last_request = time.monotonic()
         book = self.book()
         offset = resolve_position(book, at)
         if offset is None:  # resolve_position returns None only for no position at all
@@ -221,7 +228,7 @@ class ServedBook:
         finally:
             self.activity = None
         if folder is not None:
-            self._background.submit(self._store, folder, analysis)
+            self._writer.submit(self._store_when_quiet, folder, analysis)
         return analysis
 
     def _recap_stored(self, checkpoint: int) -> bool:
@@ -302,6 +309,13 @@ class ServedBook:
             store_checkpoint(folder, analysis, text_hash=self._text_hash, source=str(self.source))
         if self._evict is not None:
             self._evict()
+
+    def _store_when_quiet(self, folder: Path, analysis: Analysis) -> None:
+        """`_store`, once no request has come for `QUIET_SECONDS` (or after `QUIET_MAX_WAIT` seconds)."""
+        deadline = time.monotonic() + QUIET_MAX_WAIT
+        while time.monotonic() - self._last_request < QUIET_SECONDS and time.monotonic() < deadline:
+            time.sleep(QUIET_SECONDS / 5)
+        self._store(folder, analysis)
 
     def _analyse_ahead(self, checkpoint: int) -> Analysis:
         """A look-ahead's analysis: prepared by the helper process into the disk cache and read back
@@ -408,10 +422,13 @@ class ServedBook:
                 if table.get(key) is future:
                     del table[key]  # a failure is not cached: the next request tries again
             raise
+        finally:
+            self._last_request = time.monotonic()  # a reader waited until now
 
     def close(self) -> None:
         self._worker.shutdown(wait=False, cancel_futures=True)
         self._background.shutdown(wait=False, cancel_futures=True)
+        self._writer.shutdown(wait=False, cancel_futures=True)
         self._describer.shutdown(wait=False, cancel_futures=True)
 
 
