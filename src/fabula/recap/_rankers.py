@@ -15,7 +15,9 @@ target); the TF-IDF weighting is scikit-learn's default (smooth idf, l2-normaliz
 
 from __future__ import annotations
 
+import itertools
 import math
+import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -71,18 +73,16 @@ class RecapContext:
         return self.book.span_text(snippet.span, normalize=True)
 
     @cached_property
-    def _terms(self) -> tuple[list[IntArray], dict[str, int]]:
-        from fabula.retrieval import Analyzer
-
+    def _sentence_terms(self) -> _SentenceTerms:
         language = self.book.meta.language if self.book.meta.language in ("en", "zh") else "en"
-        analyzer = Analyzer(language)
         texts = [self.book.text[s:e] for s, e in zip(self.sentences.starts, self.sentences.ends, strict=True)]
-        vocab: dict[str, int] = {}
-        ids = [
-            np.asarray([vocab.setdefault(t, len(vocab)) for t in doc], dtype=np.int64)
-            for doc in analyzer.analyze_many(texts)
-        ]
-        return ids, vocab
+        return sentence_terms(language, texts)
+
+    @property
+    def _terms(self) -> tuple[list[IntArray], dict[str, int]]:
+        """Each sentence's term ids (ids in order of first use) and the vocabulary."""
+        terms = self._sentence_terms
+        return terms.ids, terms.vocab
 
     @cached_property
     def _flat_terms(self) -> tuple[IntArray, IntArray, int]:
@@ -146,11 +146,10 @@ class RecapContext:
     def book_idf(self) -> FloatArray:
         """log(sentences / (1 + sentences containing the term)) over the book's sentences: how rare a
         term is in the book (what a scene "turns on" is rare: a letter, a place, an illness)."""
-        ids, vocab = self._terms
-        df = np.zeros(max(1, len(vocab)), dtype=np.int64)
-        for sentence in ids:
-            df[np.unique(sentence)] += 1
-        return np.maximum(0.0, np.log(max(1, len(ids)) / (1.0 + df)))
+        terms = self._sentence_terms
+        present = np.concatenate(terms.unique) if terms.unique else np.zeros(0, dtype=np.int64)
+        df = np.bincount(present, minlength=max(1, len(terms.vocab))).astype(np.int64)
+        return np.maximum(0.0, np.log(max(1, len(terms.ids)) / (1.0 + df)))
 
     def chapter_of(self, snippet: Snippet) -> int:
         """Index of the chapter the snippet starts in (-1 before the first chapter)."""
@@ -172,6 +171,73 @@ class RecapContext:
                 for s, v in zip(batch, vectors, strict=True):
                     self._embeddings[(model, s.start, s.end)] = v
         return np.stack([self._embeddings[(model, s.start, s.end)] for s in snippets])
+
+
+@dataclass(frozen=True, slots=True)
+class _SentenceTerms:
+    """The analysed sentences of one book (or a prefix of it): their texts, each one's term ids and
+    distinct term ids, the vocabulary size after each, and the vocabulary (ids by first use)."""
+
+    language: str
+    texts: list[str]
+    ids: list[IntArray]
+    unique: list[IntArray]
+    sizes: list[int]
+    vocab: dict[str, int]
+
+
+_TERMS: list[_SentenceTerms] = []  # the books analysed lately, newest last
+_TERMS_KEPT = 4
+_TERMS_LOCK = threading.Lock()
+
+
+def sentence_terms(language: str, texts: list[str]) -> _SentenceTerms:
+    """The term ids of each sentence text (`fabula.retrieval.Analyzer` for ``language``), ids given in
+    order of first use. A sentence's terms depend on its text alone, and ids by first use make a
+    prefix's ids the same as its own, so a book whose sentences begin with those of one analysed lately
+    (the same novel read up to another position: ``fabula serve``'s checkpoints) takes that prefix's ids
+    and analyses only the sentences after it — the same result as analysing all of them."""
+    from fabula.retrieval import Analyzer
+
+    with _TERMS_LOCK:
+        best, shared = None, 0
+        for entry in _TERMS:
+            common = _common_prefix(entry.texts, texts) if entry.language == language else 0
+            if common > shared:
+                best, shared = entry, common
+    if best is None:
+        ids: list[IntArray] = []
+        unique: list[IntArray] = []
+        sizes: list[int] = []
+        vocab: dict[str, int] = {}
+    else:
+        ids, unique, sizes = best.ids[:shared], best.unique[:shared], best.sizes[:shared]
+        vocab = dict(itertools.islice(best.vocab.items(), sizes[-1]))
+    for doc in Analyzer(language).analyze_many(texts[shared:]):
+        row = np.asarray([vocab.setdefault(t, len(vocab)) for t in doc], dtype=np.int64)
+        ids.append(row)
+        unique.append(np.unique(row))
+        sizes.append(len(vocab))
+    made = _SentenceTerms(language, list(texts), ids, unique, sizes, vocab)
+    with _TERMS_LOCK:
+        if best is not None and shared == len(texts):
+            return made  # a prefix of a kept book: that one serves more
+        if best is not None and shared == len(best.texts) and best in _TERMS:
+            _TERMS.remove(best)  # this book continues that one
+        _TERMS.append(made)
+        del _TERMS[:-_TERMS_KEPT]
+    return made
+
+
+def _common_prefix(a: list[str], b: list[str]) -> int:
+    """How many leading items ``a`` and ``b`` share."""
+    n = min(len(a), len(b))
+    if a[:n] == b[:n]:
+        return n
+    i = 0
+    while a[i] == b[i]:
+        i += 1
+    return i
 
 
 _EMBEDDERS: dict[str, Any] = {}
