@@ -515,7 +515,8 @@ class ReachBackRanker(Ranker):
     + ``salient_weight`` x the candidate's shared terms weighted by their rarity in the whole book
       (scaled to the target's best candidate), and ``salient_top_weight`` more for the best such
       candidate when it lies beyond the nearest ``near``: the earlier mention of what the scene turns on.
-    Weights chosen on the tuning targets of data/recap (docs/benchmarks.md: tuning and frozen numbers)."""
+    Weights chosen on the 16 PP and SF tuning targets of data/recap (docs/benchmarks.md: tuning and frozen
+    numbers; on the 64-target set it ties closest-5 on frozen)."""
 
     def __init__(
         self,
