@@ -135,6 +135,7 @@ def test_recap_weights_runs(tmp_path: Path) -> None:
     expected = f"{len(picked)} targets: {tuning} tuning, {len(picked) - tuning} frozen"
     assert expected in out and "grid: leave-one-novel-out pooled" in out
     assert "logistic: leave-one-novel-out pooled" in out
+    assert "shipped - closest-5 on frozen:" in out and "paired bootstrap 95 %" in out
 
 
 def test_discovery_passes_runs(pdnc: Path) -> None:
