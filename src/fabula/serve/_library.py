@@ -55,7 +55,7 @@ GRID_PERCENT = 2  # checkpoints every 2 % of the body (about 3,000 words of a 15
 MAX_CACHED = 16  # ... and at most this many analyses (and as many recaps) kept per book
 MAX_SHEETS = 512  # character sheets kept per book (all dropped at once when full)
 QUIET_SECONDS = 0.5  # a checkpoint the server analysed is written to disk after this long without requests
-QUIET_MAX_WAIT = 10.0  # ... or after this long at most
+QUIET_MAX_WAIT = 30.0  # ... or after this long at most
 DEFAULT_CACHE_MB = 1024  # the checkpoint folders on disk are kept under this size (least recently used go)
 
 T = TypeVar("T")
@@ -112,6 +112,7 @@ class ServedBook:
         # half second of writing does not hold the interpreter lock while a reader's next requests run
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"fabula-write-{self.id}")
         self._last_request = time.monotonic()
+        self._waiting = 0  # requests waiting for an analysis or recap now
         self._analyses: OrderedDict[int, Future[Analysis]] = OrderedDict()
         self._recaps: OrderedDict[int, Future[dict[str, Any] | None]] = OrderedDict()
         self._descriptions: dict[tuple[int, str], Future[dict[str, Any]]] = {}
@@ -311,9 +312,12 @@ class ServedBook:
             self._evict()
 
     def _store_when_quiet(self, folder: Path, analysis: Analysis) -> None:
-        """`_store`, once no request has come for `QUIET_SECONDS` (or after `QUIET_MAX_WAIT` seconds)."""
+        """`_store`, once no request waits and none has come for `QUIET_SECONDS` (or after
+        `QUIET_MAX_WAIT` seconds)."""
         deadline = time.monotonic() + QUIET_MAX_WAIT
-        while time.monotonic() - self._last_request < QUIET_SECONDS and time.monotonic() < deadline:
+        while time.monotonic() < deadline and (
+            self._waiting or time.monotonic() - self._last_request < QUIET_SECONDS
+        ):
             time.sleep(QUIET_SECONDS / 5)
         self._store(folder, analysis)
 
@@ -415,6 +419,7 @@ class ServedBook:
             table.move_to_end(key)
             while len(table) > MAX_CACHED:
                 table.popitem(last=False)
+            self._waiting += 1
         try:
             return future.result()
         except BaseException:
@@ -423,6 +428,8 @@ class ServedBook:
                     del table[key]  # a failure is not cached: the next request tries again
             raise
         finally:
+            with self._lock:
+                self._waiting -= 1
             self._last_request = time.monotonic()  # a reader waited until now
 
     def close(self) -> None:
