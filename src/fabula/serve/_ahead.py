@@ -100,6 +100,9 @@ main()
 
 def main() -> None:
     """The helper's loop: a job (one JSON line) in, ``{"ok": ...}`` out, until its input closes."""
+    answers = os.fdopen(os.dup(1), "wb")  # the answers' own channel: anything printed goes elsewhere
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
     books: dict[str, Any] = {}
     for line in sys.stdin.buffer:
         try:
@@ -107,8 +110,8 @@ def main() -> None:
             answer: dict[str, Any] = {"ok": True}
         except Exception as exc:  # the server computes the checkpoint itself instead
             answer = {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
-        sys.stdout.buffer.write(orjson.dumps(answer, option=orjson.OPT_APPEND_NEWLINE))
-        sys.stdout.buffer.flush()
+        answers.write(orjson.dumps(answer, option=orjson.OPT_APPEND_NEWLINE))
+        answers.flush()
 
 
 class Lookahead:
