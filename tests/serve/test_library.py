@@ -163,3 +163,27 @@ def test_the_disk_cache_keeps_under_its_size_limit(tmp_path: Path) -> None:
     kept = [p for p in served_cache.glob("*.until-*") if (p / "serve.json").is_file()]
     size = sum(f.stat().st_size for p in kept for f in p.iterdir())
     assert kept and (size <= 1_000_000 or len(kept) == 1), (len(kept), size)
+
+
+def test_a_failing_look_ahead_process_leaves_the_checkpoint_to_the_server(tmp_path: Path) -> None:
+    """The helper process refuses a book whose file changed after the server read it (its text is no
+    longer the one served): the server then analyses the checkpoint itself, from the text it serves."""
+    from fabula.pipeline import analyze_book
+
+    copy = tmp_path / "alice.txt"
+    copy.write_bytes(ALICE.read_bytes())
+    library = Library([copy], cache=tmp_path / "cache")
+    served = next(iter(library.books.values()))
+    try:
+        whole = served.book()
+        copy.write_text("Another book altogether.\n" * 400, encoding="utf-8")
+        grid = served._checkpoints
+        served.analysis(Position(grid[3], grid[3]))
+        served._background.submit(lambda: None).result(timeout=120)  # the look-ahead of grid[4] is done
+        ahead = served._analyses[grid[4]].result()
+        assert "from" not in ahead.settings  # made here, not read from a folder the helper wrote
+        fresh = analyze_book(whole.truncated(grid[4]))
+        assert [c.name for c in ahead.book.characters] == [c.name for c in fresh.book.characters]
+        assert [q.speaker_id for q in ahead.book.quotes] == [q.speaker_id for q in fresh.book.quotes]
+    finally:
+        library.close()
