@@ -183,3 +183,49 @@ def test_llm_attribution_through_a_scripted_server(
     book_quotes = load_book_json(folder / "book.json").quotes
     assert alice["name"] == "Alice" and alice["quote_count"] == len(book_quotes) > 20
     assert "LLM (openai:test-model@" in (folder / "report.html").read_text()
+
+
+# Modules that `fabula analyze` without --llm never needs: the other commands, the evaluation tasks, the
+# server, the LLM layer's client code (its settings module alone is read for --timeout's default), the
+# LLM attribution methods and their prompts, scipy (through bm25s's package).
+NOT_FOR_ANALYZE = (
+    "fabula.cli._eval",
+    "fabula.cli._serve",
+    "fabula.cli._train",
+    "fabula.cli._recap",
+    "fabula.tasks",
+    "fabula.serve",
+    "fabula.train",
+    "fabula.llm._base",
+    "fabula.llm._types",
+    "fabula.llm._spec",
+    "fabula.quotes._michel",
+    "fabula.quotes._llm_attribution",
+    "fabula.prompts",
+    "scipy",
+    "sqlite3",
+)
+
+
+def test_analyze_imports_only_what_it_uses(tmp_path: Path) -> None:
+    """Start-up is a large part of one book's analysis: in a fresh interpreter, ``fabula analyze`` runs
+    the whole analysis without importing any of `NOT_FOR_ANALYZE` (the CLI loads only the chosen
+    subcommand's module, and the LLM layer's names are loaded on first use)."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys\nfrom fabula.cli import main\n"
+        "try:\n    main(sys.argv[1:])\nexcept SystemExit as exc:\n    assert not exc.code, exc.code\n"
+        f"print(sorted(m for m in sys.modules if m.startswith({NOT_FOR_ANALYZE!r})))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe, "analyze", str(ALICE), "-o", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "alice_in_wonderland" / "report.html").is_file()
+    assert done.stdout.strip().splitlines()[-1] == "[]", done.stdout

@@ -1,60 +1,87 @@
 """The ``fabula`` command line. Each subcommand lives in its own small module and registers on `app`.
 
+`main` imports only the module of the subcommand named on the command line (``fabula analyze`` never
+loads the LLM, evaluation, server or training commands and what they import); ``fabula --help``, an
+unknown command, or `app` itself (``from fabula.cli import app``) load every subcommand.
 Errors that are the user's input (`fabula.errors.FabulaError`) print one line and exit non-zero.
 """
 
 from __future__ import annotations
 
+import importlib
 import logging
 import sys
+from typing import Any
 
-# Ctrl-C while the CLI starts (its imports take a second or more on a busy machine): one line and status
-# 130, as Ctrl-C anywhere later, not a traceback from the middle of an import
-try:
-    from fabula.cli._app import app, click_command, eval_app, interrupt_explained, stderr
-    from fabula.errors import FabulaError
-
-    # Subcommand modules register themselves on import; keep one line per module.
-    from fabula.cli import _read  # noqa: F401  isort: skip
-    from fabula.cli import _search  # noqa: F401  isort: skip
-    from fabula.cli import _characters  # noqa: F401  isort: skip
-    from fabula.cli import _analyze  # noqa: F401  isort: skip
-    from fabula.cli import _quotes  # noqa: F401  isort: skip
-    from fabula.cli import _describe  # noqa: F401  isort: skip
-    from fabula.cli import _recognize  # noqa: F401  isort: skip
-    from fabula.cli import _anonymize  # noqa: F401  isort: skip
-    from fabula.cli import _corpus  # noqa: F401  isort: skip
-    from fabula.cli import _eval
-
-    from fabula.cli import _recap  # noqa: F401  isort: skip
-
-    from fabula.cli import _probe  # noqa: F401  isort: skip
-    from fabula.cli import _serve  # noqa: F401  isort: skip
-    from fabula.cli import _train  # noqa: F401  isort: skip
-except KeyboardInterrupt:
-    sys.stderr.write("fabula: interrupted\n")
-    raise SystemExit(130) from None
+# Each top-level command and the module that registers it, in the order `fabula --help` lists them.
+COMMAND_MODULES = {
+    "read": "_read",
+    "search": "_search",
+    "characters": "_characters",
+    "analyze": "_analyze",
+    "quotes": "_quotes",
+    "describe": "_describe",
+    "recognize": "_recognize",
+    "anonymize": "_anonymize",
+    "corpus": "_corpus",
+    "eval": "_eval",
+    "recap": "_recap",
+    "probe": "_probe",
+    "serve": "_serve",
+    "train": "_train",
+}
 
 
-class _WarningLine(logging.Handler):
-    """Library warnings (an LLM retry, a cache that could not be written) as ``fabula: warning: ...`` lines."""
+def load_commands(names: list[str] | None = None) -> None:
+    """Import the subcommand modules of ``names`` (every command when None); each registers on `app`."""
+    for name, module in COMMAND_MODULES.items():
+        if names is None or name in names:
+            importlib.import_module(f"fabula.cli.{module}")
+    if names is None or "eval" in names:
+        from fabula.cli import _eval
 
-    def emit(self, record: logging.LogRecord) -> None:
-        stderr.print(f"fabula: warning: {record.getMessage()}", markup=False, highlight=False, soft_wrap=True)
+        _eval.register_task_commands()
+
+
+def _command_named(argv: list[str]) -> str | None:
+    """The subcommand ``argv`` runs, or None when it asks for the top-level help/version or names none."""
+    if argv and argv[0] in COMMAND_MODULES:
+        return argv[0]
+    return None
 
 
 def _show_warnings() -> None:
+    """Library warnings (an LLM retry, a cache that could not be written) as ``fabula: warning: ...``."""
+    from fabula.cli._app import stderr
+
+    class _WarningLine(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            stderr.print(
+                f"fabula: warning: {record.getMessage()}", markup=False, highlight=False, soft_wrap=True
+            )
+
     logger = logging.getLogger("fabula")
-    if not any(isinstance(h, _WarningLine) for h in logger.handlers):
+    if not any(type(h).__name__ == "_WarningLine" for h in logger.handlers):
         logger.addHandler(_WarningLine(logging.WARNING))
         logger.propagate = False
 
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the ``fabula`` console script."""
-    _show_warnings()
+    args = sys.argv[1:] if argv is None else argv
+    # Ctrl-C while the CLI starts (its imports take a second or more on a busy machine): one line and
+    # status 130, as Ctrl-C anywhere later, not a traceback from the middle of an import
     try:
-        _eval.register_task_commands()
+        from fabula.cli._app import click_command, interrupt_explained, stderr
+        from fabula.errors import FabulaError
+
+        command = _command_named(args)
+        load_commands(None if command is None else [command])
+        _show_warnings()
+    except KeyboardInterrupt:
+        sys.stderr.write("fabula: interrupted\n")
+        raise SystemExit(130) from None
+    try:
         click_command().main(args=argv, prog_name="fabula")
     except FabulaError as exc:
         stderr.print(f"fabula: error: {exc.one_line()}", markup=False, highlight=False, soft_wrap=True)
@@ -71,4 +98,15 @@ def main(argv: list[str] | None = None) -> None:
         raise
 
 
-__all__ = ["app", "eval_app", "main"]
+def __getattr__(name: str) -> Any:
+    """`app`, `eval_app`, `click_command` and the rest of `fabula.cli._app`, with every subcommand
+    registered (for tests and embedding: ``from fabula.cli import app``)."""
+    from fabula.cli import _app
+
+    if not name.startswith("__") and hasattr(_app, name):
+        load_commands()
+        return getattr(_app, name)
+    raise AttributeError(f"module 'fabula.cli' has no attribute {name!r}")
+
+
+__all__ = ["COMMAND_MODULES", "app", "eval_app", "load_commands", "main"]

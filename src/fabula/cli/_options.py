@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -20,8 +20,10 @@ from fabula.book import (
 )
 from fabula.cli._app import stderr
 from fabula.errors import ConfigError, InputError
-from fabula.llm import DEFAULT_TIMEOUT, LLM
-from fabula.quotes import available_methods
+from fabula.llm import DEFAULT_TIMEOUT
+
+if TYPE_CHECKING:
+    from fabula.llm import LLM
 
 EngineOption = Annotated[
     str,
@@ -115,10 +117,6 @@ JsonOutOption = Annotated[
 ]
 
 
-AttributionMethodOption = Annotated[
-    str,
-    typer.Option("--method", metavar="NAME", help=f"Attribution method: {', '.join(available_methods())}."),
-]
 StrategyOption = Annotated[
     str | None,
     typer.Option(

@@ -14,7 +14,6 @@ from fabula.book import DEFAULT_MAX_BYTES
 from fabula.characters import load_character_list
 from fabula.cli._app import app, stderr
 from fabula.cli._options import (
-    AttributionMethodOption,
     BookArgument,
     ConcurrencyOption,
     GoldCharactersOption,
@@ -35,9 +34,16 @@ from fabula.llm import DEFAULT_TIMEOUT
 from fabula.quotes import (
     DEFAULT_METHOD,
     QuoteFormat,
+    available_methods,
     quotes_bytes,
     write_quotes,
 )
+
+# listing the methods imports the LLM ones, so this option lives with the one command that offers them
+AttributionMethodOption = Annotated[
+    str,
+    typer.Option("--method", metavar="NAME", help=f"Attribution method: {', '.join(available_methods())}."),
+]
 
 
 @app.command("quotes")

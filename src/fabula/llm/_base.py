@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 from fabula.errors import BackendError
 from fabula.llm._cache import ResponseCache, request_key
 from fabula.llm._record import note_call
+from fabula.llm._settings import STRUCTURED_MODES
 from fabula.llm._tokens import (
     APPROXIMATE_TOKENIZER,
     TokenSpans,
@@ -28,12 +29,7 @@ from fabula.llm._tokens import (
 from fabula.llm._types import ChatMessage, GenerateOptions, Generation, Prompt, UsageSummary, to_messages
 
 DEFAULT_OPTIONS = GenerateOptions()
-DEFAULT_TIMEOUT = 120.0  # seconds one request may take before it counts as failed (and is retried)
 MAX_TIMEOUT_RETRIES = 1  # a server that timed out twice in a row is not answering; don't wait 6x as long
-# how structured answers are asked for: auto = the strongest mode the endpoint accepts (see `OpenAILLM`),
-# schema = a JSON Schema (`response_format` json_schema, a llama.cpp grammar), json = a JSON object (with
-# the schema attached where the backend takes it), off = no response_format (the prompt asks; strict parsing)
-STRUCTURED_MODES = ("auto", "schema", "json", "off")
 
 T = TypeVar("T")
 

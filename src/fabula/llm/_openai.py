@@ -36,7 +36,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from fabula.errors import BackendError
-from fabula.llm._base import DEFAULT_TIMEOUT, LLM, RequestError, TransientError, redact_credentials
+from fabula.llm._base import LLM, RequestError, TransientError, redact_credentials
+from fabula.llm._settings import DEFAULT_TIMEOUT
 from fabula.llm._tokens import default_token_counter
 from fabula.llm._types import ChatMessage, GenerateOptions, Generation
 

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, TypeVar, overload
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
-from pydantic import BaseModel, ValidationError
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
-ModelT = TypeVar("ModelT", bound=BaseModel)
+ModelT = TypeVar("ModelT", bound="BaseModel")
 
 _FENCE = re.compile(r"```[ \t]*(?:json|JSON|javascript)?[ \t]*\n?(.*?)```", re.DOTALL)
 _TRAILING_COMMA = re.compile(r",(\s*[}\]])")
@@ -55,6 +56,8 @@ def parse_json_answer(text: str, schema: type[BaseModel] | None = None) -> Any:
         raise ParseError("no JSON object in the answer", text)
     if schema is None:
         return value
+    from pydantic import ValidationError  # loaded already: ``schema`` is a pydantic model
+
     try:
         return schema.model_validate(value)
     except ValidationError as exc:

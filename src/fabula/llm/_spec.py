@@ -17,8 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from fabula.errors import ConfigError
-from fabula.llm._base import DEFAULT_TIMEOUT, LLM, STRUCTURED_MODES, redact_credentials
+from fabula.llm._base import LLM, redact_credentials
 from fabula.llm._cache import CACHE_FILE_NAME, ResponseCache, default_cache_dir
+from fabula.llm._settings import DEFAULT_TIMEOUT, STRUCTURED_MODES
 
 _URL_SUFFIX = re.compile(r"^(?P<model>.+?)@(?P<url>https?://\S+)$")
 _THREADS_SUFFIX = re.compile(r"^(?P<model>.+?)\?threads=(?P<threads>\S*)$")

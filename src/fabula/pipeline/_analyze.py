@@ -137,8 +137,8 @@ def _open_llm(llm: LLM | LLMConfig | None, cleanup: ExitStack) -> LLM | None:
 
 
 def _llm_name(llm: LLM | LLMConfig | None) -> str | None:
-    from fabula.llm import redact_credentials
-
     if llm is None:
         return None
+    from fabula.llm import redact_credentials
+
     return redact_credentials(llm.spec)

@@ -7,19 +7,12 @@ turn's candidate speakers; ``method="rules"`` is the sieve alone). Methods plug 
 ``@attribution_method("name")``.
 """
 
-from fabula.quotes import _component, _michel, _ranker, _rules  # noqa: F401  register the methods and components
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from fabula.quotes import _component, _ranker, _rules  # noqa: F401  register the methods and components
 from fabula.quotes._detect import detect_quote_style, detect_quotes
-from fabula.quotes._llm_attribution import llm_prompt_id
-from fabula.quotes._michel import (
-    CHUNK_TOKENS,
-    PAPER,
-    STRIDE_TOKENS,
-    PaperAttributionReport,
-    attribute_parts,
-    quote_parts,
-)
-from fabula.quotes._michel import METHOD_NAME as PAPER_METHOD
-from fabula.quotes._michel import alias_table as paper_alias_table
 from fabula.quotes._output import TSV_COLUMNS, QuoteFormat, quote_records, quotes_bytes, write_quotes
 from fabula.quotes._registry import (
     DEFAULT_METHOD,
@@ -29,6 +22,45 @@ from fabula.quotes._registry import (
     attribution_method,
     available_methods,
 )
+
+if TYPE_CHECKING:
+    from fabula.quotes._llm_attribution import llm_prompt_id
+    from fabula.quotes._michel import (
+        CHUNK_TOKENS,
+        PAPER,
+        STRIDE_TOKENS,
+        PaperAttributionReport,
+        attribute_parts,
+        quote_parts,
+    )
+    from fabula.quotes._michel import METHOD_NAME as PAPER_METHOD
+    from fabula.quotes._michel import alias_table as paper_alias_table
+
+# The LLM methods' names, loaded on first use (PEP 562): their modules import the LLM layer and pydantic,
+# which `fabula analyze` without --llm never needs (the methods themselves register lazily in `METHODS`).
+_LAZY = {
+    "llm_prompt_id": ("fabula.quotes._llm_attribution", "llm_prompt_id"),
+    "CHUNK_TOKENS": ("fabula.quotes._michel", "CHUNK_TOKENS"),
+    "PAPER": ("fabula.quotes._michel", "PAPER"),
+    "STRIDE_TOKENS": ("fabula.quotes._michel", "STRIDE_TOKENS"),
+    "PaperAttributionReport": ("fabula.quotes._michel", "PaperAttributionReport"),
+    "attribute_parts": ("fabula.quotes._michel", "attribute_parts"),
+    "quote_parts": ("fabula.quotes._michel", "quote_parts"),
+    "PAPER_METHOD": ("fabula.quotes._michel", "METHOD_NAME"),
+    "paper_alias_table": ("fabula.quotes._michel", "alias_table"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module 'fabula.quotes' has no attribute {name!r}")
+    import importlib
+
+    module, attribute = _LAZY[name]
+    value = getattr(importlib.import_module(module), attribute)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "CHUNK_TOKENS",
