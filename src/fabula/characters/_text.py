@@ -97,14 +97,20 @@ _VOCATIVE_BEFORE = re.compile(r"(?:^|[,!?.;—-]|\b(?:oh|o|dear|my|dearest|ah|we
 _VOCATIVE_AFTER = re.compile(r"^\s*[,!?.;—-]")  # shared with the quote sieve through `is_vocative`
 
 
+_VOCATIVE_TAIL = 8  # the longest word `_VOCATIVE_BEFORE` ends with ("dearest") and the character before it
+
+
 def is_vocative(text: str, start: int, end: int, region: tuple[int, int]) -> bool:
     """Whether the name at ``[start, end)`` addresses someone inside the speech ``region``: set off by
     the quote's edge or punctuation on both sides ("Oh, Tamsin!", "Tamsin, come.", "…, my dear Tamsin.")."""
     before = text[region[0] : start]
+    stripped = before.rstrip()
+    # `_VOCATIVE_BEFORE` ends in ``\s*$``: only the last non-space characters (and the one before a word,
+    # for its ``\b``) can match, so the search reads those, not a long speech from its start
+    if stripped and not _VOCATIVE_BEFORE.search(before[max(0, len(stripped) - _VOCATIVE_TAIL) :]):
+        return False
     after = text[end : region[1]]
-    return bool(_VOCATIVE_BEFORE.search(before) or not before.strip()) and bool(
-        _VOCATIVE_AFTER.match(after) or not after.strip()
-    )
+    return bool(_VOCATIVE_AFTER.match(after) or not after.strip())
 
 
 _NON_WORD = re.compile(r"[^\w\s'-]")
