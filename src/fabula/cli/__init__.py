@@ -101,9 +101,10 @@ def main(argv: list[str] | None = None) -> None:
 def __getattr__(name: str) -> Any:
     """`app`, `eval_app`, `click_command` and the rest of `fabula.cli._app`, with every subcommand
     registered (for tests and embedding: ``from fabula.cli import app``)."""
-    from fabula.cli import _app
-
-    if not name.startswith("__") and hasattr(_app, name):
+    if name.startswith("_"):  # a submodule not imported yet (``from fabula.cli import _eval``)
+        raise AttributeError(f"module 'fabula.cli' has no attribute {name!r}")
+    _app = importlib.import_module("fabula.cli._app")
+    if hasattr(_app, name):
         load_commands()
         return getattr(_app, name)
     raise AttributeError(f"module 'fabula.cli' has no attribute {name!r}")
