@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 
 MARKER = "serve.json"  # written last into a checkpoint's folder: the folder is complete
 RECAP_FILE = "recap.json"
+BOOKS_KEPT = 2  # books the helper keeps loaded (a library's readers may read several)
 
 
 def store_checkpoint(
@@ -68,9 +69,12 @@ def prepare(books: dict[str, Any], job: dict[str, Any]) -> None:
     from fabula.recap import recap
 
     source = job["source"]
-    book = books.get(source)
+    book = books.pop(source, None)
     if book is None or book.content_hash != job["text_sha256"]:
-        book = books[source] = load_book(source, max_bytes=job["max_bytes"])
+        book = load_book(source, max_bytes=job["max_bytes"])
+    books[source] = book  # the most recently used last; only a few books are kept
+    for stale in list(books)[:-BOOKS_KEPT]:
+        del books[stale]
     if book.content_hash != job["text_sha256"]:
         raise ValueError("the book's text changed since the server read it")
     checkpoint = int(job["checkpoint"])
