@@ -16,10 +16,10 @@ line: ``id`` the Gutenberg id, ``character``, and the text under the task's name
 from __future__ import annotations
 
 import csv
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from fabula._jsonl import read_jsonl
 from fabula.errors import InputError
 
 BOOKWORM_TASKS = ("description", "analysis")
@@ -92,23 +92,9 @@ def bookworm_references(root: Path, task: str, split: str) -> list[BookwormRefer
     malformed line is one `InputError` naming the file (no partial list)."""
     books = {b.gutenberg_id: b for b in bookworm_split(root, task, split)}
     path = root / "corpus" / task / f"{split}.jsonl"
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise InputError(
-            f"cannot read the {task} texts ({exc.strerror}; the user's copy, split by the release's prepare_data.py)",
-            path,
-        ) from exc
+    what = f"the {task} texts (the user's copy, split by the release's prepare_data.py)"
     references: list[BookwormReference] = []
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"line {number} is not JSON ({exc})", path) from exc
-        if not isinstance(record, dict):
-            raise InputError(f"line {number} is not a JSON object", path)
+    for number, record in read_jsonl(path, what):
         for key in ("character", task):
             if not isinstance(record.get(key), str) or not record[key].strip():
                 raise InputError(f"line {number} needs a string {key!r}", path)

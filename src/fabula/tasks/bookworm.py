@@ -38,8 +38,7 @@ from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
-import orjson
-
+from fabula._jsonl import read_jsonl
 from fabula.errors import ConfigError, InputError
 from fabula.tasks._harness import EvalItem, ItemOutcome, LlmUse, Task, TaskOption, task
 
@@ -241,15 +240,9 @@ class BookWormTask(Task):
         path = Path(self.options_given["data"])
         if path.is_dir():
             return self._bookworm_items(path)
-        try:
-            lines = path.read_text(encoding="utf-8").splitlines()
-        except OSError as exc:
-            raise InputError(f"cannot read the data file ({exc.strerror})", path) from exc
         items = []
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            record = _record(line, path, number)
+        for number, raw in read_jsonl(path):
+            record = _record(raw, path, number)
             book = (path.parent / record["book"]).resolve()
             novel = str(record.get("novel") or (book.parent.name if book.stem == "novel_text" else book.stem))
             kind = str(record.get("kind", "description"))
@@ -489,13 +482,8 @@ def _bookworm_context(context: str) -> str:
     return "coref" if context == "mentions" else context
 
 
-def _record(line: str, path: Path, number: int) -> dict[str, Any]:
-    try:
-        record = orjson.loads(line)
-    except orjson.JSONDecodeError as exc:
-        raise InputError(f"line {number} is not JSON ({exc})", path) from exc
-    if not isinstance(record, dict):
-        raise InputError(f"line {number} is not a JSON object", path)
+def _record(record: dict[str, Any], path: Path, number: int) -> dict[str, Any]:
+    """One reference line, checked: the keys every item needs."""
     for key in ("id", "book", "character", "reference"):
         if not isinstance(record.get(key), str) or not record[key].strip():
             raise InputError(f"line {number} needs a string {key!r}", path)

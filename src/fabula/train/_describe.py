@@ -19,11 +19,11 @@ character the mention layer cannot find (``coref``) are dropped and counted.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from fabula._jsonl import read_jsonl
 from fabula.errors import ConfigError, InputError
 from fabula.train._causal import ChatExample, count_tokens
 
@@ -73,27 +73,18 @@ def hold_out(records: list[DescribeRecord]) -> tuple[list[DescribeRecord], list[
 
 
 def _read(path: Path) -> list[DescribeRecord]:
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise InputError(f"cannot read the data file ({exc.strerror})", path) from exc
     records = []
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
+    for number, raw in read_jsonl(path):
         try:
-            raw = json.loads(line)
             records.append(_record(raw, path, number))
-        except (json.JSONDecodeError, TypeError, ValueError, KeyError) as exc:
+        except (TypeError, ValueError, KeyError) as exc:
             raise InputError(f"line {number}: {exc}", path) from exc
     if not records:
         raise InputError("no examples in the file", path)
     return records
 
 
-def _record(raw: Any, path: Path, number: int) -> DescribeRecord:
-    if not isinstance(raw, dict):
-        raise ValueError("each line must be a JSON object")
+def _record(raw: dict[str, Any], path: Path, number: int) -> DescribeRecord:
     if "input" in raw and "description" in raw:  # the BookWorm release's processed format
         for key in ("character", "input", "description"):
             if not isinstance(raw[key], str) or not raw[key].strip():
