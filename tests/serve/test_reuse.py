@@ -52,12 +52,25 @@ def test_checkpoints_equal_a_fresh_analysis_of_the_truncated_book(tmp_path: Path
                 served._background.submit(lambda: None).result(timeout=300)
                 ahead = served._analyses[picks[1]].result()
                 assert ahead.settings.get("from") == str(served._folder(picks[1]))  # the helper's folder
+        fresh_recaps = {}
         for point in picks:
             fresh = analyze_book(whole.truncated(point))
             assert answers[point][0] == _layers(fresh), point
             _rankers._TERMS.clear()  # the recap's sentence terms too from scratch, nothing reused
-            assert answers[point][1] == recap(whole, point).to_dict(), point
+            fresh_recaps[point] = recap(whole, point).to_dict()
+            assert answers[point][1] == fresh_recaps[point], point
         assert answers[picks[0]][0]["characters"] != answers[picks[3]][0]["characters"]
+    finally:
+        library.close()
+    # a restarted server: the analysis comes back from its folder, the recap (removed) is made again
+    (served._folder(picks[0]) / "recap.json").unlink()
+    library = Library([source], cache=tmp_path / "cache")
+    again = next(iter(library.books.values()))
+    try:
+        again.book()
+        position = Position(picks[0], picks[0])
+        assert again.analysis(position).settings.get("from") == str(again._folder(picks[0]))
+        assert again.recap(position) == fresh_recaps[picks[0]]
     finally:
         library.close()
 

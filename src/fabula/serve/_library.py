@@ -248,7 +248,9 @@ class ServedBook:
                 stored: dict[str, Any] | None = orjson.loads((folder / RECAP_FILE).read_bytes())
                 return stored
         analysis = analysis or self._finished_analysis(checkpoint)
-        source = analysis.book if analysis is not None else self.book()
+        # an analysis read back from disk has no annotation records: the recap cuts the whole book then
+        annotated = analysis is not None and "characters" in analysis.book.annotations
+        source = analysis.book if analysis is not None and annotated else self.book()
         try:
             result: dict[str, Any] | None = recap(source, checkpoint).to_dict()
         except ConfigError:  # "no complete sentence before position N": the reader is at the start
