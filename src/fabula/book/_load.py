@@ -7,8 +7,10 @@ import unicodedata
 from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
+
 from fabula.book._decode import DEFAULT_MAX_BYTES, read_book_file
-from fabula.book._model import Book, BookMeta
+from fabula.book._model import Book, BookMeta, char_flags
 from fabula.book._segment import detect_language, split_sentences, tokenize
 from fabula.book._structure import find_body, find_chapters, find_paragraphs, is_heading_line
 
@@ -154,19 +156,20 @@ _MIN_TOKENS_TO_JUDGE = 200
 _SYMBOLS = "#[]{}\\/@&%"  # Unicode calls these punctuation; in code and data they are syntax
 
 
+def _is_punctuation(char: str) -> bool:
+    return char not in _SYMBOLS and unicodedata.category(char).startswith("P")
+
+
 def prose_problem(book: Book) -> str | None:
     """Why ``book`` does not look like prose (a novel's running text), or None when it does."""
-    text = book.text
-    counted = words = 0
-    for lo in range(0, len(book.tokens), 1 << 16):
-        starts = book.tokens.starts[lo : lo + (1 << 16)].tolist()
-        ends = book.tokens.ends[lo : lo + (1 << 16)].tolist()
-        for start, end in zip(starts, ends, strict=True):
-            token = text[start:end]
-            if end - start == 1 and token not in _SYMBOLS and unicodedata.category(token).startswith("P"):
-                continue
-            counted += 1
-            words += token.isalpha() or any(c.isalpha() for c in token)  # the first test is the fast path
+    starts, ends = book.tokens.starts, book.tokens.ends
+    # per character (`char_flags`), then per token as arrays: a one-character punctuation token is not
+    # counted; a counted token is a word when it holds a letter
+    punctuation = char_flags(book.text, _is_punctuation)
+    letters = np.concatenate(([0], np.cumsum(char_flags(book.text, str.isalpha))))
+    skipped = ((ends - starts) == 1) & punctuation[starts]
+    counted = int(len(starts) - np.count_nonzero(skipped))
+    words = int(np.count_nonzero((letters[ends] > letters[starts]) & ~skipped))
     if counted < _MIN_TOKENS_TO_JUDGE or words / counted >= _MIN_WORD_SHARE:
         return None
     return (

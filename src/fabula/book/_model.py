@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
+
+import numpy as np
 
 from fabula.book._spans import Span, SpanLayer
 
@@ -30,7 +33,19 @@ def strip_emphasis(text: str) -> str:
     return EMPHASIS.sub(r"\1", text) if "_" in text else text
 
 
-_CHUNK = 1 << 16
+def char_flags(text: str, test: Callable[[str], bool]) -> np.ndarray:
+    """``test(c)`` for every character ``c`` of ``text``, as a boolean array: ``test`` runs once per
+    distinct character (a novel has a few hundred), not once per character or token."""
+    codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    if codes.size == 0:
+        return np.zeros(0, dtype=bool)
+    present = np.zeros(int(codes.max()) + 1, dtype=bool)
+    present[codes] = True
+    table = np.zeros(present.size, dtype=bool)
+    for code in np.flatnonzero(present).tolist():
+        table[code] = test(chr(code))
+    return table[codes]
+
 
 
 @dataclass(slots=True)
@@ -181,17 +196,13 @@ class Book:
         """Number of word tokens (tokens containing a letter or digit).
 
         Punctuation tokens are single characters, so checking a token's first and last character is
-        enough (and ~10x faster than scanning every character of every token).
+        enough (and ~10x faster than scanning every character of every token); the characters are
+        tested once per distinct character (`char_flags`), the tokens as arrays.
         """
-        text = self.text
-        count = 0
-        for lo in range(0, len(self.tokens), _CHUNK):  # in chunks: no list of every offset at once
-            starts = self.tokens.starts[lo : lo + _CHUNK].tolist()
-            ends = self.tokens.ends[lo : lo + _CHUNK].tolist()
-            count += sum(
-                1 for s, e in zip(starts, ends, strict=True) if text[s].isalnum() or text[e - 1].isalnum()
-            )
-        return count
+        if not len(self.tokens):
+            return 0
+        alnum = char_flags(self.text, str.isalnum)
+        return int(np.count_nonzero(alnum[self.tokens.starts] | alnum[self.tokens.ends - 1]))
 
     @property
     def content_hash(self) -> str:

@@ -101,7 +101,7 @@ def rerank(
             apply_choice(turns[item.turn], item, scores)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: a frozen dataclass's __init__ is several times slower
 class _Hypothesis:
     """One partial reading of a conversation: the speakers chosen so far (a linked list, newest
     first), the sum of their log-probabilities, and each choice's probability."""
@@ -366,6 +366,8 @@ class _StaticTurn:
     untagged: bool  # no quote of the turn has a tag
     scene: list[int]  # the turns whose speakers count for conversation_turn_share (`_scene`)
     vectors: dict[str, np.ndarray] = field(default_factory=dict)  # candidate -> static columns
+    # candidates in order -> their `vector` rows stacked (readings of the beam mostly share candidates)
+    stacks: dict[tuple[str, ...], np.ndarray] = field(default_factory=dict)
 
     def vector(self, who: str, t: TurnRows) -> np.ndarray:
         """``who``'s row with the static columns filled (proposing and describing), zeros elsewhere."""
@@ -954,14 +956,17 @@ def _features(
     for family in _DESCRIBING:
         family.compute(t)
     candidates = list(rows)
-    matrix = np.array([static.vector(who, t) for who in candidates])
-    flat: list[int] = []  # the per-reading cells, row-major positions
-    values: list[float] = []
-    width = len(FEATURES)
-    for r, row in enumerate(rows.values()):
-        flat.extend(r * width + i for i in row)
-        values.extend(row.values())
-    matrix.reshape(-1)[flat] = values
+    key = tuple(candidates)
+    stacked = static.stacks.get(key)
+    if stacked is None:
+        stacked = static.stacks[key] = np.array([static.vector(who, t) for who in candidates])
+    matrix = stacked.copy()
+    cells = matrix.reshape(-1)  # the per-reading cells, set one by one (faster than fancy indexing here)
+    offset, width = 0, len(FEATURES)
+    for row in rows.values():
+        for i, value in row.items():
+            cells[offset + i] = value
+        offset += width
     return TurnCandidates(index, candidates, matrix)
 
 
