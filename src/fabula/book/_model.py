@@ -47,7 +47,6 @@ def char_flags(text: str, test: Callable[[str], bool]) -> np.ndarray:
     return table[codes]
 
 
-
 @dataclass(slots=True)
 class BookMeta:
     """What we know about where a book came from."""

@@ -9,7 +9,7 @@ from fabula.book import Book, Character, Mention
 from fabula.characters._gender import estimate_genders
 from fabula.characters._gold_match import is_pseudo_name, match_gold_names
 from fabula.characters._narrator import addressed_narrator
-from fabula.characters._pronouns import is_first_person, resolve_pronouns
+from fabula.characters._pronouns import is_first_person, pronoun_matches, resolve_pronouns
 from fabula.characters._text import Regions, dialogue_regions
 
 NARRATOR_ID = "narrator"
@@ -43,14 +43,15 @@ def find_characters(
         characters, names = discover_characters(book, ner_model=ner_model, skip=skip)
     dialogue = dialogue_regions(book)
     narrator_id: str | None = None
-    if characters and is_first_person(book, dialogue):
+    pronoun_scan = pronoun_matches(book)
+    if characters and is_first_person(book, dialogue, pronoun_scan):
         narrator_id = _narrator(book, characters, names, dialogue, gold is not None)
         if narrator_id == NARRATOR_ID:
             characters.append(Character(NARRATOR_ID, "Narrator", gender="unknown"))
         for character in characters:
             character.narrator = character.id == narrator_id
     estimate_genders(book, characters, names)
-    pronouns = resolve_pronouns(book, names, characters, dialogue, narrator_id)
+    pronouns = resolve_pronouns(book, names, characters, dialogue, narrator_id, pronoun_scan)
     mentions = sorted([*names, *pronouns], key=lambda m: (m.start, m.end))
     _fill_counts(book, characters, mentions)
     if gold is None:

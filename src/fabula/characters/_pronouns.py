@@ -35,15 +35,24 @@ def _pronoun_gender(word: str) -> str:
     return PRONOUN_GENDER.get(word.lower(), "first")
 
 
-def is_first_person(book: Book, dialogue: Regions) -> bool:
-    """Whether the narration (text outside quotes) is told in the first person."""
-    text = book.text
-    start, end = book.body.start, book.body.end
+PronounMatch = tuple[int, int, str]  # start, end and text of one personal pronoun of the body
+
+
+def pronoun_matches(book: Book) -> list[PronounMatch]:
+    """Every personal pronoun of the book's body: one scan for `is_first_person` and `resolve_pronouns`."""
+    return [
+        (m.start(), m.end(), m.group()) for m in _PRONOUN.finditer(book.text, book.body.start, book.body.end)
+    ]
+
+
+def is_first_person(book: Book, dialogue: Regions, pronouns: list[PronounMatch] | None = None) -> bool:
+    """Whether the narration (text outside quotes) is told in the first person (``pronouns``: the
+    book's `pronoun_matches`, when the caller has them)."""
     first = third = 0
-    for m in _PRONOUN.finditer(text, start, end):
-        if m.start() in dialogue:
+    for start, _, word in pronoun_matches(book) if pronouns is None else pronouns:
+        if start in dialogue:
             continue
-        if m.group().lower() in FIRST_PERSON_PRONOUNS:
+        if word.lower() in FIRST_PERSON_PRONOUNS:
             first += 1
         else:
             third += 1
@@ -56,8 +65,10 @@ def resolve_pronouns(
     characters: list[Character],
     dialogue: Regions,
     narrator_id: str | None,
+    pronouns: list[PronounMatch] | None = None,
 ) -> list[Mention]:
-    """Pronoun mentions (kind "pronoun") with the character each most likely refers to."""
+    """Pronoun mentions (kind "pronoun") with the character each most likely refers to (``pronouns``:
+    the book's `pronoun_matches`, when the caller has them)."""
     gender = {c.id: c.gender for c in characters}
     speaker_regions: list[str | None] = []
     if book.quotes:
@@ -69,23 +80,21 @@ def resolve_pronouns(
     recent: list[_Antecedent] = []  # antecedents in narration, oldest first
     names = iter(name_mentions)
     next_name = next(names, None)
-    for m in _PRONOUN.finditer(text, book.body.start, book.body.end):
-        pos = m.start()
+    for pos, pos_end, word in pronoun_matches(book) if pronouns is None else pronouns:
         while next_name is not None and next_name.start < pos:
             if next_name.character_id is not None and next_name.start not in dialogue:
                 recent.append(
                     _Antecedent(next_name.start, next_name.character_id, _is_subject(text, next_name))
                 )
             next_name = next(names, None)
-        word = m.group()
         kind = _pronoun_gender(word)
         region = dialogue.index(pos)
         if kind == "first":
             if region >= 0:
                 if speaker_regions and region < len(speaker_regions) and speaker_regions[region]:
-                    out.append(Mention(pos, m.end(), speaker_regions[region], "pronoun", 0.9))
+                    out.append(Mention(pos, pos_end, speaker_regions[region], "pronoun", 0.9))
             elif narrator_id is not None:
-                out.append(Mention(pos, m.end(), narrator_id, "pronoun", 0.9))
+                out.append(Mention(pos, pos_end, narrator_id, "pronoun", 0.9))
             continue
         if region >= 0:
             continue  # third-person pronouns inside dialogue: too unreliable for this heuristic
@@ -107,7 +116,7 @@ def resolve_pronouns(
         if not sure:
             confidence -= 0.2
         confidence -= 0.2 * (pos - best.position) / WINDOW
-        out.append(Mention(pos, m.end(), best.character_id, "pronoun", round(max(confidence, 0.05), 3)))
+        out.append(Mention(pos, pos_end, best.character_id, "pronoun", round(max(confidence, 0.05), 3)))
         recent.append(_Antecedent(pos, best.character_id, subject_pronoun))
     return out
 

@@ -138,7 +138,7 @@ def _keep_persons(d: Discovery) -> None:
     book = d.book
     text = book.text
     # "the cat" written in lowercase, against "the Cat": a title the book capitalises is a name
-    lowercase_titles = Counter(w.lower() for w in _THE_LOWER.findall(text, book.body.start, book.body.end))
+    lowercase_titles = Counter(_THE_LOWER.findall(text, book.body.start, book.body.end))  # lowercase already
     ner_votes: Counter[str] = Counter()
     ner_against: Counter[str] = Counter()
     if d.ner_model:
@@ -308,7 +308,8 @@ def run_passes(
         dialogue,
         _candidates(book, dialogue),
         ner_model=ner_model,
-        lowercase=Counter(w.lower() for w in _LOWER_WORD.findall(text, book.body.start, book.body.end)),
+        # the pattern matches lowercase letters only (every one its own .lower()): no lowering needed
+        lowercase=Counter(_LOWER_WORD.findall(text, book.body.start, book.body.end)),
     )
     for p in PASSES:
         if p.name == until:
