@@ -134,3 +134,49 @@ def test_coreference_candidates_add_the_pronoun_sentences(alice_book: Book) -> N
         )
     ]
     assert pronoun_only  # sentences where only her pronouns (resolved to her) appear
+
+
+def test_sheet_candidates_match_a_plain_scan_on_a_novel() -> None:
+    """The quotations and mentions around each sentence are found by bisection (a sheet of a main
+    character read every later quotation and mention once per sentence: quadratic); the sentences kept
+    must be exactly those of the plain scan, for every speaking character of a real novel."""
+    import bisect
+
+    from fabula.book import load_book
+    from fabula.describe._sheet import _QUOTED, _WORD, NARRATION_WORDS, _inside, _possessive, sheet_candidates
+    from fabula.pipeline import analyze_book
+    from tests.conftest import pdnc_novel_dir
+
+    def about(book: Book, candidate: object, mentions: list, quoted: list) -> bool:  # the code before
+        start, end = candidate.start, candidate.end  # type: ignore[attr-defined]
+        if any(
+            c.heading is not None and c.heading.start < end and start < c.heading.end for c in book.chapters
+        ):
+            return False
+        first = bisect.bisect_left(quoted, (start,)) - 1
+        spans = [q for q in quoted[max(0, first) :] if q[0] < end and start < q[1]]
+        spans = list(itertools.takewhile(lambda q: q[0] < end, spans))
+        spans += [(m.start(), m.end()) for m in _QUOTED.finditer(book.text, start, end)]
+        outside = [w for w in _WORD.finditer(book.text, start, end) if not _inside(spans, w.start())]
+        if len(outside) < NARRATION_WORDS:
+            return False
+        first = bisect.bisect_left([m.start for m in mentions], start)
+        inside = list(itertools.takewhile(lambda m: m.start < end, mentions[first:]))
+        narrated = [m for m in inside if not _inside(spans, m.start)]
+        if inside and not narrated:
+            return False
+        named = [m for m in narrated if m.kind != "pronoun"] or narrated
+        return not named or not all(_possessive(book.text, m.end) for m in named)
+
+    whole = load_book(pdnc_novel_dir("DaisyMiller") / "novel_text.txt")
+    book = analyze_book(whole.truncated(whole.body.start + (whole.body.end - whole.body.start) * 3 // 5)).book
+    quoted = sorted((span.start, span.end) for q in book.quotes for span in q.spans)
+    checked = 0
+    for character in book.characters:
+        mentions = sorted((m for m in book.mentions if m.character_id == character.id), key=lambda m: m.start)
+        pool = candidate_sentences(book, character.id)
+        expected = [c for c in pool if about(book, c, mentions, quoted)]
+        for k in (1, 4):
+            assert sheet_candidates(book, character.id, k) == (expected if len(expected) >= k else pool)
+        checked += len(pool)
+    assert checked > 200

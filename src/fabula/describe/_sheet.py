@@ -126,7 +126,7 @@ def about_character(
     ]
     if len(outside) < NARRATION_WORDS:
         return False
-    first = bisect.bisect_left([m.start for m in mentions], candidate.start)
+    first = bisect.bisect_left(mentions, candidate.start, key=lambda m: m.start)
     inside = list(itertools.takewhile(lambda m: m.start < candidate.end, mentions[first:]))
     narrated = [m for m in inside if not _inside(spans, m.start)]
     if inside and not narrated:
@@ -139,9 +139,10 @@ def _quoted_spans(
     text: str, candidate: Candidate, quoted: Sequence[tuple[int, int]]
 ) -> list[tuple[int, int]]:
     """Quotation spans overlapping the sentence: the book's quotations and any marked in the sentence."""
-    first = bisect.bisect_left(quoted, (candidate.start,)) - 1
-    spans = [q for q in quoted[max(0, first) :] if q[0] < candidate.end and candidate.start < q[1]]
-    spans = list(itertools.takewhile(lambda q: q[0] < candidate.end, spans))
+    first = max(0, bisect.bisect_left(quoted, (candidate.start,)) - 1)
+    # sorted by start: the spans starting before the sentence's end run from ``first`` to ``stop``
+    stop = bisect.bisect_left(quoted, (candidate.end,), lo=first)
+    spans = [q for q in quoted[first:stop] if candidate.start < q[1]]
     marked = _QUOTED.finditer(text, candidate.start, candidate.end)
     return spans + [(m.start(), m.end()) for m in marked]
 
