@@ -45,9 +45,14 @@ def test_checkpoints_equal_a_fresh_analysis_of_the_truncated_book(tmp_path: Path
         # a jump, the checkpoint right after it (the look-ahead's), a far jump back and the end
         picks = [grid[len(grid) // 3], grid[len(grid) // 3 + 1], grid[len(grid) // 8], grid[-1]]
         answers = {}
+        served_sheets = {}
         for point in picks:
             position = Position(point, point)
-            answers[point] = (_layers(served.analysis(position)), served.recap(position))
+            analysis = served.analysis(position)
+            answers[point] = (_layers(analysis), served.recap(position))
+            if point == picks[1]:  # made ahead by the helper: the sheets come from its folder
+                assert (served._folder(point) / "sheets.json").is_file()
+            served_sheets[point] = [served.sheet(position, p.id) for p in analysis.characters[:4]]
             if point == picks[0]:  # let the look-ahead finish the next checkpoint, analysis and recap
                 served._background.submit(lambda: None).result(timeout=300)
                 ahead = served._analyses[picks[1]].result()
@@ -56,6 +61,7 @@ def test_checkpoints_equal_a_fresh_analysis_of_the_truncated_book(tmp_path: Path
         for point in picks:
             fresh = analyze_book(whole.truncated(point))
             assert answers[point][0] == _layers(fresh), point
+            assert served_sheets[point] == [character_sheet(fresh, p).to_dict() for p in fresh.characters[:4]]
             _rankers._TERMS.clear()  # the recap's sentence terms too from scratch, nothing reused
             fresh_recaps[point] = recap(whole, point).to_dict()
             assert answers[point][1] == fresh_recaps[point], point

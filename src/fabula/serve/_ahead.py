@@ -34,6 +34,8 @@ if TYPE_CHECKING:
 
 MARKER = "serve.json"  # written last into a checkpoint's folder: the folder is complete
 RECAP_FILE = "recap.json"
+SHEETS_FILE = "sheets.json"  # the first characters' sheets, made with the checkpoint
+SHEETS_AHEAD = 8  # how many: the cast's first (most important) characters, the likeliest clicked
 BOOKS_KEPT = 2  # books the helper keeps loaded (a library's readers may read several)
 
 
@@ -44,10 +46,12 @@ def store_checkpoint(
     text_hash: str,
     source: str,
     recap: dict[str, Any] | Literal[False] | None = False,
+    sheets: dict[str, dict[str, Any]] | None = None,
 ) -> None:
     """Write a checkpoint's analysis outputs (`fabula.corpus.write_outputs`), its recap when given
-    (``recap``: the recap's data, None for "nothing to recap"; False: not made), then the marker.
-    Raises `OSError` or `fabula.errors.FabulaError` when the folder cannot be written."""
+    (``recap``: the recap's data, None for "nothing to recap"; False: not made) and character sheets
+    when given (id -> sheet), then the marker. Raises `OSError` or `fabula.errors.FabulaError` when the
+    folder cannot be written."""
     from fabula.corpus import write_outputs
 
     with contextlib.suppress(FileNotFoundError):
@@ -55,6 +59,8 @@ def store_checkpoint(
     write_outputs(analysis, folder)
     if recap is not False:
         write_bytes_atomic(folder / RECAP_FILE, orjson.dumps(recap))
+    if sheets:
+        write_bytes_atomic(folder / SHEETS_FILE, orjson.dumps(sheets))
     marker = {"text_sha256": text_hash, "fabula_version": __version__, "source": source}
     write_bytes_atomic(folder / MARKER, orjson.dumps(marker, option=orjson.OPT_INDENT_2))
 
@@ -83,9 +89,24 @@ def prepare(books: dict[str, Any], job: dict[str, Any]) -> None:
         recapped: dict[str, Any] | None = recap(analysis.book, checkpoint).to_dict()
     except ConfigError:  # no complete sentence before the checkpoint: nothing to recap
         recapped = None
+    sheets = first_sheets(analysis, {})
     store_checkpoint(
-        Path(job["folder"]), analysis, text_hash=job["text_sha256"], source=source, recap=recapped
+        Path(job["folder"]),
+        analysis,
+        text_hash=job["text_sha256"],
+        source=source,
+        recap=recapped,
+        sheets=sheets,
     )
+
+
+def first_sheets(analysis: Analysis, known: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The sheets (`fabula.describe.character_sheet`, JSON-ready) of the cast's first `SHEETS_AHEAD`
+    characters, by id; ``known``: sheets already made, not made again."""
+    from fabula.describe import character_sheet
+
+    cast = [p for p in analysis.characters if p.first_offset is not None][:SHEETS_AHEAD]
+    return {p.id: known.get(p.id) or character_sheet(analysis, p).to_dict() for p in cast}
 
 
 # how the helper starts: first a thread that ends it the moment the server is gone (even killed by

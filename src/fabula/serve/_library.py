@@ -45,7 +45,7 @@ from fabula.analysis import Analysis, CharacterProfile, Partner
 from fabula.book import DEFAULT_MAX_BYTES, Book, load_book, load_book_json, prose_problem, resolve_position
 from fabula.corpus import AnalyzeSettings, BookJob, expand_inputs, plan_jobs
 from fabula.errors import BackendError, ConfigError, FabulaError, InputError
-from fabula.serve._ahead import MARKER, RECAP_FILE, Lookahead, store_checkpoint
+from fabula.serve._ahead import MARKER, RECAP_FILE, SHEETS_FILE, Lookahead, first_sheets, store_checkpoint
 
 if TYPE_CHECKING:
     from fabula.llm import LLM
@@ -229,7 +229,7 @@ class ServedBook:
         finally:
             self.activity = None
         if folder is not None:
-            self._writer.submit(self._store_when_quiet, folder, analysis)
+            self._writer.submit(self._store_when_quiet, folder, analysis, checkpoint)
         return analysis
 
     def _recap_stored(self, checkpoint: int) -> bool:
@@ -306,14 +306,23 @@ class ServedBook:
             marker.get("text_sha256") == self._text_hash and marker.get("fabula_version") == __version__
         )
 
-    def _store(self, folder: Path, analysis: Analysis) -> None:
-        """Write a checkpoint's analysis outputs, then the marker; a failure only costs the cache."""
+    def _store(self, folder: Path, analysis: Analysis, checkpoint: int | None = None) -> None:
+        """Write a checkpoint's analysis outputs, then the marker; a failure only costs the cache. With
+        ``checkpoint``, the first characters' sheets are made too (kept here and written with it)."""
+        sheets = None
+        if checkpoint is not None:
+            with self._lock:
+                known = {cid: sheet for (point, cid), sheet in self._sheets.items() if point == checkpoint}
+            sheets = first_sheets(analysis, known)
+            self._keep_sheets(checkpoint, sheets)
         with contextlib.suppress(OSError, FabulaError):
-            store_checkpoint(folder, analysis, text_hash=self._text_hash, source=str(self.source))
+            store_checkpoint(
+                folder, analysis, text_hash=self._text_hash, source=str(self.source), sheets=sheets
+            )
         if self._evict is not None:
             self._evict()
 
-    def _store_when_quiet(self, folder: Path, analysis: Analysis) -> None:
+    def _store_when_quiet(self, folder: Path, analysis: Analysis, checkpoint: int) -> None:
         """`_store`, once no request waits and none has come for `QUIET_SECONDS` (or after
         `QUIET_MAX_WAIT` seconds)."""
         deadline = time.monotonic() + QUIET_MAX_WAIT
@@ -321,7 +330,7 @@ class ServedBook:
             self._waiting or time.monotonic() - self._last_request < QUIET_SECONDS
         ):
             time.sleep(QUIET_SECONDS / 5)
-        self._store(folder, analysis)
+        self._store(folder, analysis, checkpoint)
 
     def _analyse_ahead(self, checkpoint: int) -> Analysis:
         """A look-ahead's analysis: prepared by the helper process into the disk cache and read back
@@ -349,7 +358,9 @@ class ServedBook:
 
     def sheet(self, position: Position, character_id: str) -> dict[str, Any]:
         """One character's sheet (`fabula.describe.character_sheet`) at the checkpoint, JSON-ready; made
-        once per checkpoint and character (selecting its sentences costs tens of milliseconds)."""
+        once per checkpoint and character (selecting its sentences costs tens of milliseconds). The first
+        characters' sheets are made with the checkpoint (by the look-ahead process, or when the server's
+        requests pause after it analysed one) and read from its folder."""
         from fabula.describe import character_sheet
 
         analysis = self.analysis(position)
@@ -361,12 +372,28 @@ class ServedBook:
         profile = analysis.character(character_id)
         if profile is None:
             raise UnknownBook(f"no character {character_id!r} at this position", "character")
-        made = character_sheet(analysis, profile).to_dict()
-        with self._lock:
-            if len(self._sheets) >= MAX_SHEETS:
-                self._sheets.clear()
-            self._sheets[key] = made
+        stored = self._stored_sheets(position.checkpoint)
+        made = stored.get(character_id) or character_sheet(analysis, profile).to_dict()
+        self._keep_sheets(position.checkpoint, {**stored, character_id: made})
         return made
+
+    def _stored_sheets(self, checkpoint: int) -> dict[str, dict[str, Any]]:
+        """The sheets written into the checkpoint's folder (none when there is no such file)."""
+        folder = self._folder(checkpoint)
+        if folder is None or not self._complete(folder):
+            return {}
+        try:
+            sheets: dict[str, dict[str, Any]] = orjson.loads((folder / SHEETS_FILE).read_bytes())
+        except (OSError, ValueError):
+            return {}
+        return sheets if isinstance(sheets, dict) else {}
+
+    def _keep_sheets(self, checkpoint: int, sheets: dict[str, dict[str, Any]]) -> None:
+        with self._lock:
+            if len(self._sheets) + len(sheets) > MAX_SHEETS:
+                self._sheets.clear()
+            for character_id, sheet in sheets.items():
+                self._sheets.setdefault((checkpoint, character_id), sheet)
 
     def description(self, position: Position, character_id: str, llm: LLM) -> dict[str, Any]:
         """An LLM description of one character from the analysis at the checkpoint (cached once made; a
