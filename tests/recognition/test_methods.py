@@ -187,3 +187,40 @@ def test_query_only_scores_the_description_after_the_name_by_log_likelihood(
     # the description's 11 words: the first scripted, ten more at -1
     assert prediction.scores == pytest.approx([-0.1 - 10, -2.0 - 10, -3.0 - 10, -4.0 - 10])
     assert sorted(prompts) == sorted([*NAMES, *(f"{n} {CASES[0][0]}" for n in NAMES)])
+
+
+SHARED = """TWO MEN
+
+CHAPTER I.
+
+Mr. Thornton and Dr. Pemble walked to church together. Dr. Pemble wore a green velvet waistcoat with silver
+buttons. Mr. Thornton talked about the weather.
+
+Mr. Thornton and Dr. Pemble dined at the inn. Mr. Thornton ate a large pie of mutton and onions. Dr. Pemble
+drank only water.
+
+Dr. Pemble and Mr. Thornton rode to the market. Mr. Thornton bought a grey horse. Dr. Pemble looked at the
+sky.
+"""
+
+
+def test_evidence_gives_a_fact_to_the_character_of_its_sentence(
+    tmp_path: Path, cast: list[Character]
+) -> None:
+    """Every paragraph mentions both men, so the paragraph contexts cannot tell them apart; the mention
+    windows (the sentence naming one of them) can, in both directions."""
+    path = tmp_path / "shared.txt"
+    path.write_text(SHARED, encoding="utf-8")
+    index = BookIndex.load(path, gold=[c for c in cast if c.id in ("thornton", "pemble")], cache=False)
+    names = ("Mr. Thornton", "Dr. Pemble")
+    facts = (
+        "A man who wears a green velvet waistcoat with silver buttons.",
+        "A man who eats a pie of mutton.",
+    )
+    d2n = Question("t", path, "desc2name", facts[0], names, 1)
+    n2d = Question("t", path, "name2desc", "Mr. Thornton", facts, 1)
+    paragraphs_only = get_method("evidence", window_weight=0.0, local_weight=0.0, prior_weight=0.0)
+    first, second = paragraphs_only.scores(d2n, index)
+    assert first == pytest.approx(second)
+    assert get_method("evidence").predict(d2n, index).choice == 1
+    assert get_method("evidence").predict(n2d, index).choice == 1

@@ -62,7 +62,7 @@ class BookIndex:
         self.dense_model = dense_model
         ensure_mentions(book, gold)
         self.units: list[Unit] = make_units(book, "paragraph")
-        self._tables: dict[tuple[tuple[str, float], ...], MentionTable] = {}
+        self._tables: dict[tuple[bool, tuple[tuple[str, float], ...]], MentionTable] = {}
         self._retrievers: dict[str, Retriever] = {}
         self._resolved: dict[str, Character | None] = {}
 
@@ -89,21 +89,30 @@ class BookIndex:
         """The book's characters, most mentioned first (the reference set for normalising scores)."""
         return sorted(self.book.characters, key=lambda c: -c.mention_count)
 
-    def mention_weights(self, name: str, kinds: Mapping[str, float] = NAME_WEIGHTS) -> FloatArray:
-        """How much each unit is about the character ``name`` names (mention weights summed per unit).
+    def mention_weights(
+        self, name: str, kinds: Mapping[str, float] = NAME_WEIGHTS, *, sentences: bool = False
+    ) -> FloatArray:
+        """How much each unit is about the character ``name`` names (mention weights summed per unit);
+        ``sentences``: per sentence (`sentence_units`) instead of per paragraph.
 
         A name the characters layer does not resolve falls back on the units containing it verbatim."""
+        units = self.sentence_units if sentences else self.units
         character = self.character(name)
         if character is None:
-            return self._literal_weights(name)
-        key = tuple(sorted(kinds.items()))
+            return self._literal_weights(name, units)
+        key = (sentences, tuple(sorted(kinds.items())))
         if key not in self._tables:
-            self._tables[key] = MentionTable(self.book, self.units, self.gold, kind_weights=kinds)
+            self._tables[key] = MentionTable(self.book, units, self.gold, kind_weights=kinds)
         return self._tables[key].unit_weights({character.id})
 
-    def _literal_weights(self, name: str) -> FloatArray:
+    def _literal_weights(self, name: str, units: list[Unit]) -> FloatArray:
         pattern = re.compile(rf"(?<!\w){re.escape(' '.join(name.split()))}(?!\w)")
-        return np.asarray([1.0 if pattern.search(u.text) else 0.0 for u in self.units])
+        return np.asarray([1.0 if pattern.search(u.text) else 0.0 for u in units])
+
+    @cached_property
+    def sentence_units(self) -> list[Unit]:
+        """The book's sentences (the evidence method's mention windows)."""
+        return make_units(self.book, "sentence")
 
     # --- retrieval ----------------------------------------------------------------------------
     def retriever(self, name: str) -> Retriever:
@@ -123,6 +132,10 @@ class BookIndex:
     @cached_property
     def postings(self) -> TermPostings:
         return TermPostings(self.analyzer, self.units)
+
+    @cached_property
+    def sentence_postings(self) -> TermPostings:
+        return TermPostings(self.analyzer, self.sentence_units)
 
 
 class TermPostings:
@@ -158,6 +171,19 @@ class TermPostings:
             return np.zeros(0, dtype=np.int64), np.zeros(0)
         terms, counts = np.unique(np.asarray(ids, dtype=np.int64), return_counts=True)
         return terms, counts.astype(np.float64)
+
+    def unit_scores(self, terms: IntArray) -> FloatArray:
+        """How well each unit matches the query terms: a BM25-style sum of idf times a saturated term count
+        (k1 = 1.2, no length normalisation), so a unit stating several rare words of the query scores high."""
+        out = np.zeros(len(self.unit_lengths))
+        n_units = len(self.unit_lengths)
+        for term in terms.tolist():
+            lo, hi = self.indptr[term], self.indptr[term + 1]
+            df = hi - lo
+            idf = np.log((n_units - df + 0.5) / (df + 0.5) + 1.0)
+            tf = self.counts[lo:hi]
+            out[self.unit_ids[lo:hi]] += idf * tf / (tf + 1.2)
+        return out
 
     def weighted_counts(self, terms: IntArray, weights: FloatArray) -> FloatArray:
         """``out[i, c]``: the count of ``terms[i]`` summed over units with weights ``weights[:, c]``."""

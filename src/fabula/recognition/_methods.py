@@ -40,7 +40,7 @@ from fabula._registry import Registry
 from fabula.characters import HONORIFICS
 from fabula.errors import ConfigError
 from fabula.recognition._gender import agreement, description_gender, name_gender
-from fabula.recognition._index import EVIDENCE_WEIGHTS, NAME_WEIGHTS, BookIndex, FloatArray
+from fabula.recognition._index import EVIDENCE_WEIGHTS, NAME_WEIGHTS, BookIndex, FloatArray, TermPostings
 from fabula.recognition._questions import Question
 
 if TYPE_CHECKING:
@@ -198,18 +198,40 @@ class DenseRecognizer(BestPassageRecognizer):
 
 
 # --- evidence: everything the book says about each character ------------------------------------
+#: the evidence method's features, in the order of `EvidenceRecognizer.features`' columns
+EVIDENCE_FEATURES = ("fit", "window", "local", "gender", "prior")
+
+
 @register_method("evidence")
 class EvidenceRecognizer(Recognizer):
     """Aggregates over all passages about each character, not one best paragraph.
 
-    A character's *context* is every paragraph that mentions them — names, titles, nominals and
-    pronouns the characters layer resolved — weighted by the mentions (capped at ``cap`` per
-    paragraph). A description's fit to a character is the log-likelihood ratio of its words under the
-    character's context against the whole book (a query-likelihood model with Dirichlet smoothing
-    ``mu``: common words and words every context shares count for little). Scores are z-normalised
-    against the book's ``reference`` most-mentioned characters, so a description that fits everyone
-    (Name2Desc) does not win, and ``gender_weight`` adds the agreement of the description's gender
-    words with the character's gender (honorific, characters layer, given name).
+    Five features per option, added with weights (``fit`` weighs 1; the others' defaults were learned on
+    the tuning novels, see below):
+
+    - ``fit``: a character's *context* is every paragraph that mentions them — names, titles, nominals
+      and pronouns the characters layer resolved — weighted by the mentions (capped at ``cap`` per
+      paragraph). The description's fit is the log-likelihood ratio of its words under the context
+      against the whole book (a query-likelihood model with Dirichlet smoothing ``mu``: common words and
+      words every context shares count for little).
+    - ``window``: the same over *mention windows* — the sentences that mention the character, and the
+      sentences beside them at half weight (smoothing ``window_mu``) — so a fact stated beside one of
+      several characters of a paragraph goes to the one it is stated about.
+    - ``local``: the best single mention window: the highest BM25-style match of the description's words
+      (idf from the book's sentences) in a sentence times the character's mention weight there; one
+      sentence that states a rare fact can decide.
+    - ``gender``: the description's gender words against the character's gender (honorific, characters
+      layer, given name): +1, 0, -1.
+    - ``prior`` (Desc2Name only): how much the book is about the character (log of the summed mention
+      weight), so the most-talked-about characters, whose contexts are nearly the whole book, are not
+      pushed down by the likelihood ratio.
+
+    ``fit``, ``window``, ``local`` and ``prior`` are z-normalised over the options and the book's
+    ``reference`` most-mentioned characters, so a description that fits everyone (Name2Desc) does not win.
+    The default weights are the ratios learned by a conditional logit on the nine tuning novels' 206
+    questions (L2 penalty 0.1; `benchmarks/learn_evidence.py`, which also scores each novel with weights
+    learned on the other eight); ``window_weight=local_weight=prior_weight=0`` and ``gender_weight=1`` is
+    the method before issue 26's third round.
     """
 
     def __init__(
@@ -219,15 +241,30 @@ class EvidenceRecognizer(Recognizer):
         mu: float = 8000.0,
         cap: float = 2.0,
         reference: int = 30,
-        gender_weight: float = 1.0,
-        prior_weight: float = 0.0,
+        gender_weight: float = 0.97,
+        prior_weight: float = 0.30,
+        window_weight: float = 1.11,
+        local_weight: float = 0.66,
+        window_mu: float = 2000.0,
     ) -> None:
         super().__init__(llm)
         self.mu, self.cap, self.reference, self.gender_weight = mu, cap, reference, gender_weight
-        self.prior_weight = prior_weight
+        self.prior_weight, self.window_weight, self.local_weight = prior_weight, window_weight, local_weight
+        self.window_mu = window_mu
+
+    @property
+    def weights(self) -> FloatArray:
+        """The features' weights, in `EVIDENCE_FEATURES` order."""
+        return np.asarray(
+            [1.0, self.window_weight, self.local_weight, self.gender_weight, self.prior_weight],
+            dtype=np.float64,
+        )
 
     def scores(self, question: Question, index: BookIndex | None) -> list[float]:
-        index = _need_index(index, self.name)
+        return [float(s) for s in self.features(question, _need_index(index, self.name)) @ self.weights]
+
+    def features(self, question: Question, index: BookIndex) -> FloatArray:
+        """One row per option, one column per feature (`EVIDENCE_FEATURES`)."""
         names = list(question.names)
         seen = {id(index.character(n)) for n in names if index.character(n) is not None}
         for character in index.main_characters[: self.reference]:
@@ -237,39 +274,82 @@ class EvidenceRecognizer(Recognizer):
         weights = np.stack(
             [np.minimum(index.mention_weights(n, EVIDENCE_WEIGHTS), self.cap) for n in names], axis=1
         )
+        windows = None
+        if self.window_weight or self.local_weight:
+            windows = _beside(
+                np.stack(
+                    [
+                        np.minimum(index.mention_weights(n, EVIDENCE_WEIGHTS, sentences=True), self.cap)
+                        for n in names
+                    ],
+                    axis=1,
+                )
+            )
+
+        def columns(text: str) -> FloatArray:  # (4, characters): fit, window, local, and a zero row
+            out = np.zeros((4, weights.shape[1]))
+            out[0] = self.fit(index, text, weights)
+            if windows is not None:
+                out[1] = _z(_likelihood_ratio(index.sentence_postings, text, windows, self.window_mu))
+                out[2] = _z(_best_window(index.sentence_postings, text, windows))
+            return out
+
         if question.direction == "desc2name":
-            fit = self.fit(index, question.query, weights)
+            found = columns(question.query)
             wanted = description_gender(question.query)
-            mass = np.log1p(weights.sum(axis=0))
-            prior = (mass - mass.mean()) / (mass.std() or 1.0)
-            return [
-                float(fit[i])
-                + self.gender_weight * agreement(wanted, name_gender(o, index.character(o)))
-                + self.prior_weight * float(prior[i])
-                for i, o in enumerate(question.options)
-            ]
+            prior = _z(np.log1p(weights.sum(axis=0)))
+            return np.asarray(
+                [
+                    [
+                        *found[:3, i],
+                        agreement(wanted, name_gender(o, index.character(o))),
+                        prior[i],
+                    ]
+                    for i, o in enumerate(question.options)
+                ]
+            )
         gender = name_gender(question.query, index.character(question.query))
-        return [
-            float(self.fit(index, o, weights)[0])
-            + self.gender_weight * agreement(description_gender(o), gender)
-            for o in question.options
-        ]
+        return np.asarray(
+            [[*columns(o)[:3, 0], agreement(description_gender(o), gender), 0.0] for o in question.options]
+        )
 
     def fit(self, index: BookIndex, text: str, weights: FloatArray) -> FloatArray:
         """z-normalised log-likelihood ratio of ``text`` under each column's context."""
-        postings = index.postings
-        terms, query_counts = postings.query_terms(text)
-        if terms.size == 0:
-            return np.zeros(weights.shape[1])
-        counts = postings.weighted_counts(terms, weights)  # (terms, characters)
-        lengths = postings.unit_lengths @ weights  # (characters,)
-        background = postings.term_totals[terms] / postings.total
-        ratio = np.log(
-            (counts + self.mu * background[:, None]) / ((lengths + self.mu)[None, :] * background[:, None])
-        )
-        raw = query_counts @ ratio
-        spread = raw.std()
-        return (raw - raw.mean()) / spread if spread > 0 else np.zeros_like(raw)
+        return _z(_likelihood_ratio(index.postings, text, weights, self.mu))
+
+
+def _likelihood_ratio(postings: TermPostings, text: str, weights: FloatArray, mu: float) -> FloatArray:
+    """Log-likelihood ratio of ``text``'s words under each column's weighted units against the whole
+    book, Dirichlet-smoothed with ``mu``."""
+    terms, query_counts = postings.query_terms(text)
+    if terms.size == 0:
+        return np.zeros(weights.shape[1])
+    counts = postings.weighted_counts(terms, weights)  # (terms, characters)
+    lengths = postings.unit_lengths @ weights  # (characters,)
+    background = postings.term_totals[terms] / postings.total
+    ratio = np.log((counts + mu * background[:, None]) / ((lengths + mu)[None, :] * background[:, None]))
+    return np.asarray(query_counts @ ratio, dtype=np.float64)
+
+
+def _best_window(postings: TermPostings, text: str, weights: FloatArray) -> FloatArray:
+    """Per column: the best unit's match of ``text`` times the column's weight there."""
+    terms, _ = postings.query_terms(text)
+    if terms.size == 0:
+        return np.zeros(weights.shape[1])
+    return np.asarray((postings.unit_scores(terms)[:, None] * weights).max(axis=0), dtype=np.float64)
+
+
+def _beside(weights: FloatArray, share: float = 0.5) -> FloatArray:
+    """Weights spread to the units next to each unit at ``share`` (the larger value kept)."""
+    out = weights.copy()
+    out[1:] = np.maximum(out[1:], share * weights[:-1])
+    out[:-1] = np.maximum(out[:-1], share * weights[1:])
+    return out
+
+
+def _z(raw: FloatArray) -> FloatArray:
+    spread = raw.std()
+    return (raw - raw.mean()) / spread if spread > 0 else np.zeros_like(raw)
 
 
 # --- the question alone -------------------------------------------------------------------------
