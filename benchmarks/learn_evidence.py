@@ -81,7 +81,7 @@ def main() -> None:
         print(f"  {novel}: {100 * loo[held].mean():.1f} with weights learned on the others")
     print(
         "weights (ratio to fit):",
-        ", ".join(f"{f} {v / w[0]:.2f}" for f, v in zip(EVIDENCE_FEATURES, w, strict=True)),
+        ", ".join(f"{f} {v / w[0]:.3f}" for f, v in zip(EVIDENCE_FEATURES, w, strict=True)),
     )
     current = get_method("evidence")
     assert isinstance(current, EvidenceRecognizer)

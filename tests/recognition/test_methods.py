@@ -64,6 +64,25 @@ def test_query_cues_reads_no_book_and_uses_gender_words(story_path: Path) -> Non
     assert description_gender("A pompous clergyman who marries her friend.") == "male"
 
 
+@pytest.mark.parametrize(
+    ("description", "gender"),
+    [
+        ("The second of five sisters, who turns down a proposal and later marries him.", "female"),
+        ("A lively friend, older than the heroine, who becomes engaged to the heroine's brother.", "unknown"),
+        ("A novelist who takes the heroine to a church and leaves her there.", "unknown"),
+        ("A businessman who tells her she is burnt.", "unknown"),
+        ("A young woman who lives with her anxious father.", "female"),
+        ("The heroine's elder brother, an Oxford student.", "male"),
+        ("A grown-up son who is to marry the daughter of a banker.", "male"),
+        ("A carrier who brings boxes to a widow.", "unknown"),
+    ],
+)
+def test_description_gender_skips_words_about_someone_else(description: str, gender: str) -> None:
+    """Object pronouns ("marries him", "leaves her there") and nouns after a preposition ("older than the
+    heroine", "engaged to the heroine's brother") name other people, not the one described."""
+    assert description_gender(description) == gender
+
+
 def test_llm_method_asks_with_passages_and_reads_the_answer(
     story_path: Path, index: BookIndex, tmp_path: Path
 ) -> None:

@@ -38,6 +38,8 @@ _MALE_WORDS = frozenset(
         "bachelor",
         "fellow",
         "grandfather",
+        "brothers",
+        "sons",
         "stepson",
         "clergyman",
         "vicar",
@@ -72,25 +74,102 @@ _FEMALE_WORDS = frozenset(
         "heiress",
         "bride",
         "grandmother",
+        "sisters",
+        "daughters",
         "stepdaughter",
     ]
 )
-_WORD = re.compile(r"[A-Za-z]+(?:['’]s\b)?")
+_WORD = re.compile(r"[A-Za-z]+(?:['’]s\b)?|[,;:.!?()]")
+#: a word before which "her" is an object ("leaves her there", "tells her she ..."), not "her brooch"
+_AFTER_OBJECT = frozenset(
+    [
+        "to",
+        "there",
+        "that",
+        "she",
+        "he",
+        "it",
+        "in",
+        "at",
+        "on",
+        "into",
+        "from",
+        "with",
+        "for",
+        "by",
+        "up",
+        "down",
+        "out",
+        "away",
+        "home",
+        "and",
+        "or",
+        "as",
+        "again",
+        "off",
+        "back",
+        "all",
+        "about",
+        "over",
+    ]
+)
+#: a gendered noun shortly after one of these is someone else ("older than the heroine", "engaged to a
+#: widower"); "of" is not among them ("the second of five sisters")
+_PREPOSITIONS = frozenset(
+    [
+        "to",
+        "with",
+        "by",
+        "for",
+        "from",
+        "than",
+        "about",
+        "at",
+        "on",
+        "into",
+        "among",
+        "like",
+        "towards",
+        "toward",
+    ]
+)
+_BOUNDARIES = frozenset(["who", "whose", "whom", "which", "that"])
+
+
+def _after_preposition(before: list[str]) -> bool:
+    """Whether a preposition stands among the (up to three) words before, with no clause boundary
+    (punctuation, a relative pronoun) between it and the word: "engaged to the heroine's brother"."""
+    for word in reversed(before):
+        if word in _BOUNDARIES or not word[0].isalpha():
+            return False
+        if word in _PREPOSITIONS:
+            return True
+    return False
 
 
 def description_gender(text: str) -> SimpleGender:
-    """The gender a description gives its subject: its first gendered word ("A pompous clergyman",
-    "The eldest daughter", "who ... her"), skipping possessives ("the family's cousin", "the
-    heroine's brother" is a man); descriptions name other people later, so only the first counts."""
-    for match in _WORD.finditer(text):
-        word = match.group(0)
+    """The gender a description gives its subject: its first gendered word that refers to the subject
+    ("A pompous clergyman", "The eldest daughter", "who loses her brooch"). Skipped, since they name
+    someone else: possessives ("the heroine's brother" is a man), object pronouns ("marries him", "leaves
+    her there", and a "she" right after one), and nouns after a preposition or "than" ("older than the
+    heroine")."""
+    words = [m.group(0) for m in _WORD.finditer(text)]
+    for i, word in enumerate(words):
         if word.endswith(("'s", "’s")):
             continue
         lower = word.lower()
-        if lower in _MALE_WORDS:
-            return "male"
-        if lower in _FEMALE_WORDS:
-            return "female"
+        if lower not in _MALE_WORDS and lower not in _FEMALE_WORDS:
+            continue
+        if lower == "him":
+            continue
+        if lower in ("he", "she") and i > 0 and words[i - 1].lower() in ("him", "her", "them"):
+            continue  # "tells her she is ...": the object's pronoun
+        after = words[i + 1].lower() if i + 1 < len(words) else "."
+        if lower == "her" and (after in _AFTER_OBJECT or not after.isalpha()):
+            continue
+        if _after_preposition([w.lower() for w in words[max(0, i - 3) : i]]):
+            continue
+        return "male" if lower in _MALE_WORDS else "female"
     return "unknown"
 
 

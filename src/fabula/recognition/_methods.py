@@ -241,10 +241,10 @@ class EvidenceRecognizer(Recognizer):
         mu: float = 8000.0,
         cap: float = 2.0,
         reference: int = 30,
-        gender_weight: float = 0.97,
-        prior_weight: float = 0.30,
-        window_weight: float = 1.11,
-        local_weight: float = 0.66,
+        gender_weight: float = 1.073,
+        prior_weight: float = 0.294,
+        window_weight: float = 1.126,
+        local_weight: float = 0.673,
         window_mu: float = 2000.0,
     ) -> None:
         super().__init__(llm)
