@@ -204,17 +204,22 @@ def main() -> None:
         # a reader reading on: a step of 0.25 % (about 400 words) a second from 20 % to 28 %; the checkpoint
         # ahead is analysed in the background, so crossing into it should not wait
         steps = []
+        sheets = []  # the first cast member's sheet, then, at each step (untimed in ``steps``)
         for tenth in range(200, 281, 5):
             at = meta["body_start"] + span * tenth // 1000
             started_step = time.perf_counter()
-            for endpoint in ("characters", "recap", "quotes"):
+            cast = get(f"{api}/characters?at={at}")
+            for endpoint in ("recap", "quotes"):
                 get(f"{api}/{endpoint}?at={at}")
             steps.append((time.perf_counter() - started_step) * 1000)
+            sheets.append(timed(f"{api}/characters/{cast['characters'][0]['id']}?at={at}")[0])
             time.sleep(1.0)
         print(
             f"reading on from 20 % to 28 % (0.25 % a second, 4 checkpoints crossed): the jump to 20 % "
             f"{steps[0]:.0f} ms; then cast + recap + quotes per step (n={len(steps) - 1}) median "
-            f"{statistics.median(steps[1:]):.0f} ms, worst {max(steps[1:]):.0f} ms"
+            f"{statistics.median(steps[1:]):.0f} ms, worst {max(steps[1:]):.0f} ms; the first cast "
+            f"member's sheet at each step median {statistics.median(sheets[1:]):.0f} ms, worst "
+            f"{max(sheets[1:]):.0f} ms"
         )
         warm = [r for r in rows if r[4] > 1]
         print(
