@@ -178,5 +178,12 @@ def test_sheet_candidates_match_a_plain_scan_on_a_novel() -> None:
         expected = [c for c in pool if about(book, c, mentions, quoted)]
         for k in (1, 4):
             assert sheet_candidates(book, character.id, k) == (expected if len(expected) >= k else pool)
+            lead = expected[:k] if len(expected) >= k else pool[:k]
+            assert (
+                select_sentences(
+                    book, character.id, k=k, candidates=sheet_candidates(book, character.id, k, first=True)
+                )
+                == lead
+            )
         checked += len(pool)
     assert checked > 200

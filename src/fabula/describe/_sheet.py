@@ -155,14 +155,16 @@ def _possessive(text: str, end: int) -> bool:
     return text[end : end + 2] in ("'s", "\u2019s")
 
 
-def sheet_candidates(book: Book, character_id: str, k: int) -> list[Candidate]:
+def sheet_candidates(book: Book, character_id: str, k: int, *, first: bool = False) -> list[Candidate]:
     """The sentences a sheet's description picks from: those `about_character`, or all naming the
-    character when fewer than ``k`` are."""
+    character when fewer than ``k`` are. ``first``: only the first ``k`` of those about the character
+    are needed (the ``lead`` method), so the rest are not examined (a main character has hundreds)."""
     pool = candidate_sentences(book, character_id)
     mentions = sorted((m for m in book.mentions if m.character_id == character_id), key=lambda m: m.start)
     quoted = sorted((span.start, span.end) for q in book.quotes for span in q.spans)
-    about = [c for c in pool if about_character(book, c, mentions, quoted)]
-    return about if len(about) >= k else pool
+    about = (c for c in pool if about_character(book, c, mentions, quoted))
+    chosen = list(itertools.islice(about, k)) if first else list(about)
+    return chosen if len(chosen) >= k else pool
 
 
 def character_sheet(
@@ -183,7 +185,7 @@ def character_sheet(
         k=size,
         method=method,
         seed=seed,
-        candidates=sheet_candidates(book, profile.id, size),
+        candidates=sheet_candidates(book, profile.id, size, first=method == "lead"),
     )
     description = []
     for sentence in chosen:
