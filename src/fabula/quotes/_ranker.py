@@ -175,17 +175,17 @@ def _decode_conversation(
                 for earlier, _ in history:  # the other readings must not see this one's choices
                     turns[earlier].speaker = current[earlier - conversation.start]
                 log_p = None
-                if item is not None:
+                if item is not None:  # the reductions ndarray.max() and .sum() run, without their wrappers
                     scores = item.features @ weights
-                    log_p = scores - scores.max()
-                    log_p -= np.log(np.exp(log_p).sum())
+                    log_p = scores - np.maximum.reduce(scores)
+                    log_p -= np.log(np.add.reduce(np.exp(log_p)))
                 seen[key] = (item, log_p)
             item, log_p = seen[key]
             base = hypothesis.score if hypothesis is not None else 0.0
             if item is None or log_p is None:
                 grown.append(_Hypothesis(base, index, turns[index].speaker, 0.0, hypothesis))
                 continue
-            for best in np.argsort(-log_p)[:width]:
+            for best in (-log_p).argsort()[:width].tolist():
                 grown.append(
                     _Hypothesis(
                         base + float(log_p[best]),
@@ -365,6 +365,7 @@ class _StaticTurn:
     named_inside: list[str]  # characters named inside the turn's quotes, not addressed
     untagged: bool  # no quote of the turn has a tag
     scene: list[int]  # the turns whose speakers count for conversation_turn_share (`_scene`)
+    near: tuple[Turn | None, ...]  # the neighbouring turns of the conversation, offsets -3..3 (`_neighbour`)
     vectors: dict[str, np.ndarray] = field(default_factory=dict)  # candidate -> static columns
     # candidates in order -> their `vector` rows stacked (readings of the beam mostly share candidates)
     stacks: dict[tuple[str, ...], np.ndarray] = field(default_factory=dict)
@@ -408,6 +409,8 @@ class TurnRows:
         return [(s.start, s.end) for q in self.turn.quotes for s in q.spans]
 
     def neighbour(self, offset: int) -> Turn | None:
+        if self.static is not None and -_NEAR <= offset <= _NEAR:
+            return self.static.near[offset + _NEAR]  # which turns they are never changes; their speakers do
         return _neighbour(self.turns, self.index, offset)
 
     def put(self, character_id: str | None, feature: str, value: float = 1.0) -> None:
@@ -998,7 +1001,11 @@ def _static_turn(context: SieveContext, turns: list[Turn], index: int, stats: _B
         _named_inside(t),
         _untagged(t.turn),
         _scene(turns, index),
+        tuple(_neighbour(turns, index, offset) for offset in range(-_NEAR, _NEAR + 1)),
     )
+
+
+_NEAR = 3  # the furthest neighbouring turn a family reads
 
 
 def _neighbour(turns: list[Turn], index: int, offset: int) -> Turn | None:
