@@ -13,8 +13,8 @@ import pytest
 from rich.table import Table
 
 from fabula.book import load_book
-from fabula.cli import main
-from fabula.cli._app import PipeAwareConsole, click_command
+from fabula.cli import click_command, main  # fabula.cli's click_command: every subcommand registered
+from fabula.cli._app import PipeAwareConsole
 from fabula.errors import InputError
 from fabula.tasks._evaluation import EvalReport
 from tests.conftest import ROOT

@@ -8,6 +8,7 @@ Errors that are the user's input (`fabula.errors.FabulaError`) print one line an
 
 from __future__ import annotations
 
+import gc
 import importlib
 import logging
 import sys
@@ -96,6 +97,12 @@ def main(argv: list[str] | None = None) -> None:
                 markup=False,
             )
         raise
+    finally:
+        if argv is None:  # the console script: the process ends now
+            # the interpreter's final garbage collections walk every object a book's analysis left
+            # (0.15-0.25 s CPU on a 160K-word novel); frozen objects are skipped, and nothing is lost:
+            # outputs are closed and renamed already, and exit handlers still run
+            gc.freeze()
 
 
 def __getattr__(name: str) -> Any:
