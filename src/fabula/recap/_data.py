@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from fabula._files import write_text_atomic
+from fabula._jsonl import read_jsonl
 from fabula.errors import InputError
 from fabula.recap._construct import RecapTarget
 
@@ -41,18 +42,11 @@ def write_targets(path: Path, targets: Iterable[RecapTarget], book_path: str) ->
 
 def read_records(path: Path) -> list[dict[str, Any]]:
     """The data file's lines, checked; a bad line is a `InputError` naming the file and line."""
-    try:
-        raw = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"cannot read recap data: {exc.strerror}", path) from exc
     records: list[dict[str, Any]] = []
-    for number, line in enumerate(raw.splitlines(), start=1):
-        if not line.strip():
-            continue
+    for number, record in read_jsonl(path, "recap data"):
         try:
-            record = json.loads(line)
             _check(record)
-        except (json.JSONDecodeError, TypeError, ValueError) as exc:
+        except (TypeError, ValueError) as exc:
             raise InputError(f"line {number}: {exc}", path) from exc
         book = Path(record["book"])
         record["book"] = str(book if book.is_absolute() else (path.parent / book))
@@ -62,9 +56,7 @@ def read_records(path: Path) -> list[dict[str, Any]]:
     return records
 
 
-def _check(record: Any) -> None:
-    if not isinstance(record, dict):
-        raise ValueError("each line must be a JSON object")
+def _check(record: dict[str, Any]) -> None:
     for key in ("id", "book", "target", "candidates"):
         if key not in record:
             raise ValueError(f"missing key {key!r}")
