@@ -361,3 +361,14 @@ def test_ctrl_c_while_the_cli_starts_is_one_line(module: str) -> None:
     err = done.stderr.decode()
     assert done.returncode == 130, err
     assert err.strip() == "fabula: interrupted", err
+
+
+def test_every_subcommand_module_is_listed_for_lazy_loading() -> None:
+    """`fabula.cli.main` imports only the module of the subcommand named (`COMMAND_MODULES`): a module
+    that registers a command but is not listed there would never be loaded, and its command would vanish."""
+    from fabula import cli
+
+    helpers = {"__init__", "_app", "_options", "_progress"}
+    modules = {p.stem for p in Path(cli.__file__).parent.glob("_*.py")} - helpers
+    assert modules == set(cli.COMMAND_MODULES.values())
+    assert set(click_command().commands) == set(cli.COMMAND_MODULES)

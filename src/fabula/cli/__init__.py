@@ -14,7 +14,8 @@ import logging
 import sys
 from typing import Any
 
-# Each top-level command and the module that registers it, in the order `fabula --help` lists them.
+# Each top-level command and the module that registers it, imported in this order (`fabula --help` lists
+# the plain commands in it, then the groups).
 COMMAND_MODULES = {
     "read": "_read",
     "search": "_search",
