@@ -156,10 +156,18 @@ def _layer_in(data: dict[str, list[int]]) -> SpanLayer:
 
 
 def _quote_out(quote: Quote) -> dict[str, Any]:
-    out = asdict(quote)
-    out["spans"] = [[s.start, s.end] for s in quote.spans]
-    out["mention"] = [quote.mention.start, quote.mention.end] if quote.mention else None
-    return out
+    """``asdict(quote)`` with the spans as pairs, built directly (asdict deep-copies every field)."""
+    return {
+        "id": quote.id,
+        "spans": [[s.start, s.end] for s in quote.spans],
+        "speaker_id": quote.speaker_id,
+        "addressee_ids": list(quote.addressee_ids),
+        "type": quote.type,
+        "confidence": quote.confidence,
+        "method": quote.method,
+        "flags": list(quote.flags),
+        "mention": [quote.mention.start, quote.mention.end] if quote.mention else None,
+    }
 
 
 def _quote_in(data: dict[str, Any]) -> Quote:

@@ -29,7 +29,7 @@ INDEX = "index.html"
 
 def write_outputs(analysis: Analysis, folder: str | Path) -> None:
     """Write the five per-book output files (each atomically) into ``folder``."""
-    from fabula.quotes import write_quotes
+    from fabula.quotes import quote_records, write_quotes
 
     out = Path(folder)
     out.mkdir(parents=True, exist_ok=True)
@@ -37,8 +37,11 @@ def write_outputs(analysis: Analysis, folder: str | Path) -> None:
     with atomic_open(out / "characters.jsonl", "wb") as handle:
         for profile in analysis.characters:
             handle.write(orjson.dumps(profile.to_dict(), option=orjson.OPT_APPEND_NEWLINE))
-    write_quotes(analysis.book, out / "quotes.jsonl", format="jsonl")  # atomic, like every writer here
-    write_quotes(analysis.book, out / "quotes.tsv", format="tsv")
+    records = quote_records(analysis.book)  # one set of records for both files
+    write_quotes(
+        analysis.book, out / "quotes.jsonl", format="jsonl", records=records
+    )  # atomic, like every writer here
+    write_quotes(analysis.book, out / "quotes.tsv", format="tsv", records=records)
     write_text_atomic(out / "report.html", render_report(analysis))
 
 

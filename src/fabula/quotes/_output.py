@@ -63,26 +63,37 @@ def quote_records(book: Book) -> list[dict[str, Any]]:
     return records
 
 
-def quotes_bytes(book: Book, format: QuoteFormat = "jsonl") -> bytes:
-    """The quotes as JSONL (one record a line) or a BookNLP-style TSV."""
+def quotes_bytes(
+    book: Book, format: QuoteFormat = "jsonl", records: list[dict[str, Any]] | None = None
+) -> bytes:
+    """The quotes as JSONL (one record a line) or a BookNLP-style TSV (``records``: the book's
+    `quote_records`, when the caller writes both formats)."""
+    if records is None:
+        records = quote_records(book)
     if format == "jsonl":
-        return b"".join(orjson.dumps(r) + b"\n" for r in quote_records(book))
+        return b"".join(orjson.dumps(r) + b"\n" for r in records)
     if format == "tsv":
-        return _tsv(book).encode("utf-8")
+        return _tsv(book, records).encode("utf-8")
     raise InputError(f"unknown quote format {format!r} (use jsonl or tsv)", "--format")
 
 
-def write_quotes(book: Book, path: str | Path, format: QuoteFormat = "jsonl") -> None:
-    """Write the quotes atomically (no partial file) as JSONL or a BookNLP-style TSV."""
-    write_bytes_atomic(path, quotes_bytes(book, format))
+def write_quotes(
+    book: Book,
+    path: str | Path,
+    format: QuoteFormat = "jsonl",
+    records: list[dict[str, Any]] | None = None,
+) -> None:
+    """Write the quotes atomically (no partial file) as JSONL or a BookNLP-style TSV (``records`` as
+    in `quotes_bytes`)."""
+    write_bytes_atomic(path, quotes_bytes(book, format, records))
 
 
-def _tsv(book: Book) -> str:
+def _tsv(book: Book, records: list[dict[str, Any]]) -> str:
     out = io.StringIO()
     writer = csv.writer(out, delimiter="\t", lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
     writer.writerow(TSV_COLUMNS)
     tokens = book.tokens
-    for record, quote in zip(quote_records(book), book.quotes, strict=True):
+    for record, quote in zip(records, book.quotes, strict=True):
         q_tokens = tokens.overlapping(quote.start, quote.end)
         mention = quote.mention
         m_tokens = tokens.overlapping(mention.start, mention.end) if mention is not None else range(0)

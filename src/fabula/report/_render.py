@@ -48,7 +48,10 @@ class IndexEntry:
 
 def script_json(value: Any) -> Markup:
     """JSON safe to place inside ``<script type="application/json">``: cannot close the element or open a comment."""
-    return Markup(orjson.dumps(value).decode("utf-8").translate(_JSON_ESCAPES))
+    text = orjson.dumps(value).decode("utf-8")
+    for char, escaped in _JSON_ESCAPES.items():  # str.replace per character: far faster than translate
+        text = text.replace(chr(char), escaped)  # (no replacement holds another's character)
+    return Markup(text)
 
 
 def render_report(analysis: Analysis) -> str:
