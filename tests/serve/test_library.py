@@ -187,3 +187,28 @@ def test_a_failing_look_ahead_process_leaves_the_checkpoint_to_the_server(tmp_pa
         assert [q.speaker_id for q in ahead.book.quotes] == [q.speaker_id for q in fresh.book.quotes]
     finally:
         library.close()
+
+
+def test_a_look_ahead_process_that_cannot_run_is_given_up(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A helper that dies at once (here: no Python to run it) is restarted a few times, then not used
+    again: each look-ahead is then the server's own work, without a process started per checkpoint."""
+    import subprocess
+    import sys
+
+    from fabula.serve._ahead import MAX_RESTARTS, Lookahead
+
+    started: list[object] = []
+    real = subprocess.Popen
+
+    def popen(*args: Any, **kwargs: Any) -> Any:
+        started.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(sys, "executable", "/bin/false")
+    monkeypatch.setattr(subprocess, "Popen", popen)
+    ahead = Lookahead()
+    try:
+        assert not any(ahead.prepare({"checkpoint": 1}) for _ in range(MAX_RESTARTS + 3))
+    finally:
+        ahead.close()
+    assert len(started) == MAX_RESTARTS

@@ -36,6 +36,7 @@ MARKER = "serve.json"  # written last into a checkpoint's folder: the folder is 
 RECAP_FILE = "recap.json"
 SHEETS_FILE = "sheets.json"  # the first characters' sheets, made with the checkpoint
 SHEETS_AHEAD = 8  # how many: the cast's first (most important) characters, the likeliest clicked
+MAX_RESTARTS = 3  # a helper that dies this many times in a row (say, no Python to run it) is given up
 BOOKS_KEPT = 2  # books the helper keeps loaded (a library's readers may read several)
 
 
@@ -141,18 +142,20 @@ def main() -> None:
 
 class Lookahead:
     """The server's side of the helper process: started on first use, one job at a time, restarted
-    after a failure; `close` ends it."""
+    after a failure (after `MAX_RESTARTS` deaths in a row it is not used again: the server computes its
+    checkpoints itself); `close` ends it."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._process: subprocess.Popen[bytes] | None = None
         self._closed = False
+        self._deaths = 0  # the helper ended (or could not start) this many times in a row
 
     def prepare(self, job: dict[str, Any]) -> bool:
         """Have the helper prepare one checkpoint (see `prepare`); waits for it. False when it could
         not (the caller then computes the checkpoint itself)."""
         with self._lock:
-            if self._closed:
+            if self._closed or self._deaths >= MAX_RESTARTS:
                 return False
             try:
                 process = self._started()
@@ -163,10 +166,13 @@ class Lookahead:
                 line = stdout.readline()
                 if not line:
                     raise EOFError("the look-ahead process ended")
-                return bool(orjson.loads(line).get("ok"))
+                answer = orjson.loads(line)
             except (OSError, EOFError, ValueError):
                 self._stop()
+                self._deaths += 1
                 return False
+            self._deaths = 0
+            return bool(answer.get("ok"))
 
     def _started(self) -> subprocess.Popen[bytes]:
         if self._process is None or self._process.poll() is not None:
