@@ -5,8 +5,8 @@ interpreter lock with the requests: every request waited for it in turns of the 
 character sheet that takes a few milliseconds took 100-250 ms), and a reader who jumped elsewhere had
 their own analysis slowed to half speed by a look-ahead no longer of use. So the look-ahead runs in one
 helper process for the whole library, on another core: it analyses the book truncated at the checkpoint
-(`fabula.pipeline.analyze_book`, as the server would), makes its recap from that analysis, and writes
-both into the checkpoint's cache folder in the layout ``fabula analyze --until`` uses, marker last; the
+(`fabula.pipeline.analyze_book`, as the server would), makes its recap and the first characters' sheets
+from that analysis, and writes them into the checkpoint's cache folder in the layout ``fabula analyze --until`` uses, marker last; the
 server reads the folder back (tens of milliseconds). The helper knows only what the server sends it
 (a book file, a checkpoint, a folder) and answers one JSON line per job.
 
@@ -68,8 +68,9 @@ def store_checkpoint(
 
 def prepare(books: dict[str, Any], job: dict[str, Any]) -> None:
     """One job of the helper: analyse ``job["source"]`` truncated at ``job["checkpoint"]``, make the
-    recap there from that analysis, and store both in ``job["folder"]``. The book is loaded once per
-    process (``books``) and must still have the text the server hashed."""
+    recap there and the first characters' sheets from that analysis, and store them all in
+    ``job["folder"]``. The book is loaded once per process (``books``) and must still have the text the
+    server hashed."""
     from fabula.book import load_book
     from fabula.errors import ConfigError
     from fabula.pipeline import analyze_book
