@@ -208,7 +208,38 @@ def test_a_look_ahead_process_that_cannot_run_is_given_up(monkeypatch: pytest.Mo
     monkeypatch.setattr(subprocess, "Popen", popen)
     ahead = Lookahead()
     try:
-        assert not any(ahead.prepare({"checkpoint": 1}) for _ in range(MAX_RESTARTS + 3))
+        assert all(ahead.prepare({"checkpoint": 1}) == "failed" for _ in range(MAX_RESTARTS + 3))
     finally:
         ahead.close()
     assert len(started) == MAX_RESTARTS
+
+
+@pytest.mark.slow
+def test_a_jump_stops_the_look_ahead_it_made_stale(tmp_path: Path) -> None:
+    """The helper is preparing a checkpoint near the end when the reader jumps to the start: it stops at
+    its next stage (nothing of it is stored), and the look-ahead of the new stretch follows at once."""
+    import time
+
+    from tests.conftest import pdnc_novel_dir
+
+    library = Library([pdnc_novel_dir("Emma") / "novel_text.txt"], cache=tmp_path / "cache")
+    served = next(iter(library.books.values()))
+    try:
+        served.book()
+        grid = served._checkpoints
+        late = grid[-3]
+        served._prefetch(grid[-4])  # the look-ahead of ``late`` goes to the helper
+        lookahead = served._lookahead
+        assert lookahead is not None
+        deadline = time.monotonic() + 120
+        while (lookahead._running or ("", 0, 0))[1] != late and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert lookahead._running is not None, "the helper never took the job"
+        time.sleep(1.0)  # well inside the analysis (imports and loading done, some stages run)
+        served.analysis(Position(grid[2], grid[2]))  # the jump: its prefetch cancels the stale job
+        served._background.submit(lambda: None).result(timeout=120)
+        assert late not in served._analyses
+        assert not (served._folder(late) / "serve.json").exists()  # nothing of it was stored
+        assert (served._folder(grid[3]) / "serve.json").is_file()  # the new look-ahead was done
+    finally:
+        library.close()

@@ -17,10 +17,13 @@ nothing to the terminal, and ends when its input closes or the server process is
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
+import queue
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Literal
 
@@ -66,11 +69,16 @@ def store_checkpoint(
     write_bytes_atomic(folder / MARKER, orjson.dumps(marker, option=orjson.OPT_INDENT_2))
 
 
-def prepare(books: dict[str, Any], job: dict[str, Any]) -> None:
+class Cancelled(Exception):
+    """The server no longer wants the checkpoint the helper is preparing (its reader jumped away)."""
+
+
+def prepare(books: dict[str, Any], job: dict[str, Any], wanted: Callable[[], bool] = lambda: True) -> None:
     """One job of the helper: analyse ``job["source"]`` truncated at ``job["checkpoint"]``, make the
     recap there and the first characters' sheets from that analysis, and store them all in
     ``job["folder"]``. The book is loaded once per process (``books``) and must still have the text the
-    server hashed."""
+    server hashed. ``wanted`` is asked between the stages: when it says no, `Cancelled` is raised and
+    nothing is stored."""
     from fabula.book import load_book
     from fabula.errors import ConfigError
     from fabula.pipeline import analyze_book
@@ -86,12 +94,20 @@ def prepare(books: dict[str, Any], job: dict[str, Any]) -> None:
     if book.content_hash != job["text_sha256"]:
         raise ValueError("the book's text changed since the server read it")
     checkpoint = int(job["checkpoint"])
-    analysis = analyze_book(book.truncated(checkpoint))
+
+    def check(*_: object) -> None:
+        if not wanted():
+            raise Cancelled
+
+    analysis = analyze_book(book.truncated(checkpoint), progress=check)
+    check()
     try:
         recapped: dict[str, Any] | None = recap(analysis.book, checkpoint).to_dict()
     except ConfigError:  # no complete sentence before the checkpoint: nothing to recap
         recapped = None
+    check()
     sheets = first_sheets(analysis, {})
+    check()
     store_checkpoint(
         Path(job["folder"]),
         analysis,
@@ -126,17 +142,40 @@ main()
 
 
 def main() -> None:
-    """The helper's loop: a job (one JSON line) in, ``{"ok": ...}`` out, until its input closes."""
+    """The helper's loop: a job (one JSON line) in, ``{"ok": ...}`` out, until its input closes. A line
+    ``{"cancel": ID}`` read meanwhile stops job ``ID`` at its next stage (answer ``{"cancelled": true}``)."""
     answers = os.fdopen(os.dup(1), "wb")  # the answers' own channel: anything printed goes elsewhere
     os.dup2(2, 1)
     sys.stdout = sys.stderr
+    jobs: queue.Queue[dict[str, Any] | None] = queue.Queue()
+    cancelled: set[object] = set()
+
+    def read() -> None:
+        for line in sys.stdin.buffer:
+            with contextlib.suppress(ValueError):
+                message = orjson.loads(line)
+                if "cancel" in message:
+                    cancelled.add(message["cancel"])
+                else:
+                    jobs.put(message)
+        jobs.put(None)  # the server closed its end: stop after the job in hand
+
+    threading.Thread(target=read, daemon=True).start()
     books: dict[str, Any] = {}
-    for line in sys.stdin.buffer:
+    while (job := jobs.get()) is not None:
+        ident = job.get("id")
+
+        def wanted(ident: object = ident) -> bool:
+            return ident not in cancelled
+
         try:
-            prepare(books, orjson.loads(line))
+            prepare(books, job, wanted)
             answer: dict[str, Any] = {"ok": True}
+        except Cancelled:
+            answer = {"ok": False, "cancelled": True}
         except Exception as exc:  # the server computes the checkpoint itself instead
             answer = {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
+        cancelled.discard(ident)
         answers.write(orjson.dumps(answer, option=orjson.OPT_APPEND_NEWLINE))
         answers.flush()
 
@@ -147,23 +186,26 @@ class Lookahead:
     checkpoints itself); `close` ends it."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # one job at a time
+        self._writing = threading.Lock()  # one line at a time into the helper's input
         self._process: subprocess.Popen[bytes] | None = None
         self._closed = False
         self._deaths = 0  # the helper ended (or could not start) this many times in a row
+        self._ids = itertools.count(1)
+        self._running: tuple[str, int, int] | None = None  # (source, checkpoint, job id) in hand
 
-    def prepare(self, job: dict[str, Any]) -> bool:
-        """Have the helper prepare one checkpoint (see `prepare`); waits for it. False when it could
-        not (the caller then computes the checkpoint itself)."""
+    def prepare(self, job: dict[str, Any]) -> Literal["ok", "failed", "cancelled"]:
+        """Have the helper prepare one checkpoint (see `prepare`); waits for it. "failed" when it could
+        not (the caller then computes the checkpoint itself), "cancelled" after `cancel`."""
         with self._lock:
             if self._closed or self._deaths >= MAX_RESTARTS:
-                return False
+                return "failed"
+            ident = next(self._ids)
+            self._running = (str(job.get("source")), int(job.get("checkpoint", -1)), ident)
             try:
                 process = self._started()
-                stdin: IO[bytes] = process.stdin  # type: ignore[assignment]
                 stdout: IO[bytes] = process.stdout  # type: ignore[assignment]
-                stdin.write(orjson.dumps(job, option=orjson.OPT_APPEND_NEWLINE))
-                stdin.flush()
+                self._send(process, {**job, "id": ident})
                 line = stdout.readline()
                 if not line:
                     raise EOFError("the look-ahead process ended")
@@ -171,9 +213,28 @@ class Lookahead:
             except (OSError, EOFError, ValueError):
                 self._stop()
                 self._deaths += 1
-                return False
+                return "failed"
+            finally:
+                self._running = None
             self._deaths = 0
-            return bool(answer.get("ok"))
+            return "ok" if answer.get("ok") else "cancelled" if answer.get("cancelled") else "failed"
+
+    def cancel(self, source: str, checkpoint: int) -> bool:
+        """Stop the job in hand if it prepares ``checkpoint`` of ``source`` (at its next stage); whether
+        one was. Its `prepare` then answers "cancelled"."""
+        running, process = self._running, self._process
+        if running is None or process is None or running[:2] != (source, checkpoint):
+            return False
+        with contextlib.suppress(OSError, ValueError):
+            self._send(process, {"cancel": running[2]})
+            return True
+        return False
+
+    def _send(self, process: subprocess.Popen[bytes], message: dict[str, Any]) -> None:
+        stdin: IO[bytes] = process.stdin  # type: ignore[assignment]
+        with self._writing:
+            stdin.write(orjson.dumps(message, option=orjson.OPT_APPEND_NEWLINE))
+            stdin.flush()
 
     def _started(self) -> subprocess.Popen[bytes]:
         if self._process is None or self._process.poll() is not None:

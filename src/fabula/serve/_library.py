@@ -281,7 +281,15 @@ class ServedBook:
             tables: tuple[OrderedDict[int, Future[Any]], ...] = (self._analyses, self._recaps)
             for table in tables:
                 for point, future in list(table.items()):
-                    if future in self._ahead and point != following and future.cancel():
+                    if future not in self._ahead or point == following:
+                        continue
+                    # under way in the helper: stop it there (no request waits for it, or it would not
+                    # be in _ahead) and forget it, so a later request starts afresh
+                    if future.cancel() or (
+                        table is self._analyses
+                        and self._lookahead is not None
+                        and self._lookahead.cancel(str(self.source), point)
+                    ):
                         del table[point]
             self._ahead = {future for future in self._ahead if not future.done()}
             for table, work in ((self._analyses, self._analyse_ahead), (self._recaps, self._recap)):
@@ -348,11 +356,12 @@ class ServedBook:
                 "text_sha256": self._text_hash,
             }
             try:
-                if self._lookahead.prepare(job) and self._evict is not None:
-                    self._evict()
+                outcome = self._lookahead.prepare(job)
             finally:
                 self.activity = None
-            if self._lookahead.closed:  # the server is stopping: no analysis here either
+            if outcome == "ok" and self._evict is not None:
+                self._evict()
+            if outcome == "cancelled" or self._lookahead.closed:  # no longer wanted: not here either
                 raise CancelledError
         return self._analyse(checkpoint)
 
