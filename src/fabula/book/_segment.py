@@ -241,16 +241,28 @@ _BEFORE_TITLE = re.compile(
 )
 
 
+_DASHES = ("--", "—", "–")  # one of them is in every match of `_INTERRUPTED`
+_TITLE_DOT = re.compile(
+    r"(?:Mr|Mrs|Ms|Messrs|Dr|St|Mme|Mlle|Capt|Col|Gen|Prof|Rev|Lt|Sgt|Hon)\."
+)  # in `_BEFORE_TITLE`'s
+
+
 def _split_missed(spans: list[tuple[int, int]], text: str) -> list[tuple[int, int]]:
     """Split where blingfire keeps two sentences together (see the patterns above)."""
+    # most paragraphs hold neither pattern's fixed part: then no sentence of them is searched
+    interrupted = any(dash in text for dash in _DASHES)
+    before_title = _TITLE_DOT.search(text) is not None
+    if not interrupted and not before_title:
+        return list(spans)
     out: list[tuple[int, int]] = []
     for start, end in spans:
-        cuts = [m.end() for m in _INTERRUPTED.finditer(text, start, end)]
-        cuts += [
-            m.end()
-            for m in _BEFORE_TITLE.finditer(text, start, end)
-            if not _after_abbreviation(text, m.start())
-        ]
+        cuts = [m.end() for m in _INTERRUPTED.finditer(text, start, end)] if interrupted else []
+        if before_title:
+            cuts += [
+                m.end()
+                for m in _BEFORE_TITLE.finditer(text, start, end)
+                if not _after_abbreviation(text, m.start())
+            ]
         for cut in sorted(set(cuts)):
             if start < cut < end:
                 out.append((start, cut))
