@@ -57,5 +57,5 @@ def test_malformed_question_file_is_one_line_error(
 
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"id": "1"}\n')
-    with pytest.raises(Exception, match=r"bad.jsonl:1: missing field 'book'"):
+    with pytest.raises(Exception, match=r"bad.jsonl: line 1: missing field 'book'"):
         load(bad)

@@ -38,21 +38,21 @@ def test_loads_a_good_file_and_resolves_the_book(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("bad", "problem"),
     [
-        ("{not json", "not valid JSON"),
+        ("{not json", "is not JSON"),
         ({**GOOD, "answer": 5}, "'answer' must be an index"),
         ({k: v for k, v in GOOD.items() if k != "options"}, "missing field 'options'"),
         ({**GOOD, "direction": "sideways"}, "direction must be"),
         ({**GOOD, "description": ""}, "needs a non-empty 'description'"),
         ({**GOOD, "options": ["Mr. Thornton", "Mr. Thornton"]}, "same option twice"),
         ({**GOOD, "level": 9}, "'level' must be"),
-        ([1, 2], "must be a JSON object"),
+        ([1, 2], "is not a JSON object"),
     ],
 )
 def test_a_malformed_line_names_the_file_and_line(tmp_path: Path, bad: object, problem: str) -> None:
     path = _write(tmp_path, {**GOOD, "id": "ok"}, bad)
     with pytest.raises(InputError) as caught:
         load_questions(path)
-    assert f"{path}:2:" in str(caught.value) and problem in str(caught.value)
+    assert f"{path}: line 2" in str(caught.value) and problem in str(caught.value)
 
 
 def test_generation_never_places_the_right_option_twice(tmp_path: Path) -> None:

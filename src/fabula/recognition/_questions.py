@@ -22,6 +22,7 @@ from typing import Any, Literal, cast
 import orjson
 
 from fabula._files import atomic_open
+from fabula._jsonl import read_jsonl
 from fabula.errors import InputError
 
 Direction = Literal["desc2name", "name2desc"]
@@ -70,17 +71,11 @@ def _relative_path(target: Path, folder: Path) -> str:
 def load_questions(path: str | Path) -> list[Question]:
     """Read a question file; every problem is an `InputError` naming the file and line."""
     path = Path(path)
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read question file: {exc}", path) from None
     questions: list[Question] = []
     seen: set[str] = set()
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        where = f"{path}:{number}"
-        question = _parse_question(line, path.parent, where)
+    for number, row in read_jsonl(path, "the question file"):
+        where = f"{path}: line {number}"
+        question = _parse_question(row, path.parent, where)
         if question.id in seen:
             raise InputError(f"duplicate question id {question.id!r}", where)
         seen.add(question.id)
@@ -90,13 +85,7 @@ def load_questions(path: str | Path) -> list[Question]:
     return questions
 
 
-def _parse_question(line: str, folder: Path, where: str) -> Question:
-    try:
-        row = orjson.loads(line)
-    except orjson.JSONDecodeError as exc:
-        raise InputError(f"not valid JSON ({exc})", where) from None
-    if not isinstance(row, dict):
-        raise InputError("a question must be a JSON object", where)
+def _parse_question(row: dict[str, Any], folder: Path, where: str) -> Question:
     for key in ("id", "book", "direction", "options", "answer"):
         if key not in row:
             raise InputError(f"missing field {key!r}", where)
@@ -157,20 +146,10 @@ class Pair:
 def load_pairs(path: str | Path) -> list[Pair]:
     """Read a pairs file (JSONL: book, character, description, optional level; other keys ignored)."""
     path = Path(path)
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read pairs file: {exc}", path) from None
     pairs: list[Pair] = []
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        where = f"{path}:{number}"
-        try:
-            row = orjson.loads(line)
-        except orjson.JSONDecodeError as exc:
-            raise InputError(f"not valid JSON ({exc})", where) from None
-        if not isinstance(row, dict) or not all(
+    for number, row in read_jsonl(path, "the pairs file"):
+        where = f"{path}: line {number}"
+        if not all(
             isinstance(row.get(k), str) and row[k].strip() for k in ("book", "character", "description")
         ):
             raise InputError("a pair needs non-empty 'book', 'character' and 'description' strings", where)
