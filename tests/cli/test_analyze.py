@@ -63,6 +63,23 @@ def test_second_run_skips_and_force_redoes(alice_out: Path, capsys: pytest.Captu
     assert report.stat().st_mtime_ns != before
 
 
+def test_outputs_of_other_code_with_the_same_version_are_redone(
+    alice_out: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A checkout or local change keeps the version number; its outputs are not "up to date" for this code."""
+    from fabula._version import code_digest
+
+    manifest_path = alice_out / "manifest.json"
+    manifest = orjson.loads(manifest_path.read_bytes())
+    assert manifest["settings"]["fabula_code"] == code_digest()
+    manifest["settings"]["fabula_code"] = "0123456789abcdef"  # what another build of 0.1.0 wrote
+    manifest_path.write_bytes(orjson.dumps(manifest))
+    capsys.readouterr()
+    assert run_cli("analyze", ALICE, "-o", alice_out.parent) == 0
+    assert "up to date" not in capsys.readouterr().err
+    assert orjson.loads(manifest_path.read_bytes())["settings"]["fabula_code"] == code_digest()
+
+
 def test_until_half_shows_nothing_from_the_second_half(alice_out: Path, tmp_path: Path) -> None:
     assert run_cli("analyze", ALICE, "-o", tmp_path, "--until", "50%") == 0
     half = tmp_path / "alice_in_wonderland.until-50pct"  # never over the whole-book folder

@@ -293,11 +293,31 @@ def test_checkpoint_analyses_are_kept_as_analyze_outputs(
     def refuse(*args: object, **kwargs: object) -> None:
         raise AssertionError("analysed again")
 
+    real_analyze, real_recap = fabula.pipeline.analyze_book, fabula.recap.recap
+
     monkeypatch.setattr(fabula.pipeline, "analyze_book", refuse)
     monkeypatch.setattr(fabula.recap, "recap", refuse)
     with running_server(Library([novel], cache=tmp_path)) as url:
         again = {u: get(f"{url}/api/books/{NOVEL}/{u}") for u in urls}
     assert again == first
+
+    # the same version number with other code (a checkout, a local change): its folders are not reused
+    from fabula._version import code_digest
+
+    marker = orjson.loads((folder / "serve.json").read_bytes())
+    assert marker["fabula_code"] == code_digest()
+    (folder / "serve.json").write_bytes(orjson.dumps({**marker, "fabula_code": "0123456789abcdef"}))
+    analysed: list[object] = []
+
+    def count(*args: Any, **kwargs: Any) -> Any:
+        analysed.append(args)
+        return real_analyze(*args, **kwargs)
+
+    monkeypatch.setattr(fabula.pipeline, "analyze_book", count)
+    monkeypatch.setattr(fabula.recap, "recap", real_recap)
+    with running_server(Library([novel], cache=tmp_path)) as url:
+        assert get(f"{url}/api/books/{NOVEL}/{urls[0]}") == first[urls[0]]
+    assert analysed  # analysed again, not read from the other build's folder
     assert all(status == 200 for status, _ in first.values())
 
 

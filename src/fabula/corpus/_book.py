@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import orjson
 
 from fabula._files import write_bytes_atomic
-from fabula._version import __version__
+from fabula._version import __version__, code_digest
 from fabula.book import DEFAULT_MAX_BYTES
 from fabula.corpus._write import MANIFEST, OUTPUT_FILES, remove_stale_temporaries, write_outputs
 from fabula.errors import FabulaError, InputError
@@ -51,6 +51,7 @@ class AnalyzeSettings:
         """What must match for an earlier run's outputs to be reused."""
         return {
             "fabula_version": __version__,
+            "fabula_code": code_digest(),  # the same version number can be other code (a checkout)
             "gold_characters_sha256": _file_sha256(self.gold_characters) if self.gold_characters else None,
             "until": self.until,
             "until_chapter": self.until_chapter,

@@ -30,7 +30,7 @@ from typing import IO, TYPE_CHECKING, Any, Literal
 import orjson
 
 from fabula._files import write_bytes_atomic
-from fabula._version import __version__
+from fabula._version import __version__, code_digest
 
 if TYPE_CHECKING:
     from fabula.analysis import Analysis
@@ -65,7 +65,12 @@ def store_checkpoint(
         write_bytes_atomic(folder / RECAP_FILE, orjson.dumps(recap))
     if sheets:
         write_bytes_atomic(folder / SHEETS_FILE, orjson.dumps(sheets))
-    marker = {"text_sha256": text_hash, "fabula_version": __version__, "source": source}
+    marker = {
+        "text_sha256": text_hash,
+        "fabula_version": __version__,
+        "fabula_code": code_digest(),
+        "source": source,
+    }
     write_bytes_atomic(folder / MARKER, orjson.dumps(marker, option=orjson.OPT_INDENT_2))
 
 

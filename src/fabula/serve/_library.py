@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import orjson
 
 from fabula._files import write_bytes_atomic
-from fabula._version import __version__
+from fabula._version import __version__, code_digest
 from fabula.analysis import Analysis, CharacterProfile, Partner
 from fabula.book import DEFAULT_MAX_BYTES, Book, load_book, load_book_json, prose_problem, resolve_position
 from fabula.corpus import AnalyzeSettings, BookJob, expand_inputs, plan_jobs
@@ -311,7 +311,9 @@ class ServedBook:
         except (OSError, ValueError):
             return False
         return bool(
-            marker.get("text_sha256") == self._text_hash and marker.get("fabula_version") == __version__
+            marker.get("text_sha256") == self._text_hash
+            and marker.get("fabula_version") == __version__
+            and marker.get("fabula_code") == code_digest()
         )
 
     def _store(self, folder: Path, analysis: Analysis, checkpoint: int | None = None) -> None:
