@@ -22,15 +22,15 @@ from fabula.characters._lexicon import (
     PRONOUN_GENDER,
     given_name_gender,
 )
-from fabula.characters._text import dialogue_regions, split_honorific
+from fabula.characters._text import dialogue_regions, split_honorific, whole_words
 
 _LOOKAHEAD = 160  # characters after a mention searched for the first third-person pronoun
-_THIRD_PERSON = re.compile(r"(?<![\w'’])(?:he|him|his|himself|she|her|hers|herself)(?![\w'’])", re.IGNORECASE)
+_THIRD_PERSON = whole_words(["he", "him", "his", "himself", "she", "her", "hers", "herself"], re.IGNORECASE)
 _HONORIFIC_WEIGHT = 5.0
 _GIVEN_NAME_CONFIDENCE = 0.5  # a census gender is a prior, not evidence from the book
 #: after a title ("the Badger", "the Lamplighter") "it" counts too: a creature the book calls "it"
-_THIRD_PERSON_OR_IT = re.compile(
-    r"(?<![\w'’])(?:he|him|his|himself|she|her|hers|herself|it|its|itself)(?![\w'’])", re.IGNORECASE
+_THIRD_PERSON_OR_IT = whole_words(
+    ["he", "him", "his", "himself", "she", "her", "hers", "herself", "it", "its", "itself"], re.IGNORECASE
 )
 #: characters before a mention where another character of a pronoun's gender makes it ambiguous
 RIVAL_WINDOW = 300

@@ -10,16 +10,23 @@ attribution has already run, and are otherwise left alone ('I' in dialogue is no
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from fabula.book import Book, Character, Mention
 from fabula.characters._lexicon import FIRST_PERSON_PRONOUNS, PERSON_VERBS, PRONOUN_GENDER
-from fabula.characters._text import Regions, is_sentence_initial
+from fabula.characters._text import Regions, is_sentence_initial, whole_words
 
 WINDOW = 600  # characters: an antecedent further back than this is not used
-_PRONOUN = re.compile(
-    r"(?<![\w'’])(?:I|[Hh]e|[Hh]im|[Hh]is|[Hh]imself|[Ss]he|[Hh]er|[Hh]ers|[Hh]erself|[Mm]e|[Mm]y|[Mm]yself|[Mm]ine)(?![\w'’])"
+#: a whole word I, he, him, his, himself, she, her, hers, herself, me, my, myself or mine (the first letter
+#: of either case)
+_THIRD_PERSON_WORDS = ("he", "him", "his", "himself", "she", "her", "hers", "herself")
+_PRONOUN = whole_words(
+    ["I"]
+    + [
+        form
+        for word in (*_THIRD_PERSON_WORDS, "me", "my", "myself", "mine")
+        for form in (word, word.capitalize())
+    ]
 )
 FIRST_PERSON_SHARE = 0.3  # share of narration pronouns that are first person in a first-person novel
 

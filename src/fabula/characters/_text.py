@@ -13,6 +13,24 @@ _SENTENCE_END = ".!?:;—"
 _QUOTE_CHARS = re.compile(r"[\"“”]")
 
 
+def whole_words(words: list[str], flags: int = 0) -> re.Pattern[str]:
+    r"""A pattern matching any of ``words`` as a whole word: the same matches as
+    ``(?<![\w'’])(?:w1|w2|…)(?![\w'’])``, ~3x faster to scan a book with. That form opens with a
+    look-behind, so the regex engine tries it at every offset; this one opens with the class of the
+    words' first letters (the engine skips to those) and checks the character before the word after
+    reading its first letter, ``[hs](?<![\w'’].)(?:(?<=h)(?:e|is)|(?<=s)he)(?![\w'’])``. The words are
+    alternatives of one whole word, so their order cannot change a match."""
+    rests: dict[str, list[str]] = {}
+    for word in words:
+        rests.setdefault(word[0], []).append(word[1:])
+    branches = []
+    for first, tails in rests.items():
+        alternatives = "|".join(re.escape(t) for t in sorted(set(tails), key=len, reverse=True))
+        branches.append(f"(?<={re.escape(first)})(?:{alternatives})")
+    firsts = "".join(re.escape(f) for f in rests)
+    return re.compile(f"[{firsts}](?<![\\w'’].)(?:{'|'.join(branches)})(?![\\w'’])", flags)
+
+
 def is_sentence_initial(text: str, start: int) -> bool:
     """Whether the word at ``start`` begins a sentence, a paragraph or a quotation.
 
@@ -59,7 +77,8 @@ class Regions:
         return i if i >= 0 and offset < self.ends[i] else -1
 
     def __contains__(self, offset: int) -> bool:
-        return self.index(offset) >= 0
+        i = bisect.bisect_right(self.starts, offset) - 1  # `index`, inlined: called for every candidate
+        return i >= 0 and offset < self.ends[i]
 
     def __len__(self) -> int:
         return len(self.starts)

@@ -64,10 +64,39 @@ _RUN = re.compile(
 )
 
 
-_LOWER_WORD = re.compile(rf"(?<![\w'’])[{_LOWER}][{_LOWER}'’-]*")
+#: where a `_RUN` match can start: it always opens with a capital (an honorific's, or the name's first
+#: word's, since particles lead only after an honorific), so `_runs` tries `_RUN` only there
+_RUN_OPENING = re.compile(f"[{_UPPER}]")
 
 
-_THE_LOWER = re.compile(rf"(?<![\w'’])the\s+([{_LOWER}]+)(?![\w'’])")
+_TOKEN = re.compile(r"\S+")
+
+
+def _runs(text: str, start: int, end: int) -> list[re.Match[str]]:
+    """``_RUN.finditer(text, start, end)``, the same matches, ~3x faster: the pattern opens with
+    look-behinds, so the regex engine tries it at every offset; here it is tried only at capitals,
+    where a match can start, and the scan resumes after each match as `finditer` does."""
+    out: list[re.Match[str]] = []
+    opening = _RUN_OPENING.search(text, start, end)
+    while opening is not None:
+        match = _RUN.match(text, opening.start(), end)
+        if match is not None:
+            out.append(match)
+            start = match.end()
+        else:
+            start = opening.start() + 1
+        opening = _RUN_OPENING.search(text, start, end)
+    return out
+
+
+#: a lowercase word not preceded by a word character or an apostrophe; the first letter is read before the
+#: look-behind checks the character before it, so the engine skips to lowercase letters (same matches)
+_LOWER_WORD = re.compile(rf"[{_LOWER}](?<![\w'’].)[{_LOWER}'’-]*")
+
+
+#: "the" and the lowercase word after it; opens with the literal "the" (the engine searches for it) and
+#: then checks the character before it, the same matches as a look-behind in front
+_THE_LOWER = re.compile(rf"the(?<![\w'’]the)\s+([{_LOWER}]+)(?![\w'’])")
 
 
 _LOWER_COMPOUND = re.compile(rf"[{_UPPER}][{_LOWER}]+-[{_LOWER}]+")  # "Cold-hearted Rosalind", not "Mary-Ann"
@@ -105,7 +134,11 @@ _SUBJECT_PRONOUN_AFTER = re.compile(r"[^,.!?;:\n\"“”]{0,30}?(?<![\w'’])(?:
 _PLACE_QUALIFIERS = frozenset({"upper", "lower", "north", "south", "east", "west"})
 
 
-_QUALIFIED_PLACE = re.compile(r"\b(?:Upper|Lower|North|South|East|West)[ \t]+([A-Z][a-z]{2,})\b")
+#: "Upper|Lower|North|South|East|West" after a word boundary, then a capitalised word; written to open with
+#: the first letters (the boundary and the rest checked after them) so the engine skips to those letters
+_QUALIFIED_PLACE = re.compile(
+    r"[ULNSEW](?<!\w.)(?:(?<=U)pper|(?<=L)ower|(?<=N)orth|(?<=S)outh|(?<=E)ast|(?<=W)est)[ \t]+([A-Z][a-z]{2,})\b"
+)
 
 
 def _qualified_places(text: str) -> set[str]:
@@ -196,10 +229,10 @@ def _form(o: _Occurrence) -> tuple[str | None, tuple[str, ...]]:
 def _candidates(book: Book, dialogue: Regions) -> list[_Occurrence]:
     text = book.text
     out: list[_Occurrence] = []
-    for m in _RUN.finditer(text, book.body.start, book.body.end):
+    for m in _runs(text, book.body.start, book.body.end):
         honorific = m.group("hon") or m.group("abbr")
         name_start = m.start("name")
-        spans = [(name_start + w.start(), w.group()) for w in re.finditer(r"\S+", m.group("name"))]
+        spans = [(name_start + w.start(), w.group()) for w in _TOKEN.finditer(m.group("name"))]
         start = name_start if honorific is None else m.start()
         initial = is_sentence_initial(text, m.start())
         if honorific is not None:
@@ -290,7 +323,7 @@ def _trim_common_tails(
             and words[0] not in mid
             and (common(words[0]) or _LOWER_COMPOUND.fullmatch(words[0]))
         ):
-            tokens = list(re.finditer(r"\S+", text[o.start : o.end]))[-len(words) :]
+            tokens = list(_TOKEN.finditer(text[o.start : o.end]))[-len(words) :]
             o.start += tokens[1].start()
             o.words = words = words[1:]
             o.initial = False
@@ -299,7 +332,7 @@ def _trim_common_tails(
             keep -= 1
         if len(words) - keep < 2:
             continue
-        tokens = list(re.finditer(r"\S+", text[o.start : o.end]))[-len(words) :]
+        tokens = list(_TOKEN.finditer(text[o.start : o.end]))[-len(words) :]
         o.end = o.start + tokens[keep - 1].end()
         o.words = words[:keep]
     return occurrences

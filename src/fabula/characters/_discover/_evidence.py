@@ -28,7 +28,7 @@ from fabula.characters._lexicon import (
     PRONOUN_GENDER,
     given_name_gender,
 )
-from fabula.characters._text import Regions, is_vocative
+from fabula.characters._text import Regions, is_vocative, whole_words
 
 TURN_WEIGHT = 2  # shared sentences one exchange of tagged turns counts as
 
@@ -47,15 +47,18 @@ class _GenderEvidence:
     given: frozenset[str]  # words that open a full name and never end one: given names of this book
 
 
+#: a third-person pronoun of a person, in any case
+_HE_OR_SHE = whole_words(["he", "him", "his", "she", "her", "hers"], re.IGNORECASE)
+
+
 def _gender_evidence(text: str, occurrences: list[_Occurrence]) -> _GenderEvidence:
     """Pronoun votes: for each name, which pronoun ("he"/"she") most often follows it before another
     name does. Styled given names: the first word of a name written after "Miss", "Mr.", "Lady", "Sir",
     ... ("Mrs." and "Madame" are left out: "Mrs. Cornelius Whitmore" bears her husband's name)."""
     votes: dict[tuple[str, ...], Counter[str]] = defaultdict(Counter)
-    pattern = re.compile(r"(?<![\w'’])(he|him|his|she|her|hers)(?![\w'’])", re.IGNORECASE)
     for i, o in enumerate(occurrences):
         limit = min(o.end + 120, occurrences[i + 1].start if i + 1 < len(occurrences) else len(text))
-        m = pattern.search(text, o.end, limit)
+        m = _HE_OR_SHE.search(text, o.end, limit)
         if m:
             votes[o.words][PRONOUN_GENDER[m.group().lower()]] += 1
     styled_votes: dict[str, Counter[str]] = defaultdict(Counter)
