@@ -104,22 +104,17 @@ def rerank(
 @dataclass(slots=True)  # not frozen: a frozen dataclass's __init__ is several times slower
 class _Hypothesis:
     """One partial reading of a conversation: the speakers chosen so far (a linked list, newest
-    first), the sum of their log-probabilities, and each choice's probability."""
+    first), the sum of their log-probabilities, each choice's log-probability (None: the turn had no
+    candidate; its probability is computed for the kept reading only), and the last `_HISTORY`
+    choices (turn, speaker), newest first: what the next turn's features read (set once the reading
+    is kept in the beam, from its previous one's)."""
 
     score: float
     turn: int
     speaker: str | None
-    probability: float
+    log_p: np.float64 | None
     previous: _Hypothesis | None
-
-    def recent(self, count: int) -> list[tuple[int, str | None]]:
-        """The last ``count`` choices, newest first."""
-        out: list[tuple[int, str | None]] = []
-        node: _Hypothesis | None = self
-        while node is not None and len(out) < count:
-            out.append((node.turn, node.speaker))
-            node = node.previous
-        return out
+    history: tuple[tuple[int, str | None], ...] = ()
 
 
 _HISTORY = max(_SCENE_TURNS, _RECENT_TURNS)  # how far back a turn's features read earlier speakers
@@ -166,8 +161,7 @@ def _decode_conversation(
         grown: list[_Hypothesis] = []
         seen: dict[tuple[tuple[int, str | None], ...], tuple[TurnCandidates | None, np.ndarray | None]] = {}
         for hypothesis in beams:
-            history = hypothesis.recent(_HISTORY) if hypothesis is not None else []
-            key = tuple(history)
+            history = key = hypothesis.history if hypothesis is not None else ()
             if key not in seen:
                 for earlier, speaker in history:
                     turns[earlier].speaker = speaker
@@ -183,26 +177,26 @@ def _decode_conversation(
             item, log_p = seen[key]
             base = hypothesis.score if hypothesis is not None else 0.0
             if item is None or log_p is None:
-                grown.append(_Hypothesis(base, index, turns[index].speaker, 0.0, hypothesis))
+                speaker = turns[index].speaker
+                grown.append(_Hypothesis(base, index, speaker, None, hypothesis))
                 continue
+            candidates, values = item.candidates, log_p.tolist()  # the same floats as float(log_p[i])
             for best in (-log_p).argsort()[:width].tolist():
-                grown.append(
-                    _Hypothesis(
-                        base + float(log_p[best]),
-                        index,
-                        item.candidates[best],
-                        float(np.exp(log_p[best])),
-                        hypothesis,
-                    )
-                )
+                speaker = candidates[best]
+                grown.append(_Hypothesis(base + values[best], index, speaker, log_p[best], hypothesis))
         grown.sort(key=lambda h: -h.score)
-        beams = list(grown[:width])
+        kept = grown[:width]
+        for reading in kept:  # only the kept readings need their history
+            older = reading.previous.history[: _HISTORY - 1] if reading.previous is not None else ()
+            reading.history = ((reading.turn, reading.speaker), *older)
+        beams = list(kept)
     best = beams[0]
     node = best
-    while node is not None:
+    while node is not None:  # the probabilities of the kept reading only (np.exp of the same scalar)
         turn = turns[node.turn]
-        if node.probability > 0:
-            turn.speaker, turn.rule, turn.confidence = node.speaker, "ranker", round(node.probability, 4)
+        probability = float(np.exp(node.log_p)) if node.log_p is not None else 0.0
+        if probability > 0:
+            turn.speaker, turn.rule, turn.confidence = node.speaker, "ranker", round(probability, 4)
         node = node.previous
 
 
@@ -355,7 +349,7 @@ class _StaticTurn:
     """What one turn's features read that no pass changes, computed once: the candidates the families
     that read no other turn's speaker propose (per run of such families in table order, each in the
     order first proposed) and their values, the tag's gender, pronoun and verb class, the names
-    inside its quotes, and per candidate the row of every static column (`vector`)."""
+    inside its quotes, and per candidate the row of every static column (`vectors`, kept in `matrix`)."""
 
     runs: list[list[str]]  # per run of static proposing families: the candidates it adds, in order
     proposed: dict[str, dict[int, float]]  # candidate -> the static proposing families' values
@@ -364,23 +358,35 @@ class _StaticTurn:
     verb_class: str | None
     named_inside: list[str]  # characters named inside the turn's quotes, not addressed
     untagged: bool  # no quote of the turn has a tag
-    scene: list[int]  # the turns whose speakers count for conversation_turn_share (`_scene`)
+    scene: list[Turn]  # the turns whose speakers count for conversation_turn_share (`_scene`)
     near: tuple[Turn | None, ...]  # the neighbouring turns of the conversation, offsets -3..3 (`_neighbour`)
-    vectors: dict[str, np.ndarray] = field(default_factory=dict)  # candidate -> static columns
-    # candidates in order -> their `vector` rows stacked (readings of the beam mostly share candidates)
-    stacks: dict[tuple[str, ...], np.ndarray] = field(default_factory=dict)
+    row_of: dict[str, int] = field(default_factory=dict)  # candidate -> their row of `matrix`
+    matrix: np.ndarray = field(default_factory=lambda: _no_rows())  # `vectors` rows
 
-    def vector(self, who: str, t: TurnRows) -> np.ndarray:
-        """``who``'s row with the static columns filled (proposing and describing), zeros elsewhere."""
-        found = self.vectors.get(who)
-        if found is None:
-            probe = TurnRows(t.context, t.turns, t.index, t.stats, {who: dict(self.proposed.get(who, {}))})
-            probe.tag_gender, probe.tag_pronoun_at, probe.static = self.tag_gender, self.tag_pronoun_at, self
-            for family in _STATIC_DESCRIBING:
-                family.compute(probe)
-            found = self.vectors[who] = np.zeros(len(FEATURES))
-            row = probe.rows[who]
-            found[list(row)] = list(row.values())
+    def stack(self, candidates: list[str], t: TurnRows) -> np.ndarray:
+        """The candidates' `vectors` rows in their order, as a new array (the readings of the beam give
+        a turn the same few candidates in different orders: each row is computed once)."""
+        row_of = self.row_of
+        missing = [who for who in candidates if who not in row_of]
+        if missing:
+            for who in missing:
+                row_of[who] = len(row_of)
+            self.matrix = np.vstack([self.matrix, self.vectors(missing, t)])
+        return self.matrix[[row_of[who] for who in candidates]]
+
+    def vectors(self, candidates: list[str], t: TurnRows) -> np.ndarray:
+        """The candidates' rows with the static columns filled (proposing and describing), zeros
+        elsewhere. The static describing families describe each row on its own (no row reads
+        another), so one probe holds them all."""
+        rows = {who: dict(self.proposed.get(who, {})) for who in candidates}
+        probe = TurnRows(t.context, t.turns, t.index, t.stats, rows)
+        probe.tag_gender, probe.tag_pronoun_at, probe.static = self.tag_gender, self.tag_pronoun_at, self
+        for family in _STATIC_DESCRIBING:
+            family.compute(probe)
+        found = np.zeros((len(candidates), len(FEATURES)))
+        for k, who in enumerate(candidates):
+            row = rows[who]
+            found[k, list(row)] = list(row.values())
         return found
 
 
@@ -413,6 +419,12 @@ class TurnRows:
             return self.static.near[offset + _NEAR]  # which turns they are never changes; their speakers do
         return _neighbour(self.turns, self.index, offset)
 
+    def near(self) -> tuple[Turn | None, ...]:
+        """The neighbouring turns of the conversation, offsets -3..3 (`neighbour`), as one tuple."""
+        if self.static is not None:
+            return self.static.near
+        return tuple(_neighbour(self.turns, self.index, offset) for offset in range(-_NEAR, _NEAR + 1))
+
     def put(self, character_id: str | None, feature: str, value: float = 1.0) -> None:
         """Propose ``character_id`` (a new row if needed) with ``feature`` at least ``value``."""
         if character_id is None:
@@ -421,6 +433,14 @@ class TurnRows:
         if row is None:
             row = self.rows[character_id] = {}
         i = _INDEX[feature]
+        if value > row.get(i, 0.0):
+            row[i] = value
+
+    def put_at(self, character_id: str, i: int, value: float = 1.0) -> None:
+        """`put` with the feature's column ``i`` (the per-reading families run for every reading)."""
+        row = self.rows.get(character_id)
+        if row is None:
+            row = self.rows[character_id] = {}
         if value > row.get(i, 0.0):
             row[i] = value
 
@@ -485,11 +505,12 @@ def _same_gender_speakers(t: TurnRows) -> None:
     if t.tag_gender is None:
         return
     speakers: list[str] = []
+    turns, gender, tag_gender = t.turns, t.context.gender, t.tag_gender
     for back in range(t.index - 1, max(-1, t.index - 1 - _ANTECEDENT_TURNS), -1):
-        who = t.turns[back].speaker
-        if who is not None and who not in speakers and t.context.gender(who) == t.tag_gender:
+        who = turns[back].speaker
+        if who is not None and who not in speakers and gender(who) == tag_gender:
             speakers.append(who)
-            t.put(who, f"pronoun_prev_speaker_{len(speakers)}", 1.0)
+            t.put_at(who, _PREV_SPEAKER_SAME_GENDER[len(speakers) - 1])
             if len(speakers) == 2:
                 break
 
@@ -512,37 +533,37 @@ def _tag_verb(t: TurnRows) -> None:
 
 def _neighbour_speakers(t: TurnRows) -> None:
     """The speakers of the three turns before and two after in the same conversation."""
-    for offset, feature in ((-1, "prev1_speaker"), (-2, "prev2_speaker"), (-3, "prev3_speaker")):
-        other = t.neighbour(offset)
+    rows, participants, near = t.rows, t.participants, t.near()
+    for offset, feature, tagged in _NEIGHBOUR_COLUMNS:  # each column is set once: no `put` maximum
+        other = near[offset + _NEAR]
         if other is not None and other.speaker is not None:
-            t.put(other.speaker, feature)
-            t.participants.append(other.speaker)
-            if offset == -2 and other.sieve[1] in ("tag", "beat"):
-                t.put(other.speaker, "prev2_tagged")
-            if offset == -1 and other.sieve[1] in ("tag", "beat"):
-                t.put(other.speaker, "prev1_tagged")
-    for offset, feature in ((1, "next1_speaker"), (2, "next2_speaker")):
-        other = t.neighbour(offset)
-        if other is not None and other.speaker is not None:
-            t.put(other.speaker, feature)
-            t.participants.append(other.speaker)
-            if offset == 2 and other.sieve[1] in ("tag", "beat"):
-                t.put(other.speaker, "next2_tagged")
+            row = rows.get(other.speaker)
+            if row is None:
+                row = rows[other.speaker] = {}
+            row[feature] = 1.0
+            participants.append(other.speaker)
+            if tagged is not None and other.sieve[1] in ("tag", "beat"):
+                row[tagged] = 1.0
 
 
 def _recent_speakers(t: TurnRows) -> None:
     """Speakers of earlier turns, further back than the conversation neighbours: a third (fourth)
     party of a scene who spoke a while ago, ranked by how many other speakers came since."""
     seen: list[str] = []
+    turns, rows = t.turns, t.rows
+    conversation = turns[t.index].conversation
     for back in range(t.index - 1, max(-1, t.index - 1 - _RECENT_TURNS), -1):
-        earlier = t.turns[back].speaker
+        earlier = turns[back].speaker
         if earlier is None or earlier in seen:
             continue
-        seen.append(earlier)
-        t.put(earlier, "recent_speaker")
-        t.put(earlier, "recent_speaker_rank", 1.0 - len(seen) / (_RECENT_SPEAKERS + 1))
-        if t.turns[back].conversation != t.turn.conversation:
-            t.put(earlier, "recent_speaker_other_conversation")
+        seen.append(earlier)  # each speaker once, each value > 0: set, no `put` maximum
+        row = rows.get(earlier)
+        if row is None:
+            row = rows[earlier] = {}
+        row[_RECENT_SPEAKER] = 1.0
+        row[_RECENT_SPEAKER_RANK] = 1.0 - len(seen) / (_RECENT_SPEAKERS + 1)
+        if turns[back].conversation != conversation:
+            row[_RECENT_OTHER_CONVERSATION] = 1.0
         if len(seen) >= _RECENT_SPEAKERS:
             break
 
@@ -645,9 +666,10 @@ def _gender_agreement(t: TurnRows) -> None:
 
 def _book_shares(t: TurnRows) -> None:
     """How much each candidate speaks and is named in the whole book, and whether they narrate."""
+    share, narrator = t.stats.share, t.context.narrator_id
     for who, row in t.rows.items():
-        row[_INDEX["speaker_share"]], row[_INDEX["mention_share"]] = t.stats.share(who)
-        row[_INDEX["narrator"]] = float(who == t.context.narrator_id)
+        row[_SPEAKER_SHARE], row[_MENTION_SHARE] = share(who)
+        row[_NARRATOR] = float(who == narrator)
 
 
 def _conversation_structure(t: TurnRows) -> None:
@@ -655,25 +677,27 @@ def _conversation_structure(t: TurnRows) -> None:
     established A-B-A-B run before or after the turn, the candidate's share of the scene's turns."""
     turns = t.turns
     # A-B-A-B runs: (speaker of i-1, i-2, i-3) and (i+1, i+2, i+3), each None outside the conversation
-    behind = [_speaker_of(t.neighbour(-k)) for k in (1, 2, 3)]
-    ahead = [_speaker_of(t.neighbour(k)) for k in (1, 2, 3)]
-    scene = t.static.scene if t.static is not None else _scene(turns, t.index)
+    near = [_speaker_of(other) for other in t.near()]
+    behind, ahead = near[_NEAR - 1 :: -1], near[_NEAR + 1 :]
+    scene = t.static.scene if t.static is not None else [turns[i] for i in _scene(turns, t.index)]
     conversation_turns: dict[str, int] = {}
+    get = conversation_turns.get
     for other in scene:
-        speaker = turns[other].speaker
+        speaker = other.speaker
         if speaker is not None:
-            conversation_turns[speaker] = conversation_turns.get(speaker, 0) + 1
+            conversation_turns[speaker] = get(speaker, 0) + 1
     scene_size = max(1, len(scene))
-    multi_party = float(len(set(t.participants)) > 2)
+    participants = t.participants
+    multi_party = float(len(set(participants)) > 2)
     run_before = behind[1] if behind[0] is not None and behind[0] == behind[2] else None
     run_after = ahead[1] if ahead[0] is not None and ahead[0] == ahead[2] else None
     for who, row in t.rows.items():  # zeros are left out: the rows are sparse
-        if who in t.participants:
+        if who in participants:
             row[_PARTICIPANT] = 1.0
         if multi_party:
             row[_MULTI_PARTY] = multi_party
         # A-B-A: the speaker of the turn before last, not of the last one
-        if row.get(_PREV2, 0.0) > 0 and row.get(_PREV1, 0.0) == 0:
+        if _PREV2 in row and row[_PREV2] > 0 and row.get(_PREV1, 0.0) == 0:
             row[_PARITY] = 1.0
             if multi_party:
                 row[_PARITY_MULTI_PARTY] = multi_party
@@ -681,7 +705,7 @@ def _conversation_structure(t: TurnRows) -> None:
             row[_RUN_BEFORE] = 1.0
         if run_after is not None and who == run_after:
             row[_RUN_AFTER] = 1.0
-        count = conversation_turns.get(who, 0)
+        count = get(who, 0)
         if count:
             row[_TURN_SHARE] = count / scene_size
 
@@ -931,6 +955,18 @@ _PARTICIPANT, _MULTI_PARTY = _INDEX["conversation_participant"], _INDEX["multi_p
 _PARITY, _PARITY_MULTI_PARTY = _INDEX["parity"], _INDEX["parity_multi_party"]
 _RUN_BEFORE, _RUN_AFTER = _INDEX["two_party_run_before"], _INDEX["two_party_run_after"]
 _TURN_SHARE = _INDEX["conversation_turn_share"]
+_PREV_SPEAKER_SAME_GENDER = (_INDEX["pronoun_prev_speaker_1"], _INDEX["pronoun_prev_speaker_2"])
+_NEIGHBOUR_COLUMNS = (
+    (-1, _PREV1, _INDEX["prev1_tagged"]),
+    (-2, _PREV2, _INDEX["prev2_tagged"]),
+    (-3, _INDEX["prev3_speaker"], None),
+    (1, _INDEX["next1_speaker"], None),
+    (2, _INDEX["next2_speaker"], _INDEX["next2_tagged"]),
+)  # (offset, speaker's column, column when that turn's sieve pick was tagged), in `put` order
+_RECENT_SPEAKER, _RECENT_SPEAKER_RANK = _INDEX["recent_speaker"], _INDEX["recent_speaker_rank"]
+_RECENT_OTHER_CONVERSATION = _INDEX["recent_speaker_other_conversation"]
+_SPEAKER_SHARE, _MENTION_SHARE = _INDEX["speaker_share"], _INDEX["mention_share"]
+_NARRATOR = _INDEX["narrator"]
 
 
 def _features(
@@ -959,11 +995,7 @@ def _features(
     for family in _DESCRIBING:
         family.compute(t)
     candidates = list(rows)
-    key = tuple(candidates)
-    stacked = static.stacks.get(key)
-    if stacked is None:
-        stacked = static.stacks[key] = np.array([static.vector(who, t) for who in candidates])
-    matrix = stacked.copy()
+    matrix = static.stack(candidates, t)
     cells = matrix.reshape(-1)  # the per-reading cells, set one by one (faster than fancy indexing here)
     offset, width = 0, len(FEATURES)
     for row in rows.values():
@@ -1000,12 +1032,16 @@ def _static_turn(context: SieveContext, turns: list[Turn], index: int, stats: _B
         _tag_verb_class(context.book.text, t.turn),
         _named_inside(t),
         _untagged(t.turn),
-        _scene(turns, index),
+        [turns[other] for other in _scene(turns, index)],
         tuple(_neighbour(turns, index, offset) for offset in range(-_NEAR, _NEAR + 1)),
     )
 
 
 _NEAR = 3  # the furthest neighbouring turn a family reads
+
+
+def _no_rows() -> np.ndarray:
+    return np.zeros((0, len(FEATURES)))
 
 
 def _neighbour(turns: list[Turn], index: int, offset: int) -> Turn | None:
