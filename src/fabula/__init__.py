@@ -9,8 +9,9 @@ CLI's own guard, where Ctrl-C is one line and status 130 rather than a traceback
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from fabula._lazy import lazy_exports
 from fabula._version import __version__
 
 if TYPE_CHECKING:
@@ -45,17 +46,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    """``fabula.Book`` etc., imported from their module on first use."""
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'fabula' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports("fabula", _EXPORTS, globals())  # ``fabula.Book`` etc. on first use

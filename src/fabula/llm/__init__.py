@@ -9,8 +9,9 @@ The names are loaded on first use (PEP 562), each from its own module: a command
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from fabula._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from fabula.llm._base import (
@@ -75,17 +76,7 @@ _EXPORTS = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'fabula.llm' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports("fabula.llm", _EXPORTS, globals())
 
 
 __all__ = [

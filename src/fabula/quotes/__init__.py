@@ -9,8 +9,9 @@ turn's candidate speakers; ``method="rules"`` is the sieve alone). Methods plug 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from fabula._lazy import lazy_exports
 from fabula.quotes import _component, _ranker, _rules  # noqa: F401  register the methods and components
 from fabula.quotes._detect import detect_quote_style, detect_quotes
 from fabula.quotes._output import TSV_COLUMNS, QuoteFormat, quote_records, quotes_bytes, write_quotes
@@ -51,15 +52,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _LAZY:
-        raise AttributeError(f"module 'fabula.quotes' has no attribute {name!r}")
-    import importlib
-
-    module, attribute = _LAZY[name]
-    value = getattr(importlib.import_module(module), attribute)
-    globals()[name] = value
-    return value
+__getattr__, __dir__ = lazy_exports("fabula.quotes", _LAZY, globals())
 
 
 __all__ = [
