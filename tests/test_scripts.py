@@ -114,8 +114,9 @@ def test_recap_annotate_runs() -> None:
     assert "=== TARGET" in run("recap_annotate.py", "show", first["id"], "0:3")
 
 
-def test_recap_weights_runs(tmp_path: Path) -> None:
-    """One target per novel and split of the gold set (book paths made absolute): every section prints."""
+def small_gold(tmp_path: Path) -> tuple[Path, int, int]:
+    """One target per novel and split of the recap gold set (book paths made absolute), and how many of
+    them are tuning and frozen targets."""
     gold = ROOT / "data" / "recap" / "gold.jsonl"
     records = [json.loads(line) for line in gold.read_text("utf-8").splitlines()]
     picked: dict[tuple[str, str], dict[str, object]] = {}
@@ -130,12 +131,29 @@ def test_recap_weights_runs(tmp_path: Path) -> None:
             for r in picked.values()
         )
     )
-    out = run("recap_weights.py", "--data", data)
     tuning = sum(r["split"] == "tuning" for r in picked.values())
-    expected = f"{len(picked)} targets: {tuning} tuning, {len(picked) - tuning} frozen"
-    assert expected in out and "grid: leave-one-novel-out pooled" in out
+    return data, tuning, len(picked) - tuning
+
+
+def test_recap_weights_runs(tmp_path: Path) -> None:
+    """Every section prints."""
+    data, tuning, frozen = small_gold(tmp_path)
+    out = run("recap_weights.py", "--data", data)
+    assert f"{tuning + frozen} targets: {tuning} tuning, {frozen} frozen" in out
+    assert "grid: leave-one-novel-out pooled" in out
     assert "logistic: leave-one-novel-out pooled" in out
     assert "shipped - closest-5 on frozen:" in out and "paired bootstrap 95 %" in out
+
+
+def test_recap_mmr_runs(tmp_path: Path) -> None:
+    """Every section prints, and --tuning-only stops before the first frozen score."""
+    data, tuning, frozen = small_gold(tmp_path)
+    out = run("recap_mmr.py", "--data", data)
+    assert f"{tuning + frozen} targets: {tuning} tuning, {frozen} frozen" in out
+    assert "leave one tuning novel out" in out and "leave one novel out (all" in out
+    assert "frozen, minus closest-5:" in out and "paired bootstrap 95 %" in out
+    out = run("recap_mmr.py", "--data", data, "--tuning-only")
+    assert "leave one tuning novel out" in out and "frozen" not in out.split("\n", 1)[1]
 
 
 def test_discovery_passes_runs(pdnc: Path) -> None:
