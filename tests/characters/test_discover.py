@@ -777,3 +777,17 @@ def test_a_word_the_book_qualifies_as_a_place_is_no_person() -> None:
     assert "Holmes" in {n for names in cast.values() for n in names}
     # a person's surname the book never qualifies as a place stays a name
     assert "Jones" in {n for names in cast.values() for n in names}
+
+
+def test_a_contraction_ends_a_name_and_is_none_itself() -> None:
+    # "What'll" (what will) is no name, nor the start of one; "Jim'll" is Jim
+    text = "".join(
+        f"\"Well, What'll {x}?\" said Jim Hawkins. Jim'll know, thought Tom Brand; What'll Tom say? Tom sighed.\n\n"
+        for x in ["we do", "you have", "they say", "he think"]
+    )
+    book = book_from_text(text)
+    cast = {c.name: c for c in find_characters(book)}
+    names = {n for c in cast.values() for n in c.all_names()}
+    assert not any("'" in n for n in names), names
+    jim = next(c for c in cast.values() if "Jim Hawkins" in c.all_names())
+    assert "Jim" in jim.all_names() and jim.mention_count == 8

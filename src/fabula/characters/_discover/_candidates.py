@@ -243,6 +243,12 @@ def _candidates(book: Book, dialogue: Regions) -> list[_Occurrence]:
             if spans:
                 start = spans[0][0]
                 initial = False
+        cut = _contractions_cut(spans)
+        contracted = cut is not spans
+        if contracted:
+            if cut and honorific is None and cut[0][0] != spans[0][0]:
+                start, initial = cut[0][0], False
+            spans = cut
         words = [w for _, w in spans]
         if not words:
             continue
@@ -261,7 +267,7 @@ def _candidates(book: Book, dialogue: Regions) -> list[_Occurrence]:
             w.lower() in {"street", "road", "house", "hall", "park", "square", "lane"} for w in words
         ) and not (honorific is not None and len(words) == 1):
             continue  # "Hall" and "Park" are places, but "Mr. Field" and "Mrs. Moor" are people
-        end = m.end("name")
+        end = spans[-1][0] + len(spans[-1][1]) if contracted else m.end("name")
         if m.group("poss") and _PLACE_AFTER.match(text, m.end()):
             continue  # "Pettigrew's Hollow", "Jukes's Wharf": a place named after someone
         prev = _PREV_WORD.search(text, max(0, start - 30), start)
@@ -296,6 +302,25 @@ def _candidates(book: Book, dialogue: Regions) -> list[_Occurrence]:
             )
         )
     return out
+
+
+#: a word ending in one of these is a contraction ("What'll", "You're", "Jim'll"): a verb is written into it
+_CONTRACTION = re.compile(r"(?i)(.+)['’](?:ll|ve|re)")
+
+
+def _contractions_cut(spans: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """A name's words up to the first contraction, which ends the name: "Jim'll" is "Jim" with "will"
+    written into it, "What'll" is no name at all ("What'll Jim say?" leaves "Jim"). The list itself
+    when there is no contraction."""
+    for i, (offset, word) in enumerate(spans):
+        match = _CONTRACTION.fullmatch(word)
+        if match is None:
+            continue
+        stem = match.group(1)
+        if i == 0 and stem.lower() in NON_NAMES:
+            return _contractions_cut(spans[1:])
+        return [*spans[:i], (offset, stem)]
+    return spans
 
 
 def _trim_common_tails(
