@@ -791,3 +791,49 @@ def test_a_contraction_ends_a_name_and_is_none_itself() -> None:
     assert not any("'" in n for n in names), names
     jim = next(c for c in cast.values() if "Jim Hawkins" in c.all_names())
     assert "Jim" in jim.all_names() and jim.mention_count == 8
+
+
+def _all_names(text: str) -> set[str]:
+    return {n for names in _cast(text).values() for n in names}
+
+
+def test_a_name_ending_in_a_building_word_is_a_place() -> None:
+    text = "".join(
+        f'"Look," said Tom Brand, and he looked up. Rosie Villa was {x}; and Rosie Villa had a roof, '
+        "and Tom Brand smiled.\n\n"
+        for x in ["white", "grand", "old", "empty"]
+    )
+    names = _all_names(text)
+    assert "Tom Brand" in names
+    assert not {"Rosie Villa", "Villa"} & names
+
+
+def test_a_run_opening_with_a_place_word_is_a_place() -> None:
+    text = "".join(
+        f"Tom Brand sailed, and Port Quellin was {x}. Port Quellin stood on the hill, said Tom Brand; "
+        "Port Quellin slept.\n\n"
+        for x in ["white", "grand", "old", "empty"]
+    )
+    names = _all_names(text)
+    assert "Tom Brand" in names and "Port Quellin" not in names
+
+
+def test_a_body_of_people_after_a_title_word_is_no_one() -> None:
+    # "General" is a rank, but "the General Council" is a body, not General Council
+    text = "".join(
+        f'"The General Council meets," said Tom Brand. The General Council was {x}. General Council met; '
+        "the General Council said no.\n\n"
+        for x in ["angry", "grand", "old", "empty"]
+    )
+    names = _all_names(text)
+    assert "Tom Brand" in names and not any("Council" in n for n in names)
+
+
+def test_the_plural_of_a_common_noun_of_the_book_is_no_person() -> None:
+    # "Horses" beside "a horse": things (or a group), however often capitalised mid-sentence
+    text = ("A horse came by, and another horse, and a third horse. " * 2) + "".join(
+        f'"Look," said Tom Brand, when Horses came by. He knew that Horses were {x}, and that Horses ran.\n\n'
+        for x in ["wild", "grand", "old", "loose"]
+    )
+    names = _all_names(text)
+    assert "Tom Brand" in names and "Horses" not in names

@@ -913,8 +913,71 @@ PLACE_WORDS = frozenset(
         "dale",
         "meadow",
         "marsh",
+        # buildings, bodies and waters a name may end in ("Cissie Villa", "the General Council")
+        *[
+            "villa",
+            "villas",
+            "fields",
+            "buildings",
+            "council",
+            "committee",
+            "parliament",
+            "ministry",
+            "embankment",
+            "boulevard",
+        ],
+        *[
+            "quay",
+            "waters",
+            "falls",
+            "canal",
+            "cliffs",
+            "downs",
+            "springs",
+            "baths",
+            "arms",
+            "restaurant",
+            "cafe",
+            "bazaar",
+            "market",
+        ],
+        *[
+            "temple",
+            "convent",
+            "monastery",
+            "barracks",
+            "prison",
+            "gaol",
+            "asylum",
+            "workhouse",
+            "infirmary",
+            "academy",
+        ],
+        *[
+            "seminary",
+            "library",
+            "channel",
+            "strait",
+            "gulf",
+            "coast",
+            "desert",
+            "peninsula",
+            "ridge",
+            "peak",
+            "canyon",
+        ],
     ]
 )
+
+#: bodies of people, never a person's name even after a title ("the General Council" is read as
+#: "General" and a name): a run holding one is no one
+BODY_WORDS = frozenset(
+    {"council", "committee", "parliament", "ministry", "society", "club", "company", "institute", "academy"}
+)
+
+#: Words that open a place's name ("Port Said", "Lake Como", "Chateau Margaux"): a run that starts
+#: with one is a place; after an honorific ("Mr. Port") the word is a surname and stays
+PLACE_OPENINGS = frozenset({"port", "fort", "mount", "cape", "lake", "chateau", "villa", "hotel"})
 
 #: Words that precede a place more often than a person ("in Bath", "at Hartfield").
 PLACE_PREPOSITIONS = frozenset({"in", "at", "from", "near", "into", "through", "towards", "toward", "via"})

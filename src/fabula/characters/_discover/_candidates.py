@@ -10,12 +10,14 @@ from dataclasses import dataclass
 
 from fabula.book import Book
 from fabula.characters._lexicon import (
+    BODY_WORDS,
     HONORIFIC_CLASSES,
     HONORIFICS,
     NAME_PARTICLES,
     NICKNAMES,
     NON_NAMES,
     PERSON_VERBS,
+    PLACE_OPENINGS,
     PLACE_PREPOSITIONS,
     PLACE_WORDS,
     SPEECH_VERBS,
@@ -257,10 +259,15 @@ def _candidates(book: Book, dialogue: Regions) -> list[_Occurrence]:
             words = words[1:]
         if (
             any(w.lower() in PLACE_WORDS for w in words[1:])
+            or any(w.lower() in BODY_WORDS for w in words)
             or (len(words) == 1 and words[0].lower() in NON_NAMES)
             # "Thank God", "Good Heavens": an exclamation; "Upper Norwood": a place
             or (honorific is None and len(words) > 1 and words[-1].lower() in NON_NAMES)
-            or (honorific is None and len(words) > 1 and words[0].lower() in _PLACE_QUALIFIERS)
+            or (
+                honorific is None
+                and len(words) > 1
+                and words[0].lower() in _PLACE_QUALIFIERS | PLACE_OPENINGS
+            )
         ):
             continue
         if any(
@@ -502,7 +509,13 @@ def _common_word_at_start(o: _Occurrence, lowercase: Counter[str], mid_caps: Cou
     )
 
 
-def _family_plurals(occurrences: list[_Occurrence], text: str) -> set[str]:
+#: lowercase uses of a plural's singular ("building", "horse") that make it a common noun of the book
+MIN_COMMON_SINGULAR = 3
+
+
+def _family_plurals(
+    occurrences: list[_Occurrence], text: str, lowercase: Counter[str] | None = None
+) -> set[str]:
     """Words that name a family or a group, not a person. The plural of a surname the book uses ("the
     Tressels", "the Miss Vances", "the Marlowes" beside "Mr. Tressel", "Lucinda Vance", "Bertram
     Marlowe"), written with "the" or "Miss" at least half the time; or the plural of another word the
@@ -510,7 +523,9 @@ def _family_plurals(occurrences: list[_Occurrence], text: str) -> set[str]:
     titled ("Italians", "Poles" beside "an Italian", "the Pole"; "Two Italians" once does not make it
     a surname). Either with another honorific or beside a speech verb at most a fifth of the time ("Mr.
     and Mrs. Tabbs", "said the Tressels"), and never the last word of a full name used twice (a "Jane
-    Roberts" makes "Roberts" a surname)."""
+    Roberts" makes "Roberts" a surname). With ``lowercase`` (the book's lowercase word counts), also the
+    plural of a common noun of the book ("Buildings", "Horses" beside "a building", "the horse"): a
+    group or a thing, under the same conditions."""
     surnames = {o.words[-1] for o in occurrences if len(o.words) > 1} | {
         o.words[0] for o in occurrences if len(o.words) == 1 and o.honorific in SURNAME_HONORIFICS
     }
@@ -535,7 +550,12 @@ def _family_plurals(occurrences: list[_Occurrence], text: str) -> set[str]:
         elif (
             given_name_gender(word) == "unknown"  # "Frances" is no plural of "France"
             and not any(o.honorific for o in occ)
-            and any(s.lower() in NON_NAMES or _mid_sentence_uses(text, s) >= 2 for s in stems)
+            and any(
+                s.lower() in NON_NAMES
+                or _mid_sentence_uses(text, s) >= 2
+                or (lowercase is not None and lowercase.get(s.lower(), 0) >= MIN_COMMON_SINGULAR)
+                for s in stems
+            )
         ):
             plurals.add(word)
     return plurals

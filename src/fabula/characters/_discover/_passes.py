@@ -162,7 +162,7 @@ def _drop_common_words_at_start(d: Discovery) -> None:
 
 
 def _drop_family_plurals(d: Discovery) -> None:
-    plurals = _family_plurals(d.occurrences, d.book.text)
+    plurals = _family_plurals(d.occurrences, d.book.text, d.lowercase)
     d.occurrences = [o for o in d.occurrences if not (len(o.words) == 1 and o.words[0] in plurals)]
 
 
