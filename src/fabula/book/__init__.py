@@ -22,9 +22,11 @@ from fabula.book._model import (
     MentionKind,
     Quote,
     QuoteType,
+    normalize_text,
     strip_emphasis,
 )
 from fabula.book._position import resolve_position
+from fabula.book._prefix import READ_REACH, PrefixLayers, prefix_layers, prefix_stable
 from fabula.book._segment import detect_language, split_sentences
 from fabula.book._serialize import book_from_dict, book_to_dict, book_to_json, load_book_json, save_book
 from fabula.book._spans import Span, SpanLayer, trim_span
@@ -34,6 +36,7 @@ __all__ = [
     "EMPHASIS",
     "GENERIC_FILE_STEMS",
     "MAX_BYTES_OPTION",
+    "READ_REACH",
     "TITLE_SMALL_WORDS",
     "Annotation",
     "Book",
@@ -44,6 +47,7 @@ __all__ = [
     "Mention",
     "MentionIndex",
     "MentionKind",
+    "PrefixLayers",
     "Quote",
     "QuoteType",
     "Span",
@@ -57,6 +61,9 @@ __all__ = [
     "format_size",
     "load_book",
     "load_book_json",
+    "normalize_text",
+    "prefix_layers",
+    "prefix_stable",
     "prose_problem",
     "read_book_file",
     "resolve_position",

@@ -11,11 +11,14 @@ import hashlib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
 from fabula.book._spans import Span, SpanLayer
+
+if TYPE_CHECKING:
+    from fabula.book._prefix import PrefixLayers
 
 Gender = Literal["female", "male", "neutral", "unknown"]
 QuoteType = Literal["explicit", "anaphoric", "implicit"]
@@ -31,6 +34,14 @@ EMPHASIS = re.compile(r"(?<![\w_])_(?=[^_\s])([^_]*?[^_\s])_(?![\w_])")
 def strip_emphasis(text: str) -> str:
     """``text`` without Gutenberg's emphasis underscores: ``"_I_ see!"`` -> ``"I see!"``."""
     return EMPHASIS.sub(r"\1", text) if "_" in text else text
+
+
+def normalize_text(text: str, *, keep_emphasis: bool = False) -> str:
+    """``text`` as people should read it: hard-wrapped lines joined, white space collapsed, and Gutenberg's
+    ``_emphasis_`` underscores dropped unless ``keep_emphasis`` (what `Book.span_text` gives with
+    ``normalize``)."""
+    text = _SPACE_RUN.sub(" ", text).strip()
+    return text if keep_emphasis else strip_emphasis(text)
 
 
 def char_flags(text: str, test: Callable[[str], bool]) -> np.ndarray:
@@ -170,6 +181,8 @@ class Book:
     partial: bool = False  # set when ``until`` is before the end of the body: some of the story is hidden
     #: component name -> what it did (`fabula.annotation.annotate` keeps this; not saved with the book)
     annotations: dict[str, Annotation] = field(default_factory=dict, repr=False, compare=False)
+    #: the whole book's local layers when this book was cut through a `PrefixLayers` (not saved, not pickled)
+    prefix_layers: PrefixLayers | None = field(default=None, repr=False, compare=False)
 
     # --- text access -------------------------------------------------------------------------
     def span_text(
@@ -181,10 +194,7 @@ class Book:
         untouched ``text``."""
         start, end = (span.start, span.end) if isinstance(span, Span) else span
         text = self.text[start:end]
-        if not normalize:
-            return text
-        text = _SPACE_RUN.sub(" ", text).strip()
-        return text if keep_emphasis else strip_emphasis(text)
+        return normalize_text(text, keep_emphasis=keep_emphasis) if normalize else text
 
     @property
     def body_text(self) -> str:
@@ -255,6 +265,7 @@ class Book:
             quotes=[q for q in self.quotes if q.end <= until],
             until=until,
             partial=partial,
+            prefix_layers=self.prefix_layers,  # a cut of a cut is a cut of the same whole book
         )
 
 

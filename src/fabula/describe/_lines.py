@@ -17,7 +17,7 @@ from collections import Counter
 from functools import lru_cache
 from typing import Any
 
-from fabula.book import Book
+from fabula.book import Book, normalize_text
 
 MIN_LINE_WORDS = 6
 MAX_LINE_WORDS = 40
@@ -27,13 +27,13 @@ PRIOR_STRENGTH = 500.0  # pseudo-counts of the all-dialogue prior
 
 def characteristic_lines(book: Book, limit: int = 3) -> dict[str, list[str]]:
     """Up to ``limit`` lines per speaking character (id -> lines), most characteristic first."""
-    said: dict[str, list[tuple[str, list[str]]]] = {}
+    said: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
     everyone: Counter[str] = Counter()
+    raw = book.text
     for quote in sorted(book.quotes, key=lambda q: q.start):
         if not quote.speaker_id:
             continue
-        text = " … ".join(book.span_text(span, normalize=True) for span in quote.spans)
-        words = _words(text)
+        text, words = _line(tuple(raw[span.start : span.end] for span in quote.spans))
         said.setdefault(quote.speaker_id, []).append((text, words))
         everyone.update(words)
     english = book.meta.language != "zh"
@@ -49,13 +49,33 @@ def characteristic_lines(book: Book, limit: int = 3) -> dict[str, list[str]]:
             key = " ".join(words)
             if not MIN_LINE_WORDS <= len(words) <= MAX_LINE_WORDS or key in seen:
                 continue
-            if len(content_words(text, english)) < MIN_CONTENT_WORDS:
+            if _content_count(text, english) < MIN_CONTENT_WORDS:
                 continue
             seen.add(key)
             scored.append((sum(z.get(w, 0.0) for w in words) / len(words), order, text))
         scored.sort(key=lambda row: (-row[0], row[1]))
         out[speaker] = [text for _, _, text in scored[:limit]]
     return out
+
+
+# A line's words depend on its own text only, so they are kept per text (bounded): a reading companion
+# that analyses the same book up to one position after another (``fabula serve``) finds the lines of
+# the earlier text again instead of splitting and folding them anew; a single analysis pays a lookup.
+_LINES_KEPT = 1 << 14
+
+
+@lru_cache(maxsize=_LINES_KEPT)
+def _line(pieces: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
+    """A quote's line as people read it (its sub-quotes' texts, normalised as `Book.span_text` does,
+    joined by an ellipsis) and its folded words."""
+    text = " … ".join(normalize_text(piece) for piece in pieces)
+    return text, tuple(_words(text))
+
+
+@lru_cache(maxsize=_LINES_KEPT)
+def _content_count(text: str, english: bool) -> int:
+    """``len(content_words(text, english))``, kept per line (see `_line`)."""
+    return len(content_words(text, english))
 
 
 def content_words(text: str, english: bool = True) -> set[str]:
