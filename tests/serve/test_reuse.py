@@ -1,21 +1,29 @@
 """What `fabula serve` shows at a checkpoint is exactly what a fresh analysis of the book truncated there
 gives, whatever the server reused to get it (the checkpoint's analysis for its recap, the folder the
-look-ahead process wrote, read back): the cast, mentions, quotes with speakers, profiles, character sheets and the
-recap, at several positions of a real novel. Any later text that reached an answer would make it differ
-from the fresh analysis, which never sees that text."""
+look-ahead process wrote, read back, the whole book's prefix-stable layers): the cast, mentions, quotes
+with speakers, profiles, character sheets and the recap, at several positions of a real novel, and the
+reused layers at many cuts inside quotations, names, pronouns and paragraphs. Any later text that reached
+an answer would make it differ from the fresh analysis, which never sees that text."""
 
 from __future__ import annotations
 
 import dataclasses
+import random
+import re
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from fabula.analysis import Analysis
-from fabula.book import load_book
+from fabula.book import Book, PrefixLayers, book_from_text, load_book
+from fabula.characters._discover._candidates import _candidates, lowercase_words
+from fabula.characters._pronouns import pronoun_matches
+from fabula.characters._text import dialogue_regions
 from fabula.describe import character_sheet
 from fabula.pipeline import analyze_book
+from fabula.quotes import detect_quotes
 from fabula.recap import _rankers, recap
 from fabula.serve import Library, Position
 from tests.conftest import pdnc_novel_dir
@@ -55,6 +63,10 @@ def test_checkpoints_equal_a_fresh_analysis_of_the_truncated_book(tmp_path: Path
             served_sheets[point] = [served.sheet(position, p.id) for p in analysis.characters[:4]]
             if point == picks[0]:  # let the look-ahead finish the next checkpoint, analysis and recap
                 served._background.submit(lambda: None).result(timeout=300)
+                deadline = time.monotonic() + 60  # and the prefix-stable layers: later cuts go through them
+                while served._ready is None and time.monotonic() < deadline:
+                    time.sleep(0.05)
+                assert served._ready is not None
                 ahead = served._analyses[picks[1]].result()
                 assert ahead.settings.get("from") == str(served._folder(picks[1]))  # the helper's folder
         fresh_recaps = {}
@@ -93,3 +105,133 @@ def test_a_recap_on_the_checkpoint_s_analysis_equals_a_fresh_one() -> None:
         annotated = analysed.book.annotations["characters"]
         assert recap(analysed.book, point).to_dict() == recap(whole, point).to_dict()
         assert analysed.book.annotations["characters"] is annotated  # nothing was found again
+
+
+# --- prefix-stable layers (`fabula.book.PrefixLayers`): the local work of a cut is the whole book's --------
+
+
+def _cuts(book: Book, count: int, seed: int = 29) -> list[int]:
+    """Cut points of every kind, ``count`` of each: just inside a quotation's opening mark, in mid-speech,
+    just before its closing mark, inside a word of a capitalised name and inside a pronoun ("he|r"), in a
+    paragraph, at a paragraph's start and end, and just after a blank line."""
+    rng = random.Random(seed)
+    text, body = book.text, book.body
+    quotes = [m.span() for m in re.finditer(r"[\"“‘][^\"“”‘’]{2,400}?[\"”’]", text[body.start : body.end])]
+    names = [
+        m.span()
+        for m in re.finditer(r"(?:Mr\.|Mrs\.|Miss) ?[A-Z][a-z]+|[A-Z][a-z]{3,}", text[body.start : body.end])
+    ]
+    pronouns = [
+        m.span()
+        for m in re.finditer(r"\b(?:her|hers|herself|his|him|himself|she)\b", text[body.start : body.end])
+    ]
+    blank = [m.end() for m in re.finditer(r"\n[ \t]*\n", text[body.start : body.end])]
+    paragraphs = book.paragraphs.pairs()
+
+    def some(items: list[Any]) -> list[Any]:
+        return rng.sample(items, min(count, len(items)))
+
+    points = [body.start + s + 1 for s, _ in some(quotes)]
+    points += [body.start + (s + e) // 2 for s, e in some(quotes)]
+    points += [body.start + e - 1 for _, e in some(quotes)]
+    points += [body.start + s + rng.randrange(1, max(2, e - s)) for s, e in some(names)]
+    points += [rng.randrange(s, e) for s, e in some(paragraphs)]
+    points += [x for s, e in some(paragraphs) for x in (s, e)]
+    points += [body.start + b for b in some(blank)]
+    points += [body.start + s + 1 for s, _ in some(pronouns)]
+    return sorted({p for p in points if body.start < p < body.end})
+
+
+def _local_layers(book: Book) -> dict[str, Any]:
+    """What the components compute from the text alone, the parts `PrefixLayers` carries over."""
+    quotes = detect_quotes(book)
+    return {  # dataclasses compare field by field
+        "quotes": quotes,
+        "candidates": _candidates(book, dialogue_regions(book)),
+        "lowercase": lowercase_words(book),
+        "pronouns": pronoun_matches(book),
+    }
+
+
+def _variants() -> dict[str, Book]:
+    """Real text in each quotation convention the scan reuses: double marks (a novel as it is), British
+    single marks and em-dash dialogue (the same novel's marks rewritten), and one whose opening reads as
+    single-mark dialogue while the whole book reads as double (the cut's own convention then differs from
+    the whole book's, so nothing of the quotation scan may carry over)."""
+    text = (pdnc_novel_dir("DaisyMiller") / "novel_text.txt").read_text(encoding="utf-8")
+    single = text.replace("“", "‘").replace("”", "’")
+    dashed = re.sub(r"(?m)^“", "— ", text).replace("“", "").replace("”", "")
+    head = len(text) // 6
+    mixed = single[:head] + text[head:]
+    return {
+        "double": load_book(pdnc_novel_dir("DaisyMiller") / "novel_text.txt"),
+        "single": book_from_text(single),
+        "dash": book_from_text(dashed),
+        "mixed": book_from_text(mixed),
+    }
+
+
+@pytest.mark.parametrize("count", [2, pytest.param(10, marks=pytest.mark.slow)])
+def test_a_cut_through_prefix_layers_finds_what_a_plain_cut_finds(count: int) -> None:
+    """At ``count`` cuts of each kind per convention (inside quotations, names, pronouns and paragraphs),
+    the quotations, name candidates, lowercase word counts and pronouns of a cut made through
+    `PrefixLayers` equal those of a plain `Book.truncated` cut; and most of those cuts did reuse the
+    whole book's work."""
+    for style, whole in _variants().items():
+        layers = PrefixLayers(whole)
+        reused = 0
+        cuts = _cuts(whole, count, seed=count)
+        for cut in cuts:
+            through = layers.truncated(cut)
+            assert _local_layers(through) == _local_layers(whole.truncated(cut)), (style, cut)
+            reused += layers.settled(through) > whole.body.start
+        assert len(cuts) > 6 * count and reused > 0.8 * len(cuts), style
+
+
+def test_the_comparison_catches_a_cut_that_trusts_the_whole_book_too_far(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The check above can fail. Taken as settled up to the cut itself, the whole book's name runs,
+    words and pronouns that run over the cut (or whose reading looked past it) are kept; with the cut
+    paragraph's quotations also taken from the whole book, a quotation the cut interrupts is kept whole.
+    Either way the layers differ from a plain cut's (the quotation scan's own rule, all paragraphs but
+    the cut one, holds even when everything before the cut is taken as settled)."""
+    from fabula.quotes import _detect
+
+    whole = load_book(pdnc_novel_dir("DaisyMiller") / "novel_text.txt")
+    cuts = _cuts(whole, 4)
+    plain = {cut: _local_layers(whole.truncated(cut)) for cut in cuts}
+
+    def differing() -> set[str]:
+        layers = PrefixLayers(whole)
+        differ: set[str] = set()
+        for cut in cuts:
+            try:
+                through = _local_layers(layers.truncated(cut))
+            except IndexError:  # a quotation reaching past the cut's text
+                differ.add("quotes")
+                continue
+            differ.update(key for key, value in through.items() if value != plain[cut][key])
+        return differ
+
+    assert differing() == set()
+    monkeypatch.setattr(PrefixLayers, "settled", lambda self, book: len(book.text))
+    assert differing() == {"candidates", "lowercase", "pronouns"}
+    settled_paragraphs = _detect._settled_paragraphs
+    monkeypatch.setattr(
+        _detect, "_settled_paragraphs", lambda book, settled: settled_paragraphs(book, settled) + 1
+    )
+    assert "quotes" in differing()
+
+
+@pytest.mark.slow
+def test_analyses_cut_through_prefix_layers_equal_fresh_ones() -> None:
+    """The whole analysis (cast, mentions, quotes with speakers, profiles) of cuts made through one
+    `PrefixLayers`, one after another as a reader moves (the quote lines of earlier cuts kept meanwhile),
+    equals a fresh analysis of a plain cut, in the middle of quotations and paragraphs alike."""
+    whole = load_book(pdnc_novel_dir("DaisyMiller") / "novel_text.txt")
+    layers = PrefixLayers(whole)
+    for cut in _cuts(whole, 2, seed=3):
+        assert _layers(analyze_book(layers.truncated(cut))) == _layers(analyze_book(whole.truncated(cut))), (
+            cut
+        )

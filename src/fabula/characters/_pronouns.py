@@ -10,9 +10,10 @@ attribution has already run, and are otherwise left alone ('I' in dialogue is no
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass
 
-from fabula.book import Book, Character, Mention
+from fabula.book import Book, Character, Mention, prefix_layers, prefix_stable
 from fabula.characters._lexicon import FIRST_PERSON_PRONOUNS, PERSON_VERBS, PRONOUN_GENDER
 from fabula.characters._text import Regions, is_sentence_initial, whole_words
 
@@ -46,10 +47,26 @@ PronounMatch = tuple[int, int, str]  # start, end and text of one personal prono
 
 
 def pronoun_matches(book: Book) -> list[PronounMatch]:
-    """Every personal pronoun of the book's body: one scan for `is_first_person` and `resolve_pronouns`."""
-    return [
-        (m.start(), m.end(), m.group()) for m in _PRONOUN.finditer(book.text, book.body.start, book.body.end)
-    ]
+    """Every personal pronoun of the book's body: one scan for `is_first_person` and `resolve_pronouns`.
+    A prefix-stable layer (`fabula.book.PrefixLayers`): a pronoun's match reads the word and one
+    character before and after it; on a cut book those before `PrefixLayers.settled` come from the
+    whole book's scan."""
+    layers = prefix_layers(book)
+    if layers is None:
+        return _pronoun_scan(book.text, book.body.start, book.body.end)
+    whole = layers.layer("characters.pronouns")
+    kept = bisect.bisect_left(whole, layers.settled(book), key=lambda match: match[0])
+    resume = whole[kept - 1][1] if kept else book.body.start
+    return whole[:kept] + _pronoun_scan(book.text, resume, book.body.end)
+
+
+@prefix_stable("characters.pronouns")
+def _whole_pronouns(book: Book) -> list[PronounMatch]:
+    return _pronoun_scan(book.text, book.body.start, book.body.end)
+
+
+def _pronoun_scan(text: str, start: int, end: int) -> list[PronounMatch]:
+    return [(m.start(), m.end(), m.group()) for m in _PRONOUN.finditer(text, start, end)]
 
 
 def is_first_person(book: Book, dialogue: Regions, pronouns: list[PronounMatch] | None = None) -> bool:

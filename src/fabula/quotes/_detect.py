@@ -18,10 +18,13 @@ closed at the paragraph end and flagged ``"unclosed"``, so one unbalanced mark n
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field
 
-from fabula.book import Book, Quote, Span, trim_span
+import numpy as np
+
+from fabula.book import Book, PrefixLayers, Quote, Span, prefix_layers, prefix_stable, trim_span
 
 MAX_SEGMENT_CHARS = 6000  # a longer open quote inside one paragraph is cut at a line end and flagged
 MAX_CONTINUED_PARAGRAPHS = 30  # a multi-paragraph quote longer than this is treated as unbalanced marks
@@ -101,6 +104,10 @@ class QuoteStyle:
         return self.kind
 
 
+_SINGLE_OPEN = re.compile(r"(?:^|[\s(\[—])[‘'](?=[A-Z])")  # a single mark opening a capitalised speech
+_DASH_LINE = re.compile(r"(?m)^[ \t]*(?:[—―]|--)")  # a line that opens with a dash
+
+
 def detect_quote_style(book: Book) -> QuoteStyle:
     """Guess the dialogue convention from mark counts over the body."""
     text = book.text[book.body.start : book.body.end]
@@ -108,10 +115,13 @@ def detect_quote_style(book: Book) -> QuoteStyle:
         corner = text.count("「")
         curly = text.count("“")
         return QuoteStyle("zh-corner" if corner > curly else "zh")
+    return _style(text, len(_SINGLE_OPEN.findall(text)), len(_DASH_LINE.findall(text)))
+
+
+def _style(text: str, single_open: int, dash_paragraphs: int) -> QuoteStyle:
+    """The style of a body ``text`` (not Chinese) with these many `_SINGLE_OPEN` and `_DASH_LINE` matches."""
     double = text.count('"') + text.count("“") + text.count("”")
     guillemet = text.count("«") + text.count("»")
-    single_open = len(re.findall(r"(?:^|[\s(\[—])[‘'](?=[A-Z])", text))
-    dash_paragraphs = len(re.findall(r"(?m)^[ \t]*(?:[—―]|--)", text))
     counts = {
         "double": double / 2,
         "single": single_open,
@@ -126,8 +136,11 @@ def detect_quote_style(book: Book) -> QuoteStyle:
 
 def detect_quotes(book: Book) -> list[Quote]:
     """Find the quotations of ``book``, set ``book.quotes`` (ids ``Q0``.. in text order) and return them."""
-    style = detect_quote_style(book)
-    segments = _scan(book, style)
+    layers = prefix_layers(book)
+    if layers is not None and book.meta.language != "zh":
+        segments = _prefix_segments(book, layers)
+    else:
+        segments = _scan(book, detect_quote_style(book))
     quotes = _group(book, segments)
     if book.until is not None:
         quotes = _drop_cut_quote(book, quotes)
@@ -147,7 +160,74 @@ def _drop_cut_quote(book: Book, quotes: list[Quote]) -> list[Quote]:
 # --- scanning ---------------------------------------------------------------------------------------
 
 
-def _scan(book: Book, style: QuoteStyle) -> list[_Segment]:
+@dataclass(frozen=True, slots=True)
+class _WholeScan:
+    """The whole book's scan for `PrefixLayers`: its style, where its `_SINGLE_OPEN` and `_DASH_LINE`
+    matches start and end (body offsets), and each paragraph's segments with the scan's state after it."""
+
+    style: QuoteStyle
+    singles: tuple[list[int], list[int]]
+    dashes: tuple[list[int], list[int]]
+    rows: list[tuple[list[_Segment], int]]
+
+
+@prefix_stable("quotes.scan")
+def _whole_scan(book: Book) -> _WholeScan:
+    text = book.text[book.body.start : book.body.end]
+    singles, dashes = list(_SINGLE_OPEN.finditer(text)), list(_DASH_LINE.finditer(text))
+    style = _style(text, len(singles), len(dashes))
+    rows: list[tuple[list[_Segment], int]] = []
+    _scan(book, style, rows=rows)
+    return _WholeScan(
+        style,
+        ([m.start() for m in singles], [m.end() for m in singles]),
+        ([m.start() for m in dashes], [m.end() for m in dashes]),
+        rows,
+    )
+
+
+def _prefix_segments(book: Book, layers: PrefixLayers) -> list[_Segment]:
+    """`_scan` with `detect_quote_style` of a book cut through ``layers``, from the whole book's scan
+    where it is settled (`PrefixLayers.settled`), the same segments. The style counts: a match of either
+    pattern reads at most a line and the character around it. The scan: a paragraph's segments read
+    its own text and the next paragraph's first 13 characters, and the scan carries only the count of
+    paragraphs a quote has continued over; paragraphs whose next one starts before the settled offset
+    are settled."""
+    whole: _WholeScan = layers.layer("quotes.scan")
+    settled = layers.settled(book) - book.body.start  # a body offset, as the style matches'
+    text = book.text[book.body.start : book.body.end]
+    counts = []
+    for pattern, (starts, ends) in ((_SINGLE_OPEN, whole.singles), (_DASH_LINE, whole.dashes)):
+        kept = bisect.bisect_left(starts, settled)
+        resume = ends[kept - 1] if kept else 0  # a scan resumed on the same text: "^" only at its start
+        counts.append(kept + len(pattern.findall(text, resume)))
+    style = _style(text, counts[0], counts[1])
+    if style != whole.style:  # the text so far reads as another convention: nothing carries over
+        return _scan(book, style)
+    done = min(_settled_paragraphs(book, settled + book.body.start), len(whole.rows))
+    segments = [segment for found, _ in whole.rows[:done] for segment in found]
+    continuing = whole.rows[done - 1][1] if done else 0
+    return segments + _scan(book, style, start_at=done, continuing=continuing)
+
+
+def _settled_paragraphs(book: Book, settled: int) -> int:
+    """How many of the scan's paragraphs are settled: those whose next paragraph starts before the
+    ``settled`` offset (the scan's first paragraph is the first to end after the body's start)."""
+    first = int(np.searchsorted(book.paragraphs.ends, book.body.start, side="right"))
+    ahead = int(np.searchsorted(book.paragraphs.starts, settled, side="left"))  # starting before it
+    return max(0, ahead - 1 - first)
+
+
+def _scan(
+    book: Book,
+    style: QuoteStyle,
+    *,
+    start_at: int = 0,
+    continuing: int = 0,
+    rows: list[tuple[list[_Segment], int]] | None = None,
+) -> list[_Segment]:
+    """The segments of the body's paragraphs, from the ``start_at``-th on with ``continuing`` paragraphs
+    continued over so far; with ``rows``, each paragraph's segments and the count after it are appended."""
     text = book.text
     paragraphs = [
         (i, s, e)
@@ -155,10 +235,14 @@ def _scan(book: Book, style: QuoteStyle) -> list[_Segment]:
         if e > book.body.start and s < book.body.end
     ]
     segments: list[_Segment] = []
-    continuing = 0  # number of paragraphs the current quote has continued over
-    for position, (index, start, end) in enumerate(paragraphs):
+    # continuing: the number of paragraphs the current quote has continued over
+    for position in range(start_at, len(paragraphs)):
+        index, start, end = paragraphs[position]
         if style.kind == "dash":
-            segments.extend(_dash_segments(text, start, end, index))
+            found = _dash_segments(text, start, end, index)
+            segments.extend(found)
+            if rows is not None:
+                rows.append((found, continuing))
             continue
         found = _paragraph_segments(text, start, end, index, style)
         if found and found[-1].continues:
@@ -176,6 +260,8 @@ def _scan(book: Book, style: QuoteStyle) -> list[_Segment]:
         else:
             continuing = 0
         segments.extend(found)
+        if rows is not None:
+            rows.append((found, continuing))
     return segments
 
 

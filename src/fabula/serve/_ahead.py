@@ -84,16 +84,18 @@ def prepare(books: dict[str, Any], job: dict[str, Any], wanted: Callable[[], boo
     ``job["folder"]``. The book is loaded once per process (``books``) and must still have the text the
     server hashed. ``wanted`` is asked between the stages: when it says no, `Cancelled` is raised and
     nothing is stored."""
-    from fabula.book import load_book
+    from fabula.book import PrefixLayers, load_book
     from fabula.errors import ConfigError
     from fabula.pipeline import analyze_book
     from fabula.recap import recap
 
     source = job["source"]
-    book = books.pop(source, None)
-    if book is None or book.content_hash != job["text_sha256"]:
-        book = load_book(source, max_bytes=job["max_bytes"])
-    books[source] = book  # the most recently used last; only a few books are kept
+    loaded = books.pop(source, None)
+    if loaded is None or loaded[0].content_hash != job["text_sha256"]:
+        whole = load_book(source, max_bytes=job["max_bytes"])
+        loaded = (whole, PrefixLayers(whole))  # every checkpoint of it is cut through one store
+    book, layers = loaded
+    books[source] = loaded  # the most recently used last; only a few books are kept
     for stale in list(books)[:-BOOKS_KEPT]:
         del books[stale]
     if book.content_hash != job["text_sha256"]:
@@ -104,7 +106,7 @@ def prepare(books: dict[str, Any], job: dict[str, Any], wanted: Callable[[], boo
         if not wanted():
             raise Cancelled
 
-    analysis = analyze_book(book.truncated(checkpoint), progress=check)
+    analysis = analyze_book(layers.truncated(checkpoint), progress=check)
     check()
     try:
         recapped: dict[str, Any] | None = recap(analysis.book, checkpoint).to_dict()

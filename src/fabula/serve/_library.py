@@ -42,7 +42,15 @@ import orjson
 from fabula._files import write_bytes_atomic
 from fabula._version import __version__, code_digest
 from fabula.analysis import Analysis, CharacterProfile, Partner
-from fabula.book import DEFAULT_MAX_BYTES, Book, load_book, load_book_json, prose_problem, resolve_position
+from fabula.book import (
+    DEFAULT_MAX_BYTES,
+    Book,
+    PrefixLayers,
+    load_book,
+    load_book_json,
+    prose_problem,
+    resolve_position,
+)
 from fabula.corpus import AnalyzeSettings, BookJob, expand_inputs, plan_jobs
 from fabula.errors import BackendError, ConfigError, FabulaError, InputError
 from fabula.serve._ahead import MARKER, RECAP_FILE, SHEETS_FILE, Lookahead, first_sheets, store_checkpoint
@@ -99,6 +107,7 @@ class ServedBook:
         self._loaded = threading.Event()
         self._loader: threading.Thread | None = None
         self._book: Book | None = None
+        self._layers: PrefixLayers | None = None  # the book's local layers, for every checkpoint's cut
         self._error: str | None = None
         self._checkpoints: list[int] = []
         # what a request waits for runs on one thread; what it may need next (the next checkpoint, writing
@@ -121,6 +130,8 @@ class ServedBook:
         # request's own future never is, or the request fails with CancelledError)
         self._ahead: set[Future[Any]] = set()
         self._index: Retriever | None = None
+        self._warmed = False  # the layers' computation was started ...
+        self._ready: PrefixLayers | None = None  # ... and is done: checkpoints are cut through them
         self.activity: str | None = None  # what the worker is doing now, for the page's progress line
         self.load_seconds: float | None = None
 
@@ -140,6 +151,7 @@ class ServedBook:
                 raise InputError(problem, self.source)
             self._checkpoints = checkpoints(book)
             self._text_hash = book.content_hash
+            self._layers = PrefixLayers(book)
             self._book = book
         except FabulaError as exc:
             self._error = f"{self.source.name}: {exc.problem}"  # the file's name, not where it is
@@ -225,12 +237,32 @@ class ServedBook:
 
         self.activity = f"up to {percent}"
         try:
-            analysis = analyze_book(book.truncated(checkpoint), progress=progress)
+            # once its layers are computed, cut through the book's PrefixLayers: the local work on the text
+            # before the checkpoint is the whole book's, done once (the same results as a plain cut:
+            # tests/serve/test_reuse.py); before that, a plain cut (the first screen waits for no layer)
+            layers = self._ready
+            cut = layers.truncated(checkpoint) if layers is not None else book.truncated(checkpoint)
+            analysis = analyze_book(cut, progress=progress)
         finally:
             self.activity = None
+        self._warm()
         if folder is not None:
             self._writer.submit(self._store_when_quiet, folder, analysis, checkpoint)
         return analysis
+
+    def _warm(self) -> None:
+        """After the first analysis, compute the book's prefix-stable layers on a thread of their own
+        (once; a fraction of a second); the analyses after that use them."""
+        layers = self._layers
+        if layers is None or self._warmed:
+            return
+        self._warmed = True
+
+        def warm() -> None:
+            layers.warm()
+            self._ready = layers
+
+        threading.Thread(target=warm, name=f"fabula-layers-{self.id}", daemon=True).start()
 
     def _recap_stored(self, checkpoint: int) -> bool:
         folder = self._folder(checkpoint)

@@ -4,11 +4,12 @@ person test that keeps the forms that name people (`_accept`)."""
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 
-from fabula.book import Book
+from fabula.book import Book, prefix_layers, prefix_stable
 from fabula.characters._lexicon import (
     BODY_WORDS,
     HONORIFIC_CLASSES,
@@ -94,6 +95,30 @@ def _runs(text: str, start: int, end: int) -> list[re.Match[str]]:
 #: a lowercase word not preceded by a word character or an apostrophe; the first letter is read before the
 #: look-behind checks the character before it, so the engine skips to lowercase letters (same matches)
 _LOWER_WORD = re.compile(rf"[{_LOWER}](?<![\w'’].)[{_LOWER}'’-]*")
+
+
+def lowercase_words(book: Book) -> Counter[str]:
+    """How often each lowercase word (`_LOWER_WORD`) is written in the book's body. A prefix-stable
+    layer (`fabula.book.PrefixLayers`): a word has no white space, and its match reads one character
+    before and after it; on a cut book the words before `PrefixLayers.settled` are counted from the
+    whole book's list."""
+    layers = prefix_layers(book)
+    text, start, end = book.text, book.body.start, book.body.end
+    if layers is None:
+        return Counter(_LOWER_WORD.findall(text, start, end))
+    found = layers.layer("characters.lowercase")
+    kept = bisect.bisect_left(found[0], layers.settled(book))
+    resume = found[1][kept - 1] if kept else start
+    counts = Counter(found[2][:kept])
+    counts.update(_LOWER_WORD.findall(text, resume, end))
+    return counts
+
+
+@prefix_stable("characters.lowercase")
+def _lowercase_list(book: Book) -> tuple[list[int], list[int], list[str]]:
+    """The starts, ends and words of every `_LOWER_WORD` match in the body, in order."""
+    matches = list(_LOWER_WORD.finditer(book.text, book.body.start, book.body.end))
+    return [m.start() for m in matches], [m.end() for m in matches], [m.group() for m in matches]
 
 
 #: "the" and the lowercase word after it; opens with the literal "the" (the engine searches for it) and
@@ -229,86 +254,133 @@ def _form(o: _Occurrence) -> tuple[str | None, tuple[str, ...]]:
 
 
 def _candidates(book: Book, dialogue: Regions) -> list[_Occurrence]:
-    text = book.text
-    out: list[_Occurrence] = []
-    for m in _runs(text, book.body.start, book.body.end):
-        honorific = m.group("hon") or m.group("abbr")
-        name_start = m.start("name")
-        spans = [(name_start + w.start(), w.group()) for w in _TOKEN.finditer(m.group("name"))]
-        start = name_start if honorific is None else m.start()
-        initial = is_sentence_initial(text, m.start())
-        if honorific is not None:
-            honorific = honorific.lower()
-        # at a sentence start, drop leading non-names ("Poor Lavinia", "But Nora")
-        while spans and initial and honorific is None and spans[0][1].lower() in NON_NAMES:
-            spans = spans[1:]
-            if spans:
-                start = spans[0][0]
-                initial = False
-        cut = _contractions_cut(spans)
-        contracted = cut is not spans
-        if contracted:
-            if cut and honorific is None and cut[0][0] != spans[0][0]:
-                start, initial = cut[0][0], False
-            spans = cut
-        words = [w for _, w in spans]
-        if not words:
-            continue
-        if honorific is None and len(words) > 1 and words[0].lower() in HONORIFICS:
-            honorific = words[0].lower()  # "Lady Honoria", "Colonel Lyle" spelled as one run
-            words = words[1:]
-        if (
-            any(w.lower() in PLACE_WORDS for w in words[1:])
-            or any(w.lower() in BODY_WORDS for w in words)
-            or (len(words) == 1 and words[0].lower() in NON_NAMES)
-            # "Thank God", "Good Heavens": an exclamation; "Upper Norwood": a place
-            or (honorific is None and len(words) > 1 and words[-1].lower() in NON_NAMES)
-            or (
-                honorific is None
-                and len(words) > 1
-                and words[0].lower() in _PLACE_QUALIFIERS | PLACE_OPENINGS
-            )
-        ):
-            continue
-        if any(
-            w.lower() in {"street", "road", "house", "hall", "park", "square", "lane"} for w in words
-        ) and not (honorific is not None and len(words) == 1):
-            continue  # "Hall" and "Park" are places, but "Mr. Field" and "Mrs. Moor" are people
-        end = spans[-1][0] + len(spans[-1][1]) if contracted else m.end("name")
-        if m.group("poss") and _PLACE_AFTER.match(text, m.end()):
-            continue  # "Pettigrew's Hollow", "Jukes's Wharf": a place named after someone
-        prev = _PREV_WORD.search(text, max(0, start - 30), start)
-        prev_word = prev.group(1).lower() if prev else ""
-        titled = honorific is None and prev_word == "the" and not initial
-        if titled and prev is not None:
-            start = prev.start(1)
-            # "along the Embankment": the place preposition stands before "the"
-            before_the = _PREV_WORD.search(text, max(0, start - 30), start)
-            prev_word = before_the.group(1).lower() if before_the else ""
-        after = text[end : end + 30].split(None, 2)
-        next_word = after[0].lower().strip(',;:.!?"”’') if after else ""
-        # a tag names its speaker in the narration: 'said "Consider, my dear' opens a speech instead
-        speech = (prev_word in SPEECH_VERBS or next_word in SPEECH_VERBS) and start not in dialogue
-        title = _TITLE_OF.search(text, max(0, start - 40), start) if prev_word == "of" else None
-        out.append(
-            _Occurrence(
-                start=start,
-                end=end,
-                honorific=honorific,
-                words=_particles_lowered(tuple(_clean(w) for w in words)),
-                initial=initial and honorific is None,
-                titled=titled,
-                speech=speech,
-                person_verb=next_word in PERSON_VERBS,
-                auxiliary=next_word in _AUXILIARIES,
-                pronoun_after=_SUBJECT_PRONOUN_AFTER.match(text, end) is not None,
-                place_prep=prev_word in PLACE_PREPOSITIONS,
-                possessed=prev_word in _POSSESSIVES,
-                title_of=title is not None and not is_sentence_initial(text, title.start(1)),
-                to_before=prev_word == "to",
-            )
-        )
+    """The name candidates of the book's body (new objects: the passes change them). On a book cut
+    through a `PrefixLayers` the runs before `PrefixLayers.settled` come from the whole book's scan and
+    only the rest is scanned: `_local_candidates` qualifies (see there)."""
+    layers = prefix_layers(book)
+    if layers is None:
+        found = _local_candidates(book.text, book.body.start, book.body.end)
+        occurrences = [o for _, o in found if o is not None]
+    else:
+        whole = layers.layer("characters.candidates")
+        kept = bisect.bisect_left(whole, layers.settled(book), key=lambda row: row[0][0])
+        resume = whole[kept - 1][0][1] if kept else book.body.start  # where the scan stood there
+        occurrences = [_copy(o) for _, o in whole[:kept] if o is not None]
+        occurrences += [o for _, o in _local_candidates(book.text, resume, book.body.end) if o is not None]
+    for o in occurrences:
+        if o.speech and o.start in dialogue:
+            o.speech = False  # a speech verb beside a name inside a quotation tags no one
+    return occurrences
+
+
+def _copy(o: _Occurrence) -> _Occurrence:
+    return _Occurrence(
+        o.start,
+        o.end,
+        o.honorific,
+        o.words,
+        o.initial,
+        o.titled,
+        o.speech,
+        o.person_verb,
+        o.auxiliary,
+        o.pronoun_after,
+        o.place_prep,
+        o.possessed,
+        o.title_of,
+        o.to_before,
+    )
+
+
+@prefix_stable("characters.candidates")
+def _whole_candidates(book: Book) -> list[tuple[tuple[int, int], _Occurrence | None]]:
+    return _local_candidates(book.text, book.body.start, book.body.end)
+
+
+def _local_candidates(text: str, start: int, end: int) -> list[tuple[tuple[int, int], _Occurrence | None]]:
+    """Each name run of ``text[start:end]`` (`_runs`): its span and its occurrence (None when it names
+    nothing), with ``speech`` meaning a speech verb beside it (`_candidates` then clears it inside
+    dialogue). A prefix-stable layer (`fabula.book.PrefixLayers`): a run never spans a blank line
+    (`_GAP` allows one line break), and for a run the scan reads only the run itself, the character
+    after it and at most 40 characters before it and 35 after it."""
+    out: list[tuple[tuple[int, int], _Occurrence | None]] = []
+    for m in _runs(text, start, end):
+        out.append((m.span(), _occurrence(text, m)))
     return out
+
+
+def _occurrence(text: str, m: re.Match[str]) -> _Occurrence | None:
+    """The occurrence a name run stands for, None when it is no name (a place, an exclamation, ...)."""
+    honorific = m.group("hon") or m.group("abbr")
+    name_start = m.start("name")
+    spans = [(name_start + w.start(), w.group()) for w in _TOKEN.finditer(m.group("name"))]
+    start = name_start if honorific is None else m.start()
+    initial = is_sentence_initial(text, m.start())
+    if honorific is not None:
+        honorific = honorific.lower()
+    # at a sentence start, drop leading non-names ("Poor Lavinia", "But Nora")
+    while spans and initial and honorific is None and spans[0][1].lower() in NON_NAMES:
+        spans = spans[1:]
+        if spans:
+            start = spans[0][0]
+            initial = False
+    cut = _contractions_cut(spans)
+    contracted = cut is not spans
+    if contracted:
+        if cut and honorific is None and cut[0][0] != spans[0][0]:
+            start, initial = cut[0][0], False
+        spans = cut
+    words = [w for _, w in spans]
+    if not words:
+        return None
+    if honorific is None and len(words) > 1 and words[0].lower() in HONORIFICS:
+        honorific = words[0].lower()  # "Lady Honoria", "Colonel Lyle" spelled as one run
+        words = words[1:]
+    if (
+        any(w.lower() in PLACE_WORDS for w in words[1:])
+        or any(w.lower() in BODY_WORDS for w in words)
+        or (len(words) == 1 and words[0].lower() in NON_NAMES)
+        # "Thank God", "Good Heavens": an exclamation; "Upper Norwood": a place
+        or (honorific is None and len(words) > 1 and words[-1].lower() in NON_NAMES)
+        or (honorific is None and len(words) > 1 and words[0].lower() in _PLACE_QUALIFIERS | PLACE_OPENINGS)
+    ):
+        return None
+    if any(
+        w.lower() in {"street", "road", "house", "hall", "park", "square", "lane"} for w in words
+    ) and not (honorific is not None and len(words) == 1):
+        return None  # "Hall" and "Park" are places, but "Mr. Field" and "Mrs. Moor" are people
+    end = spans[-1][0] + len(spans[-1][1]) if contracted else m.end("name")
+    if m.group("poss") and _PLACE_AFTER.match(text, m.end()):
+        return None  # "Pettigrew's Hollow", "Jukes's Wharf": a place named after someone
+    prev = _PREV_WORD.search(text, max(0, start - 30), start)
+    prev_word = prev.group(1).lower() if prev else ""
+    titled = honorific is None and prev_word == "the" and not initial
+    if titled and prev is not None:
+        start = prev.start(1)
+        # "along the Embankment": the place preposition stands before "the"
+        before_the = _PREV_WORD.search(text, max(0, start - 30), start)
+        prev_word = before_the.group(1).lower() if before_the else ""
+    after = text[end : end + 30].split(None, 2)
+    next_word = after[0].lower().strip(',;:.!?"”’') if after else ""
+    # a tag names its speaker in the narration: 'said "Consider, my dear' opens a speech instead
+    speech = prev_word in SPEECH_VERBS or next_word in SPEECH_VERBS  # `_candidates` checks dialogue
+    title = _TITLE_OF.search(text, max(0, start - 40), start) if prev_word == "of" else None
+    return _Occurrence(
+        start=start,
+        end=end,
+        honorific=honorific,
+        words=_particles_lowered(tuple(_clean(w) for w in words)),
+        initial=initial and honorific is None,
+        titled=titled,
+        speech=speech,
+        person_verb=next_word in PERSON_VERBS,
+        auxiliary=next_word in _AUXILIARIES,
+        pronoun_after=_SUBJECT_PRONOUN_AFTER.match(text, end) is not None,
+        place_prep=prev_word in PLACE_PREPOSITIONS,
+        possessed=prev_word in _POSSESSIVES,
+        title_of=title is not None and not is_sentence_initial(text, title.start(1)),
+        to_before=prev_word == "to",
+    )
 
 
 #: a word ending in one of these is a contraction ("What'll", "You're", "Jim'll"): a verb is written into it

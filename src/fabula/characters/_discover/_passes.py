@@ -39,7 +39,6 @@ from dataclasses import dataclass, field
 
 from fabula.book import Book, Character, Mention
 from fabula.characters._discover._candidates import (
-    _LOWER_WORD,
     _THE_LOWER,
     _accept,
     _candidates,
@@ -51,6 +50,7 @@ from fabula.characters._discover._candidates import (
     _qualified_places,
     _trim_common_tails,
     _verse,
+    lowercase_words,
 )
 from fabula.characters._discover._clustering import (
     _Cluster,
@@ -302,14 +302,13 @@ def run_passes(
     if required:
         raise ValueError(f"discovery passes that cannot be switched off: {', '.join(sorted(required))}")
     dialogue = dialogue_regions(book)
-    text = book.text
     d = Discovery(
         book,
         dialogue,
         _candidates(book, dialogue),
         ner_model=ner_model,
         # the pattern matches lowercase letters only (every one its own .lower()): no lowering needed
-        lowercase=Counter(_LOWER_WORD.findall(text, book.body.start, book.body.end)),
+        lowercase=lowercase_words(book),
     )
     for p in PASSES:
         if p.name == until:
