@@ -837,3 +837,36 @@ def test_the_plural_of_a_common_noun_of_the_book_is_no_person() -> None:
     )
     names = _all_names(text)
     assert "Tom Brand" in names and "Horses" not in names
+
+
+def test_a_name_spelt_one_letter_apart_joins_the_usual_spelling() -> None:
+    text = (
+        "".join(
+            f'"Good {x}," said Miss Rosamund Pell. Miss Rosamund Pell was kind, and she smiled.\n\n'
+            for x in ["day", "night", "morning", "evening"]
+        )
+        + 'Tom Brand met Miss Rosamond Pell at the gate. "Ah," said Tom Brand.\n\n'
+    )
+    cast = _cast(text)
+    assert _owner(cast, "Miss Rosamond Pell") == _owner(cast, "Miss Rosamund Pell")
+
+
+def test_a_lisped_name_joins_the_name() -> None:
+    text = "".join(
+        f'"Good {x}," said Josephine Crane. Josephine Crane was kind, and she smiled.\n\n'
+        for x in ["day", "night", "morning", "evening", "luck", "grief", "heavens"]
+    ) + "".join(
+        f'Tom Brand came home {x}.\n\n"Where ith Jothephine Crane? I want Jothephine Crane!" cried the little boy.\n\n'
+        for x in ["late", "early"]
+    )
+    cast = _cast(text)
+    assert _owner(cast, "Jothephine Crane") == _owner(cast, "Josephine Crane")
+
+
+def test_short_names_a_letter_apart_stay_two_people() -> None:
+    # "Joan" and "John", "Gray" and "Grey" are different names, not spellings of one
+    from fabula.characters._discover._joins import _spelling_variant
+
+    assert not _spelling_variant("Joan", "John") and not _spelling_variant("Gray", "Grey")
+    assert not _spelling_variant("Williams", "William")
+    assert _spelling_variant("Catharine", "Catherine") and _spelling_variant("Jothephine", "Josephine")

@@ -258,3 +258,77 @@ def _join_name_variants(state: _Clustering) -> None:
         ):
             continue
         _absorb(clusters, assign, large, small)
+
+
+#: the shortest word a spelling variant may be: shorter names differ by a letter and are two names
+#: ("Joan"/"John", "Gray"/"Grey")
+MIN_VARIANT_LENGTH = 6
+
+
+#: the rarer spelling is a slip or a way of speaking only when the usual one is this many times as common
+VARIANT_LEAD = 3.0
+
+
+def _one_edit(a: str, b: str) -> bool:
+    """Whether ``a`` and ``b`` differ by one letter changed, added or dropped."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        return sum(x != y for x, y in zip(a, b, strict=True)) == 1
+    short, long = sorted((a, b), key=len)
+    return any(long[:i] + long[i + 1 :] == short for i in range(len(long)))
+
+
+def _spelling_variant(rare: str, usual: str) -> bool:
+    """Whether ``rare`` is another spelling of the name ``usual``: one letter apart ("Catharine" and
+    "Catherine", a misprinted "Atheney"), or the same once a lisp's "th" is read as "s"; never a plural
+    or possessive "-s" ("Williams" is no "William")."""
+    a, b = rare.lower(), usual.lower()
+    if min(len(a), len(b)) < MIN_VARIANT_LENGTH or a.rstrip("s") == b.rstrip("s"):
+        return False
+    return _one_edit(a, b) or (a != b and a.replace("th", "s") == b.replace("th", "s"))
+
+
+def _variant_form(form: _FormKey, other: _FormKey) -> bool:
+    """Whether ``form`` is ``other`` with one word spelt differently (`_spelling_variant`)."""
+    (honorific, words), (other_honorific, other_words) = form, other
+    if honorific != other_honorific or len(words) != len(other_words):
+        return False
+    differ = [(w, o) for w, o in zip(words, other_words, strict=True) if w != o]
+    return len(differ) == 1 and _spelling_variant(*differ[0])
+
+
+def _join_spelling_variants(state: _Clustering) -> None:
+    """A cluster whose every form is another cluster's form with one word spelt differently ("Miss
+    Catherine Alan" beside "Miss Catharine Alan", "Mithter Pennyfeather" beside "Mister
+    Pennyfeather") joins that cluster when it is at least `VARIANT_LEAD` times as large, the genders
+    agree and the two never share sentences as two people do."""
+    clusters, assign, conflict = state.clusters, state.assign, state.conflict
+    by_shape: dict[tuple[str | None, int], list[_FormKey]] = {}
+    for form in assign:
+        by_shape.setdefault((form[0], len(form[1])), []).append(form)
+    for cluster in sorted(clusters.values(), key=lambda c: c.size):
+        if cluster.id not in clusters:
+            continue
+        owners: set[int] = set()
+        for form in cluster.forms:
+            found = {
+                assign[other]
+                for other in by_shape.get((form[0], len(form[1])), ())
+                if assign[other] != cluster.id and _variant_form(form, other)
+            }
+            if not found:
+                owners = set()
+                break
+            owners |= found
+        if len(owners) != 1:
+            continue
+        target = clusters.get(owners.pop())
+        if (
+            target is None
+            or target.size < VARIANT_LEAD * cluster.size
+            or not _compatible(cluster.gender, target.gender)
+            or any(conflict(form, target) for form in cluster.forms)
+        ):
+            continue
+        _absorb(clusters, assign, target, cluster)

@@ -76,6 +76,7 @@ from fabula.characters._discover._joins import (
     _join_name_variants,
     _join_nicknames,
     _join_orphans,
+    _join_spelling_variants,
 )
 from fabula.characters._text import Regions, dialogue_regions
 
@@ -283,6 +284,12 @@ PASSES: tuple[Pass, ...] = (
     ),
     Pass(
         "join_name_variants", "joins", _on_clusters(_join_name_variants), "given-name variants of one surname"
+    ),
+    Pass(
+        "join_spelling_variants",
+        "joins",
+        _on_clusters(_join_spelling_variants),
+        "a name spelt one letter apart (or lisped) joins the usual spelling",
     ),
 )
 PASS_NAMES: tuple[str, ...] = tuple(p.name for p in PASSES)
