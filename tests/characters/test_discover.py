@@ -870,3 +870,23 @@ def test_short_names_a_letter_apart_stay_two_people() -> None:
     assert not _spelling_variant("Joan", "John") and not _spelling_variant("Gray", "Grey")
     assert not _spelling_variant("Williams", "William")
     assert _spelling_variant("Catharine", "Catherine") and _spelling_variant("Jothephine", "Josephine")
+
+
+def test_a_nation_is_a_group_even_when_it_speaks() -> None:
+    # "said the Indians": a plural of a stop-listed nationality is no person, whatever it says
+    text = "".join(
+        f'"We will {x}," said the Indians. Tom Brand looked at the Indians, and the Indians were silent. '
+        "An Indian came.\n\n"
+        for x in ["fight", "go", "stay", "wait"]
+    )
+    assert not any("Indian" in n for n in _all_names(text))
+
+
+def test_men_plurals_are_groups() -> None:
+    text = "".join(
+        f'"Allons," said the Frenchman. Tom Brand watched, and the Frenchmen were {x}. "Non," cried the '
+        "Frenchmen.\n\n"
+        for x in ["angry", "loud", "gone", "back"]
+    )
+    names = _all_names(text)
+    assert "the Frenchman" in names and "the Frenchmen" not in names

@@ -596,8 +596,10 @@ def _family_plurals(
     a surname). Either with another honorific or beside a speech verb at most a fifth of the time ("Mr.
     and Mrs. Tabbs", "said the Tressels"), and never the last word of a full name used twice (a "Jane
     Roberts" makes "Roberts" a surname). With ``lowercase`` (the book's lowercase word counts), also the
-    plural of a common noun of the book ("Buildings", "Horses" beside "a building", "the horse"): a
-    group or a thing, under the same conditions."""
+    plural of a common noun of the book ("Buildings", "Horses" beside "a building", "the horse"). The
+    plural of a stop-listed word or of a common noun is a group however often it speaks ("said the
+    Indians"), and so is a "-men" plural of a word the book capitalises mid-sentence ("the Frenchmen"
+    beside "the Frenchman")."""
     surnames = {o.words[-1] for o in occurrences if len(o.words) > 1} | {
         o.words[0] for o in occurrences if len(o.words) == 1 and o.honorific in SURNAME_HONORIFICS
     }
@@ -609,25 +611,33 @@ def _family_plurals(
     full_last = {words[-1] for words, n in full.items() if n >= 2}
     plurals = set()
     for word, occ in by_word.items():
-        if len(word) < 4 or not word.endswith("s") or word in full_last:
+        if len(word) < 4 or word in full_last:
             continue
-        stems = {word[:-1], word[:-2] if word.endswith("es") else word[:-1]}
+        if word.endswith("men"):
+            stems = {word[:-3] + "man"}  # "Frenchmen" beside "the Frenchman"
+        elif word.endswith("s"):
+            stems = {word[:-1], word[:-2] if word.endswith("es") else word[:-1]}
+        else:
+            continue
         personal = sum(1 for o in occ if o.speech or o.honorific not in (None, "miss"))
-        if 5 * personal > len(occ):
-            continue
         family = sum(1 for o in occ if o.titled or o.honorific == "miss")
         if stems & surnames:
-            if 2 * family >= len(occ):
+            if 5 * personal <= len(occ) and 2 * family >= len(occ):
                 plurals.add(word)
-        elif (
-            given_name_gender(word) == "unknown"  # "Frances" is no plural of "France"
-            and not any(o.honorific for o in occ)
-            and any(
+            continue
+        if given_name_gender(word) != "unknown" or any(o.honorific for o in occ):
+            continue  # "Frances" is no plural of "France"
+        # a nation, a kind or a thing the book names in lowercase is a group even when it speaks
+        # ("said the Indians"); the plural of another capitalised word only when it seldom does
+        men = word.endswith("men") and any(_mid_sentence_uses(text, s) >= 1 for s in stems)
+        if (
+            men
+            or any(
                 s.lower() in NON_NAMES
-                or _mid_sentence_uses(text, s) >= 2
                 or (lowercase is not None and lowercase.get(s.lower(), 0) >= MIN_COMMON_SINGULAR)
                 for s in stems
             )
+            or (5 * personal <= len(occ) and any(_mid_sentence_uses(text, s) >= 2 for s in stems))
         ):
             plurals.add(word)
     return plurals
