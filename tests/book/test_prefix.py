@@ -59,7 +59,6 @@ def test_layers_are_computed_once_on_the_whole_book(whole: Book, monkeypatch: py
     layers = PrefixLayers(whole)
     assert layers.layer("test.lengths") == len(whole.text)
     layers.truncated(100)
-    layers.warm()
     assert layers.layer("test.lengths") == len(whole.text) and seen == [len(whole.text)]
     with pytest.raises(ValueError, match="registered already"):
         prefix_stable("test.lengths")(lambda book: 0)

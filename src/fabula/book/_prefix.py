@@ -78,18 +78,12 @@ class PrefixLayers:
 
     def layer(self, name: str) -> Any:
         """The registered layer ``name`` (`prefix_stable`) of the whole book, computed on first use and
-        kept (thread-safe). It covers the whole book: the caller keeps what starts before `settled`, and
+        kept (thread-safe: a second caller waits for the first's). It covers the whole book: the caller keeps what starts before `settled`, and
         never changes it."""
         with self._lock:
             if name not in self._layers:
                 self._layers[name] = _COMPUTE[name](self._whole)
             return self._layers[name]
-
-    def warm(self) -> None:
-        """Compute every registered layer now (those of the components imported so far), so the first
-        cut that needs one does not wait for it."""
-        for name in list(_COMPUTE):
-            self.layer(name)
 
     def settled(self, book: Book) -> int:
         """The offset before which a qualifying local computation finds, in ``book`` (cut from this

@@ -63,7 +63,7 @@ GRID_PERCENT = 2  # checkpoints every 2 % of the body (about 3,000 words of a 15
 MAX_CACHED = 16  # ... and at most this many analyses (and as many recaps) kept per book
 MAX_SHEETS = 512  # character sheets kept per book (all dropped at once when full)
 QUIET_SECONDS = 0.5  # a checkpoint the server analysed is written to disk after this long without requests
-QUIET_MAX_WAIT = 30.0  # ... or after this long at most
+QUIET_MAX_WAIT = 30.0  # ... or after this long at most, once no request waits
 DEFAULT_CACHE_MB = 1024  # the checkpoint folders on disk are kept under this size (least recently used go)
 
 T = TypeVar("T")
@@ -130,8 +130,6 @@ class ServedBook:
         # request's own future never is, or the request fails with CancelledError)
         self._ahead: set[Future[Any]] = set()
         self._index: Retriever | None = None
-        self._warmed = False  # the layers' computation was started ...
-        self._ready: PrefixLayers | None = None  # ... and is done: checkpoints are cut through them
         self.activity: str | None = None  # what the worker is doing now, for the page's progress line
         self.load_seconds: float | None = None
 
@@ -237,32 +235,17 @@ class ServedBook:
 
         self.activity = f"up to {percent}"
         try:
-            # once its layers are computed, cut through the book's PrefixLayers: the local work on the text
-            # before the checkpoint is the whole book's, done once (the same results as a plain cut:
-            # tests/serve/test_reuse.py); before that, a plain cut (the first screen waits for no layer)
-            layers = self._ready
+            # cut through the book's PrefixLayers: the local work on the text before the checkpoint is the
+            # whole book's, done by the first analysis (a fraction of a second) and kept; the same results
+            # as a plain cut (tests/serve/test_reuse.py)
+            layers = self._layers
             cut = layers.truncated(checkpoint) if layers is not None else book.truncated(checkpoint)
             analysis = analyze_book(cut, progress=progress)
         finally:
             self.activity = None
-        self._warm()
         if folder is not None:
             self._writer.submit(self._store_when_quiet, folder, analysis, checkpoint)
         return analysis
-
-    def _warm(self) -> None:
-        """After the first analysis, compute the book's prefix-stable layers on a thread of their own
-        (once; a fraction of a second); the analyses after that use them."""
-        layers = self._layers
-        if layers is None or self._warmed:
-            return
-        self._warmed = True
-
-        def warm() -> None:
-            layers.warm()
-            self._ready = layers
-
-        threading.Thread(target=warm, name=f"fabula-layers-{self.id}", daemon=True).start()
 
     def _recap_stored(self, checkpoint: int) -> bool:
         folder = self._folder(checkpoint)
@@ -365,11 +348,12 @@ class ServedBook:
             self._evict()
 
     def _store_when_quiet(self, folder: Path, analysis: Analysis, checkpoint: int) -> None:
-        """`_store`, once no request waits and none has come for `QUIET_SECONDS` (or after
-        `QUIET_MAX_WAIT` seconds)."""
+        """`_store`, once no request waits and none has come for `QUIET_SECONDS` (after `QUIET_MAX_WAIT`
+        seconds, as soon as no request waits: a write never shares the interpreter with an analysis a
+        reader waits for)."""
         deadline = time.monotonic() + QUIET_MAX_WAIT
-        while time.monotonic() < deadline and (
-            self._waiting or time.monotonic() - self._last_request < QUIET_SECONDS
+        while self._waiting or (
+            time.monotonic() < deadline and time.monotonic() - self._last_request < QUIET_SECONDS
         ):
             time.sleep(QUIET_SECONDS / 5)
         self._store(folder, analysis, checkpoint)
