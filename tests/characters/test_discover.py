@@ -890,3 +890,18 @@ def test_men_plurals_are_groups() -> None:
     )
     names = _all_names(text)
     assert "the Frenchman" in names and "the Frenchmen" not in names
+
+
+def test_more_english_hypocorisms_join_their_formal_names() -> None:
+    # "Nettie" is Henrietta, "Len" is Leonard, by the nickname table, used near the formal name
+    text = (
+        "To tea came Henrietta Vole, and Leonard Pask came with her; and Henrietta Vole was tall.\n\n"
+        + "".join(
+            f'"{x}," said Nettie. Nettie smiled, and Len laughed; Len was her cousin, and Nettie was kind.\n\n'
+            for x in ["Yes", "No", "Perhaps", "Indeed"]
+        )
+        + "Then Leonard Pask went home, and Henrietta Vole stayed."
+    )
+    cast = _cast(text)
+    assert _owner(cast, "Nettie") == _owner(cast, "Henrietta Vole")
+    assert _owner(cast, "Len") == _owner(cast, "Leonard Pask")
