@@ -905,3 +905,12 @@ def test_more_english_hypocorisms_join_their_formal_names() -> None:
     cast = _cast(text)
     assert _owner(cast, "Nettie") == _owner(cast, "Henrietta Vole")
     assert _owner(cast, "Len") == _owner(cast, "Leonard Pask")
+
+
+def test_a_surname_that_is_also_a_building_word_stays_a_name() -> None:
+    # "Temple" is a common surname: only words that are never surnames' last words end a name as a place
+    text = "".join(
+        f'"{x}," said Maria Temple. Then Maria Temple smiled, and she sat down.\n\n'
+        for x in ["Yes", "No", "Perhaps", "Indeed"]
+    )
+    assert "Maria Temple" in _all_names(text)

@@ -942,7 +942,6 @@ PLACE_WORDS = frozenset(
             "market",
         ],
         *[
-            "temple",
             "convent",
             "monastery",
             "barracks",
