@@ -11,7 +11,7 @@ import numpy as np
 
 from fabula.book._decode import DEFAULT_MAX_BYTES, read_book_file
 from fabula.book._model import Book, BookMeta, char_flags
-from fabula.book._segment import detect_language, split_sentences, tokenize
+from fabula.book._segment import detect_language, segment
 from fabula.book._structure import find_body, find_chapters, find_paragraphs, is_heading_line
 
 _BY_LINE = re.compile(r"^\s*by\s+([A-Z][^\n]{2,60})$", re.I)
@@ -97,8 +97,7 @@ def book_from_text(
     lang = language or detect_language(text[front.body.start : front.body.end])
     paragraphs = find_paragraphs(text, front.body)
     chapters = find_chapters(text, paragraphs, front.body, language=lang, known_headings=headings)
-    sentences = split_sentences(text, paragraphs, lang)
-    tokens = tokenize(text, paragraphs, lang)
+    sentences, tokens = segment(text, paragraphs, lang)
     title, author = front.title, front.author
     if title is None and chapters and len(paragraphs):
         title, author = _guess_title(text, paragraphs.pairs(), chapters[0].start, author)

@@ -24,6 +24,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
+from fabula._parallel import forbid_forking
 from fabula.corpus._book import AnalyzeSettings, BookJob, BookOutcome, StageCallback, analyze_to_folder
 
 ATTEMPTS = 2  # a book whose worker died is tried once more, in a fresh pool
@@ -131,6 +132,7 @@ def _quiet_sigint() -> Any:
 def _init_worker(events: Any, parent_pid: int) -> None:
     global _EVENTS
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    forbid_forking()  # the pool's workers already keep the cores busy: no second process per book
     _EVENTS = events
     threading.Thread(target=_exit_with_parent, args=(parent_pid,), daemon=True, name="parent-watch").start()
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from fabula._parallel import forbid_forking
 from fabula._ray import LOCAL_CPUS, TASK_RETRIES, run_remote
 from fabula.corpus._book import AnalyzeSettings, BookJob, BookOutcome, analyze_to_folder
 
@@ -49,4 +50,5 @@ def run_on_ray(
 
 def _analyze_task(job: BookJob, settings: AnalyzeSettings, force: bool) -> BookOutcome:
     """One book in a Ray worker (no stage events: the driver shows progress over books)."""
+    forbid_forking()  # a Ray task has one CPU: no second process for a book's halves
     return analyze_to_folder(job, settings, force=force)

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import orjson
 
 from fabula._files import atomic_open, write_text_atomic
+from fabula._parallel import fork_call
 from fabula.analysis import Analysis
 from fabula.book import save_book
 from fabula.errors import ConfigError
@@ -27,12 +28,30 @@ MANIFEST = "manifest.json"
 INDEX = "index.html"
 
 
+#: a book at least this long (characters) has its report rendered on a second core while the other four
+#: files are written (`fabula._parallel.fork_call`; the report is about two thirds of the writing)
+FORK_CHARACTERS = 300_000
+
+
 def write_outputs(analysis: Analysis, folder: str | Path) -> None:
     """Write the five per-book output files (each atomically) into ``folder``."""
-    from fabula.quotes import quote_records, write_quotes
-
     out = Path(folder)
     out.mkdir(parents=True, exist_ok=True)
+
+    def report() -> None:
+        write_text_atomic(out / "report.html", render_report(analysis))
+
+    if len(analysis.book.text) >= FORK_CHARACTERS:
+        fork_call(report, lambda: _write_data_files(analysis, out))
+    else:
+        _write_data_files(analysis, out)
+        report()
+
+
+def _write_data_files(analysis: Analysis, out: Path) -> None:
+    """``book.json``, ``characters.jsonl``, ``quotes.jsonl`` and ``quotes.tsv`` (each atomically)."""
+    from fabula.quotes import quote_records, write_quotes
+
     save_book(analysis.book, out / "book.json")
     with atomic_open(out / "characters.jsonl", "wb") as handle:
         for profile in analysis.characters:
@@ -42,7 +61,6 @@ def write_outputs(analysis: Analysis, folder: str | Path) -> None:
         analysis.book, out / "quotes.jsonl", format="jsonl", records=records
     )  # atomic, like every writer here
     write_quotes(analysis.book, out / "quotes.tsv", format="tsv", records=records)
-    write_text_atomic(out / "report.html", render_report(analysis))
 
 
 def write_index(outdir: str | Path, outcomes: Sequence[BookOutcome]) -> Path:

@@ -215,6 +215,9 @@ def _run_novel(
     task_class: type[Task], options: dict[str, Any], anonymizer: Anonymizer | None, items: list[EvalItem]
 ) -> list[_Done]:
     """One novel's items in a Ray worker, on a task rebuilt from its options (and ``--anonymize``)."""
+    from fabula._parallel import forbid_forking
+
+    forbid_forking()  # a Ray task has one CPU: no second process for a book's halves
     task = task_class(**options)
     if anonymizer is not None:
         task.anonymize_with(anonymizer)

@@ -1,0 +1,125 @@
+"""`fabula._parallel.fork_call`: the same results as two plain calls, a child that fails costs nothing but
+time, Ctrl-C leaves no process behind, and no fork where it is not safe or not useful."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from fabula import _parallel
+from fabula._parallel import can_fork, fork_call
+
+ROOT = Path(__file__).resolve().parents[1]
+needs_fork = pytest.mark.skipif(
+    not can_fork(), reason="fork_call runs sequentially here (one core or not Linux)"
+)
+
+
+@needs_fork
+def test_the_child_half_runs_in_another_process_and_comes_back() -> None:
+    here = os.getpid()
+    (child_pid, array), parent_pid = fork_call(lambda: (os.getpid(), np.arange(5)), os.getpid)
+    assert parent_pid == here and child_pid != here
+    assert array.tolist() == [0, 1, 2, 3, 4]
+
+
+@needs_fork
+def test_the_halves_run_at_the_same_time() -> None:
+    started = time.perf_counter()
+    fork_call(lambda: time.sleep(0.5), lambda: time.sleep(0.5))
+    assert time.perf_counter() - started < 0.9
+
+
+def test_a_failing_child_half_is_computed_here_and_raises_as_without_forking() -> None:
+    calls: list[str] = []
+
+    def child() -> int:
+        calls.append("child")  # only the parent's own call shows here (the forked child's list is its own)
+        raise ValueError("bad input")
+
+    with pytest.raises(ValueError, match="bad input"):
+        fork_call(child, lambda: 1)
+    assert calls == ["child"]
+
+
+@needs_fork
+def test_a_child_that_dies_is_replaced_by_the_parent_computing_its_half() -> None:
+    parent = os.getpid()
+
+    def child() -> int:
+        if os.getpid() != parent:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return 7
+
+    assert fork_call(child, lambda: 8) == (7, 8)
+
+
+def test_no_fork_outside_the_main_thread_when_forbidden_or_switched_off(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    seen: list[bool] = []
+    thread = threading.Thread(target=lambda: seen.append(can_fork()))
+    thread.start()
+    thread.join()
+    assert seen == [False]
+    monkeypatch.setenv("FABULA_FORK", "0")
+    assert not can_fork()
+    monkeypatch.delenv("FABULA_FORK")
+    monkeypatch.setattr(_parallel, "_forbidden", True)
+    assert not can_fork()
+    assert fork_call(os.getpid, os.getpid) == (os.getpid(), os.getpid())
+
+
+@needs_fork
+def test_ctrl_c_in_the_parent_kills_and_reaps_the_child(tmp_path: Path) -> None:
+    """SIGINT to the whole process group (what a terminal sends): the parent raises KeyboardInterrupt and
+    the child, which was still working, is gone — no orphan, no zombie, no traceback from it."""
+    pid_file = tmp_path / "child.pid"
+    script = textwrap.dedent(
+        f"""
+        import os, sys, time
+        from fabula._parallel import fork_call
+
+        def child():
+            open({str(pid_file)!r}, "w").write(str(os.getpid()))
+            time.sleep(60)
+
+        def parent():
+            time.sleep(60)
+
+        try:
+            fork_call(child, parent)
+        except KeyboardInterrupt:
+            print("interrupted", flush=True)
+            sys.exit(130)
+        """
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    process = subprocess.Popen(
+        [sys.executable, "-c", script],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 30
+    while not pid_file.exists() or not pid_file.read_text():
+        assert time.monotonic() < deadline, "the child never started"
+        time.sleep(0.05)
+    child = int(pid_file.read_text())
+    os.killpg(process.pid, signal.SIGINT)
+    out, err = process.communicate(timeout=30)
+    assert process.returncode == 130 and out.strip() == "interrupted", err
+    assert "Traceback" not in err
+    with pytest.raises(ProcessLookupError):
+        os.kill(child, 0)
