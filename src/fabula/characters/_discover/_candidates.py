@@ -10,6 +10,7 @@ from array import array
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 
+from fabula._parallel import can_fork, fork_call
 from fabula.book import Book, prefix_layers, prefix_stable
 from fabula.characters._lexicon import (
     BODY_WORDS,
@@ -275,10 +276,50 @@ def _candidates(book: Book, dialogue: Regions) -> list[_Occurrence]:
         resume = whole[kept - 1][0][1] if kept else book.body.start  # where the scan stood there
         occurrences = [_copy(o) for _, o in whole[:kept] if o is not None]
         occurrences += [o for _, o in _local_candidates(book.text, resume, book.body.end) if o is not None]
+    return _tags_outside(occurrences, dialogue)
+
+
+def _tags_outside(occurrences: list[_Occurrence], dialogue: Regions) -> list[_Occurrence]:
     for o in occurrences:
         if o.speech and o.start in dialogue:
             o.speech = False  # a speech verb beside a name inside a quotation tags no one
     return occurrences
+
+
+#: a book body at least this long (characters) has its name candidates found in two halves on two cores
+FORK_CHARACTERS = 300_000
+
+
+#: a blank line: no name run crosses one (`_GAP`), so the runs on either side are found apart
+_BLANK_LINE = re.compile(r"\n[ \t]*\n")
+
+
+def candidates_and_lowercase(book: Book, dialogue: Regions) -> tuple[list[_Occurrence], Counter[str]]:
+    """`_candidates` and `lowercase_words` of a book. A long whole book is cut at a blank line near the
+    middle of its body, and the runs after it are scanned on a second core (`fabula._parallel.fork_call`)
+    while this process scans those before it and counts the lowercase words: the same occurrences as one
+    scan, since `_local_candidates` is local (no run crosses a blank line; each reads a few characters
+    around it)."""
+    text, body = book.text, book.body
+    blank = None
+    if prefix_layers(book) is None and body.end - body.start >= FORK_CHARACTERS and can_fork():
+        blank = _BLANK_LINE.search(text, (body.start + body.end) // 2, body.end)
+    if blank is None:
+        return _candidates(book, dialogue), lowercase_words(book)
+    cut = blank.start() + 1
+    fields = _Occurrence.__slots__
+
+    def second_half() -> list[tuple[object, ...]]:  # plain tuples: they pickle faster than the dataclass
+        found = _local_candidates(text, cut, body.end)
+        return [tuple(getattr(o, f) for f in fields) for _, o in found if o is not None]
+
+    def first_half() -> tuple[list[_Occurrence], Counter[str]]:
+        found = _local_candidates(text, body.start, cut)
+        return [o for _, o in found if o is not None], lowercase_words(book)
+
+    rows, (occurrences, lowercase) = fork_call(second_half, first_half)
+    occurrences += [_Occurrence(*row) for row in rows]  # type: ignore[arg-type]
+    return _tags_outside(occurrences, dialogue), lowercase
 
 
 def _copy(o: _Occurrence) -> _Occurrence:

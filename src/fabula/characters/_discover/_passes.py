@@ -41,7 +41,6 @@ from fabula.book import Book, Character, Mention
 from fabula.characters._discover._candidates import (
     _THE_LOWER,
     _accept,
-    _candidates,
     _common_word_at_start,
     _family_plurals,
     _form,
@@ -50,7 +49,7 @@ from fabula.characters._discover._candidates import (
     _qualified_places,
     _trim_common_tails,
     _verse,
-    lowercase_words,
+    candidates_and_lowercase,
 )
 from fabula.characters._discover._clustering import (
     _Cluster,
@@ -309,14 +308,8 @@ def run_passes(
     if required:
         raise ValueError(f"discovery passes that cannot be switched off: {', '.join(sorted(required))}")
     dialogue = dialogue_regions(book)
-    d = Discovery(
-        book,
-        dialogue,
-        _candidates(book, dialogue),
-        ner_model=ner_model,
-        # the pattern matches lowercase letters only (every one its own .lower()): no lowering needed
-        lowercase=lowercase_words(book),
-    )
+    candidates, lowercase = candidates_and_lowercase(book, dialogue)
+    d = Discovery(book, dialogue, candidates, ner_model=ner_model, lowercase=lowercase)
     for p in PASSES:
         if p.name == until:
             break

@@ -1,0 +1,29 @@
+"""A long book's name candidates are found in two halves on two cores
+(`fabula.characters._discover._candidates.candidates_and_lowercase`): the same occurrences and lowercase
+counts as one scan of the whole body."""
+
+from __future__ import annotations
+
+import pytest
+
+from fabula.annotation import annotate
+from fabula.book import load_book
+from fabula.characters._discover._candidates import (
+    FORK_CHARACTERS,
+    _candidates,
+    candidates_and_lowercase,
+    lowercase_words,
+)
+from fabula.characters._text import dialogue_regions
+from tests.conftest import pdnc_novel_dir
+
+
+@pytest.mark.parametrize("novel", ["Emma", "TheSunAlsoRises"])
+def test_halves_give_the_candidates_of_one_scan(novel: str) -> None:
+    book = load_book(pdnc_novel_dir(novel) / "novel_text.txt")
+    assert book.body.end - book.body.start >= FORK_CHARACTERS
+    annotate(book, {"quotes"})
+    dialogue = dialogue_regions(book)
+    occurrences, lowercase = candidates_and_lowercase(book, dialogue)
+    assert occurrences == _candidates(book, dialogue)
+    assert list(lowercase.items()) == list(lowercase_words(book).items())
