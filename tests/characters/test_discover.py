@@ -914,3 +914,15 @@ def test_a_surname_that_is_also_a_building_word_stays_a_name() -> None:
         for x in ["Yes", "No", "Perhaps", "Indeed"]
     )
     assert "Maria Temple" in _all_names(text)
+
+
+def test_a_capitalised_thing_that_only_was_or_had_is_no_person() -> None:
+    # any noun takes "was"/"had": "the Expedition was" is no evidence of a person; a rank is
+    text = "".join(
+        f"Tom Brand joined the Expedition. The pay was poor, but the Expedition was {x}, and the "
+        f"Expedition had mules. The Doctor was {x} too; the Doctor had a bag.\n\n"
+        for x in ["large", "slow", "late", "lost"]
+    )
+    names = _all_names(text)
+    assert not any("Expedition" in n for n in names)
+    assert "the Doctor" in names

@@ -24,6 +24,7 @@ from fabula.characters._lexicon import (
     PLACE_PREPOSITIONS,
     PLACE_WORDS,
     SPEECH_VERBS,
+    STANDALONE_TITLES,
     SURNAME_HONORIFICS,
     given_name_gender,
 )
@@ -560,7 +561,12 @@ def _accept(
         if all(o.title_of for o in occ) and honored == 0 and speech == 0:
             continue  # "Clubs" only ever in "the Queen/Knave of Clubs": a part of a title, no one
         if titled_only:
-            if len(occ) >= 3 and (speech or verbs) and low < 0.5 * capital:
+            # "the Expedition was", "the Company had": any noun takes an auxiliary; a title needs a
+            # speech tag, another person verb, or a "he"/"she" after an auxiliary, unless it is a
+            # rank or office ("the Doctor was")
+            rank = len(words) == 1 and words[0].lower() in STANDALONE_TITLES | HONORIFICS.keys()
+            acts = sum(1 for o in occ if o.person_verb and (rank or not o.auxiliary or o.pronoun_after))
+            if len(occ) >= 3 and (speech or acts) and low < 0.5 * capital:
                 person_words.add(words)
             continue
         if (
