@@ -33,6 +33,9 @@ def test_a_cut_through_the_store_is_the_plain_cut_that_carries_it(whole: Book) -
     assert prefix_layers(pickle.loads(pickle.dumps(through))) is None  # ... nor pickled
     with pytest.raises(ValueError, match="whole book"):
         PrefixLayers(plain)
+    other = book_from_text(TEXT.replace("Ashdown", "Ashton"))
+    other.prefix_layers = layers  # a copy with other text that kept the store: not used
+    assert prefix_layers(other) is None
 
 
 def test_settled_is_the_last_blank_line_ending_read_reach_before_the_cut(whole: Book) -> None:

@@ -48,6 +48,10 @@ def test_checkpoints_equal_a_fresh_analysis_of_the_truncated_book(tmp_path: Path
     whole = load_book(source)
     try:
         served.book()
+        served._loader.join(
+            timeout=300
+        )  # the prefix-stable layers made: every checkpoint is cut through them
+        assert served._layers is not None
         grid = served._checkpoints
         # a jump, the checkpoint right after it (the look-ahead's), a far jump back and the end
         picks = [grid[len(grid) // 3], grid[len(grid) // 3 + 1], grid[len(grid) // 8], grid[-1]]

@@ -110,5 +110,13 @@ def _dropped() -> None:
 
 
 def prefix_layers(book: Book) -> PrefixLayers | None:
-    """The store ``book`` was cut through (`PrefixLayers.truncated`), None for any other book."""
-    return book.prefix_layers
+    """The store ``book`` was cut through (`PrefixLayers.truncated`), None for any other book — and for a
+    book that carries one but is no cut of its whole book (say a copy with other text: a comparison of
+    the texts, well under a millisecond for a novel)."""
+    layers = book.prefix_layers
+    if layers is None:
+        return None
+    whole = layers._whole
+    if book.body.start != whole.body.start or not whole.text.startswith(book.text):
+        return None
+    return layers

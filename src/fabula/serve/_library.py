@@ -107,7 +107,7 @@ class ServedBook:
         self._loaded = threading.Event()
         self._loader: threading.Thread | None = None
         self._book: Book | None = None
-        self._layers: PrefixLayers | None = None  # the book's local layers, for every checkpoint's cut
+        self._layers: PrefixLayers | None = None  # the book's local layers, once made (`_make_layers`)
         self._error: str | None = None
         self._checkpoints: list[int] = []
         # what a request waits for runs on one thread; what it may need next (the next checkpoint, writing
@@ -149,7 +149,6 @@ class ServedBook:
                 raise InputError(problem, self.source)
             self._checkpoints = checkpoints(book)
             self._text_hash = book.content_hash
-            self._layers = PrefixLayers(book)
             self._book = book
         except FabulaError as exc:
             self._error = f"{self.source.name}: {exc.problem}"  # the file's name, not where it is
@@ -158,6 +157,21 @@ class ServedBook:
         finally:
             self.load_seconds = round(time.perf_counter() - started, 3)
             self._loaded.set()
+        if self._book is not None:
+            self._make_layers(self._book)
+
+    def _make_layers(self, book: Book) -> None:
+        """Make the book's prefix-stable layers (`fabula.book.PrefixLayers`; a fraction of a second, on
+        the loader's thread while the first screen is answered from plain cuts): an analysis of the
+        first checkpoint through them computes each one. The analyses after that are cut through them."""
+        from fabula.pipeline import analyze_book
+
+        layers = PrefixLayers(book)
+        try:
+            analyze_book(layers.truncated(book.body.start))
+        except Exception:  # without the layers every cut is a plain one, as before
+            return
+        self._layers = layers
 
     def book(self) -> Book:
         """The loaded book (waits for the loader); raises `InputError` when it could not be read."""
@@ -235,9 +249,9 @@ class ServedBook:
 
         self.activity = f"up to {percent}"
         try:
-            # cut through the book's PrefixLayers: the local work on the text before the checkpoint is the
-            # whole book's, done by the first analysis (a fraction of a second) and kept; the same results
-            # as a plain cut (tests/serve/test_reuse.py)
+            # once they are made, cut through the book's PrefixLayers: the local work on the text before
+            # the checkpoint is the whole book's, done once; the same results as a plain cut
+            # (tests/serve/test_reuse.py)
             layers = self._layers
             cut = layers.truncated(checkpoint) if layers is not None else book.truncated(checkpoint)
             analysis = analyze_book(cut, progress=progress)
