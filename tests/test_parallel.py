@@ -63,7 +63,7 @@ def test_a_child_that_dies_is_replaced_by_the_parent_computing_its_half() -> Non
     assert fork_call(child, lambda: 8) == (7, 8)
 
 
-def test_no_fork_outside_the_main_thread_when_forbidden_or_switched_off(
+def test_no_fork_outside_the_main_thread_beside_other_threads_when_forbidden_or_switched_off(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     seen: list[bool] = []
@@ -71,6 +71,14 @@ def test_no_fork_outside_the_main_thread_when_forbidden_or_switched_off(
     thread.start()
     thread.join()
     assert seen == [False]
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)  # another thread alive: a fork could inherit its locks
+    other.start()
+    try:
+        assert not can_fork()
+    finally:
+        stop.set()
+        other.join()
     monkeypatch.setenv("FABULA_FORK", "0")
     assert not can_fork()
     monkeypatch.delenv("FABULA_FORK")

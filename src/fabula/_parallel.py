@@ -6,7 +6,9 @@ the other output files), `fork_call` runs one half in a child forked from this p
 with everything this one has loaded, so nothing is imported or sent to it — and the other half here; the
 child's result comes back pickled through a pipe. The result is exactly what the two calls give one after
 the other, which is what happens where forking is not worth it or not safe (`can_fork`): one core, not
-Linux, not the main thread (a server's worker threads), inside a worker process of a corpus run or a Ray
+Linux, not the main thread (a server's worker threads), any other thread alive (a notebook kernel's, a
+library user's: a child forked while another thread holds a lock, the import lock or a logging
+handler's, would wait for it forever, and the parent with it), inside a worker process of a corpus run or a Ray
 task (those already use every core: `forbid_forking`), or ``FABULA_FORK=0`` in the environment.
 
 The child never outlives its use: it ignores Ctrl-C, which the parent turns into killing it (and
@@ -44,7 +46,7 @@ def can_fork() -> bool:
     """Whether `fork_call` runs its two halves at the same time here (see the module docstring)."""
     if _forbidden or os.environ.get("FABULA_FORK", "1") == "0" or not sys.platform.startswith("linux"):
         return False
-    if threading.current_thread() is not threading.main_thread():
+    if threading.current_thread() is not threading.main_thread() or threading.active_count() > 1:
         return False
     try:
         return len(os.sched_getaffinity(0)) >= 2

@@ -109,11 +109,14 @@ def analyze_command(
 
     settings = AnalyzeSettings(gold_characters, until, until_chapter, llm_config, max_bytes=max_bytes)
     started = time.perf_counter()
+    # drawn at each stage and book, not by a refresh thread: with no other thread alive, one book's
+    # analysis may use the second core (`fabula._parallel.can_fork`)
     with Progress(
         SpinnerColumn(),
         *bar_columns(),
         console=stderr,
         transient=True,
+        auto_refresh=False,
     ) as progress:
         tasks: dict[str, TaskID] = {}
         overall = progress.add_task("books", total=len(books), visible=len(books) > 1)
@@ -128,6 +131,7 @@ def analyze_command(
             if seconds is None:
                 step = STAGES.index(stage) if stage in STAGES else len(STAGES)
                 progress.update(tasks[stem], description=f"{stem}  [dim]{stage}…[/dim]", completed=step)
+            progress.refresh()
 
         def on_book(outcome: BookOutcome) -> None:
             if outcome.status != "skipped":
@@ -135,6 +139,7 @@ def analyze_command(
             if outcome.job.stem in tasks:
                 progress.remove_task(tasks.pop(outcome.job.stem))
             _print_outcome(outcome)
+            progress.refresh()
 
         try:
             outcomes = analyze_corpus(
