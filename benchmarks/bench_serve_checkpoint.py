@@ -9,7 +9,8 @@ Each round alternates the two ways over the positions, as a reader jumping on th
   first screen does), the kept lines forgotten once, then `analyze_book(layers.truncated(p))` for each
   position in order (each finds the lines of the ones before).
 
-It asserts that both give the same analysis and prints the minimum CPU seconds per position and way.
+It asserts that both give the same analysis and prints the minimum CPU seconds per position and way, on
+one core as in ``fabula serve`` (no `fabula._parallel.fork_call` halves).
 
     python benchmarks/bench_serve_checkpoint.py --book ../shared/data/pdnc/Emma/novel_text.txt --rounds 3
 """
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -28,6 +30,9 @@ from fabula.describe import _lines
 from fabula.pipeline import analyze_book
 
 ROOT = Path(__file__).resolve().parents[1]
+# one core, as in `fabula serve`: its analyses run off the main thread, where `fabula._parallel.fork_call`
+# does not fork (and a forked half's CPU would not count in this process's time)
+os.environ["FABULA_FORK"] = "0"
 
 
 def forget_lines() -> None:
