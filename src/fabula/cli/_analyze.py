@@ -33,6 +33,7 @@ from fabula.corpus import (
     CorpusInterrupted,
     analyze_corpus,
     expand_inputs,
+    fewer_collections,
 )
 from fabula.errors import ConfigError
 from fabula.llm import DEFAULT_TIMEOUT
@@ -111,13 +112,16 @@ def analyze_command(
     started = time.perf_counter()
     # drawn at each stage and book, not by a refresh thread: with no other thread alive, one book's
     # analysis may use the second core (`fabula._parallel.can_fork`)
-    with Progress(
-        SpinnerColumn(),
-        *bar_columns(),
-        console=stderr,
-        transient=True,
-        auto_refresh=False,
-    ) as progress:
+    with (
+        fewer_collections(),
+        Progress(
+            SpinnerColumn(),
+            *bar_columns(),
+            console=stderr,
+            transient=True,
+            auto_refresh=False,
+        ) as progress,
+    ):
         tasks: dict[str, TaskID] = {}
         overall = progress.add_task("books", total=len(books), visible=len(books) > 1)
 

@@ -4,11 +4,14 @@ on worker processes or Ray) and writes each book's files; `fabula.corpus` sits a
 
 from fabula._ray import ENGINES
 from fabula.corpus._book import (
+    COLLECTION_THRESHOLDS,
     MANIFEST_VERSION,
     AnalyzeSettings,
     BookJob,
     BookOutcome,
     analyze_to_folder,
+    collect_rarely,
+    fewer_collections,
     up_to_date,
 )
 from fabula.corpus._parquet import COLUMNS, TABLES, TableCounts, schema, write_parquet_tables
@@ -16,6 +19,7 @@ from fabula.corpus._run import CorpusInterrupted, analyze_corpus, expand_inputs,
 from fabula.corpus._write import MANIFEST, OUTPUT_FILES, remove_stale_temporaries, write_index, write_outputs
 
 __all__ = [
+    "COLLECTION_THRESHOLDS",
     "COLUMNS",
     "ENGINES",
     "MANIFEST",
@@ -29,7 +33,9 @@ __all__ = [
     "TableCounts",
     "analyze_corpus",
     "analyze_to_folder",
+    "collect_rarely",
     "expand_inputs",
+    "fewer_collections",
     "plan_jobs",
     "remove_stale_temporaries",
     "schema",

@@ -6,12 +6,13 @@ runner (`_run`) import this module; it imports none of them, so the corpus packa
 from __future__ import annotations
 
 import contextlib
+import gc
 import hashlib
 import os
 import re
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -87,6 +88,35 @@ class BookOutcome:
     summary: dict[str, Any] | None = None
     error: str | None = None
     exit_code: int = 0
+
+
+#: `gc.set_threshold` while books are analysed: the youngest generation collected every 50,000
+#: allocations instead of 700, the oldest almost never (see `collect_rarely`)
+COLLECTION_THRESHOLDS = (50_000, 50, 100)
+
+
+def collect_rarely() -> None:
+    """Keep Python's cyclic garbage collector from walking a book's analysis again and again, in a process
+    that analyses books (a worker of a corpus run; ``fabula analyze`` through `fewer_collections`). An
+    analysis makes millions of objects but few reference cycles (reference counting frees the rest), yet
+    the default thresholds ran ~260 collections, two of them full, over a 160K-word novel: 0.2-0.45 s,
+    10-15 % of the analysis. What is loaded now is frozen (never scanned again) and collections are
+    rarer (`COLLECTION_THRESHOLDS`); peak memory on that novel stays 79 MB. Outputs do not depend on it."""
+    gc.freeze()
+    gc.set_threshold(*COLLECTION_THRESHOLDS)
+
+
+@contextlib.contextmanager
+def fewer_collections() -> Iterator[None]:
+    """`collect_rarely` for the block, then the collector as it was (a caller's process, such as a test
+    runner that runs the command line in-process, keeps its own settings)."""
+    thresholds = gc.get_threshold()
+    collect_rarely()
+    try:
+        yield
+    finally:
+        gc.set_threshold(*thresholds)
+        gc.unfreeze()
 
 
 def up_to_date(job: BookJob, settings: AnalyzeSettings) -> BookOutcome | None:

@@ -25,7 +25,14 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from fabula._parallel import forbid_forking
-from fabula.corpus._book import AnalyzeSettings, BookJob, BookOutcome, StageCallback, analyze_to_folder
+from fabula.corpus._book import (
+    AnalyzeSettings,
+    BookJob,
+    BookOutcome,
+    StageCallback,
+    analyze_to_folder,
+    collect_rarely,
+)
 
 ATTEMPTS = 2  # a book whose worker died is tried once more, in a fresh pool
 _EVENTS: Any = None  # the worker's end of the stage-event queue (set by _init_worker)
@@ -133,6 +140,7 @@ def _init_worker(events: Any, parent_pid: int) -> None:
     global _EVENTS
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     forbid_forking()  # the pool's workers already keep the cores busy: no second process per book
+    collect_rarely()  # a worker only analyses books (`fewer_collections`)
     _EVENTS = events
     threading.Thread(target=_exit_with_parent, args=(parent_pid,), daemon=True, name="parent-watch").start()
 
