@@ -105,16 +105,16 @@ def rerank(
 class _Hypothesis:
     """One partial reading of a conversation: the speakers chosen so far (a linked list, newest
     first), the sum of their log-probabilities, each choice's log-probability (None: the turn had no
-    candidate; its probability is computed for the kept reading only), and the last `_HISTORY`
-    choices (turn, speaker), newest first: what the next turn's features read (set once the reading
-    is kept in the beam, from its previous one's)."""
+    candidate; its probability is computed for the kept reading only), and the speakers of the last
+    `_HISTORY` choices, newest first: what the next turn's features read (set once the reading is
+    kept in the beam, from its previous one's)."""
 
     score: float
     turn: int
     speaker: str | None
     log_p: np.float64 | None
     previous: _Hypothesis | None
-    history: tuple[tuple[int, str | None], ...] = ()
+    history: tuple[str | None, ...] = ()
 
 
 _HISTORY = max(_SCENE_TURNS, _RECENT_TURNS)  # how far back a turn's features read earlier speakers
@@ -156,25 +156,27 @@ def _decode_conversation(
     stats: _BookStats,
 ) -> None:
     beams: list[_Hypothesis | None] = [None]
-    current = [turns[i].speaker for i in conversation]  # the previous pass's reading
     for index in conversation:
         grown: list[_Hypothesis] = []
-        seen: dict[tuple[tuple[int, str | None], ...], tuple[TurnCandidates | None, np.ndarray | None]] = {}
+        seen: dict[tuple[str | None, ...], tuple[TurnCandidates | None, np.ndarray | None]] = {}
         for hypothesis in beams:
-            history = key = hypothesis.history if hypothesis is not None else ()
-            if key not in seen:
-                for earlier, speaker in history:
-                    turns[earlier].speaker = speaker
-                item = _features(context, turns, index, stats)
-                for earlier, _ in history:  # the other readings must not see this one's choices
-                    turns[earlier].speaker = current[earlier - conversation.start]
+            history = hypothesis.history if hypothesis is not None else ()
+            found = seen.get(history)
+            if found is None:
+                # the reading's speakers of the turns before (its own choices, then the turns before the
+                # conversation, decided already); the turns after are read as the previous pass left them
+                back = history + tuple(
+                    turns[k].speaker
+                    for k in range(index - 1 - len(history), max(-1, index - 1 - _HISTORY), -1)
+                )
+                item = _features(context, turns, index, stats, back)
                 log_p = None
                 if item is not None:  # the reductions ndarray.max() and .sum() run, without their wrappers
                     scores = item.features @ weights
                     log_p = scores - np.maximum.reduce(scores)
                     log_p -= np.log(np.add.reduce(np.exp(log_p)))
-                seen[key] = (item, log_p)
-            item, log_p = seen[key]
+                found = seen[history] = (item, log_p)
+            item, log_p = found
             base = hypothesis.score if hypothesis is not None else 0.0
             if item is None or log_p is None:
                 speaker = turns[index].speaker
@@ -188,7 +190,7 @@ def _decode_conversation(
         kept = grown[:width]
         for reading in kept:  # only the kept readings need their history
             older = reading.previous.history[: _HISTORY - 1] if reading.previous is not None else ()
-            reading.history = ((reading.turn, reading.speaker), *older)
+            reading.history = (reading.speaker, *older)
         beams = list(kept)
     best = beams[0]
     node = best
@@ -257,6 +259,7 @@ class _BookStats:
     positions: dict[str, list[int]]  # character -> the positions of their mentions in that order
     statics: dict[int, _StaticTurn]  # turn -> what its features read that no pass changes
     shares: dict[str, tuple[float, float]] = field(default_factory=dict)  # speaker_share, mention_share
+    ahead: dict[int, _Ahead] = field(default_factory=dict)  # turn -> what it reads of the turns after it
 
     @classmethod
     def of(
@@ -348,18 +351,24 @@ def _name_tag_anchors(context: SieveContext, turns: list[Turn]) -> dict[int, lis
 class _StaticTurn:
     """What one turn's features read that no pass changes, computed once: the candidates the families
     that read no other turn's speaker propose (per run of such families in table order, each in the
-    order first proposed) and their values, the tag's gender, pronoun and verb class, the names
-    inside its quotes, and per candidate the row of every static column (`vectors`, kept in `matrix`)."""
+    order first proposed) and their values, the tag's gender and pronoun, the names inside its
+    quotes, where the turn stands in its conversation (what `_features` reads of the turns around
+    it), and per candidate the row of every static column (`vectors`, kept in `matrix`)."""
 
     runs: list[list[str]]  # per run of static proposing families: the candidates it adds, in order
     proposed: dict[str, dict[int, float]]  # candidate -> the static proposing families' values
     tag_gender: str | None
     tag_pronoun_at: int | None
-    verb_class: str | None
+    verb_column: int | None  # the tag verb's column (`_tag_verb_class`: he added / he replied), if any
     named_inside: list[str]  # characters named inside the turn's quotes, not addressed
     untagged: bool  # no quote of the turn has a tag
-    scene: list[Turn]  # the turns whose speakers count for conversation_turn_share (`_scene`)
-    near: tuple[Turn | None, ...]  # the neighbouring turns of the conversation, offsets -3..3 (`_neighbour`)
+    before: int  # turns of the same conversation right before this one, at most `_HISTORY`
+    after: tuple[Turn | None, ...]  # the next three turns of the conversation (None: outside it)
+    tagged: tuple[bool, bool, bool]  # the sieve read turn -1 / -2 / +2 off a tag or beat
+    other_conversation: tuple[bool, ...]  # per earlier turn (1, 2, ... `_RECENT_TURNS` back): not this one's
+    previous_vocatives: list[str]  # whom the turn before addressed (empty if outside the conversation)
+    next_vocatives: list[str]  # whom the turn after addresses (likewise)
+    scene_after: list[Turn]  # this turn and the conversation's next ones up to `_SCENE_TURNS` (`_scene`)
     row_of: dict[str, int] = field(default_factory=dict)  # candidate -> their row of `matrix`
     matrix: np.ndarray = field(default_factory=lambda: _no_rows())  # `vectors` rows
 
@@ -381,8 +390,8 @@ class _StaticTurn:
         rows = {who: dict(self.proposed.get(who, {})) for who in candidates}
         probe = TurnRows(t.context, t.turns, t.index, t.stats, rows)
         probe.tag_gender, probe.tag_pronoun_at, probe.static = self.tag_gender, self.tag_pronoun_at, self
-        for family in _STATIC_DESCRIBING:
-            family.compute(probe)
+        for compute in _STATIC_DESCRIBING:
+            compute(probe)
         found = np.zeros((len(candidates), len(FEATURES)))
         for k, who in enumerate(candidates):
             row = rows[who]
@@ -392,7 +401,7 @@ class _StaticTurn:
 
 @dataclass(slots=True)
 class TurnRows:
-    """One turn's candidate rows while the feature families fill them in."""
+    """One turn's candidate rows while the static feature families fill them in."""
 
     context: SieveContext
     turns: list[Turn]
@@ -402,7 +411,6 @@ class TurnRows:
     # (feature index -> value), in proposal order
     tag_gender: str | None = None  # the gender of the turn's speech tag ("she said", "said his wife")
     tag_pronoun_at: int | None = None  # where the tag's pronoun is, when the sieve resolved one
-    participants: list[str] = field(default_factory=list)  # speakers of the neighbouring turns
     static: _StaticTurn | None = None  # set once the static parts are known
 
     @property
@@ -414,17 +422,6 @@ class TurnRows:
         """The turn's own quote spans (names there are not narration)."""
         return [(s.start, s.end) for q in self.turn.quotes for s in q.spans]
 
-    def neighbour(self, offset: int) -> Turn | None:
-        if self.static is not None and -_NEAR <= offset <= _NEAR:
-            return self.static.near[offset + _NEAR]  # which turns they are never changes; their speakers do
-        return _neighbour(self.turns, self.index, offset)
-
-    def near(self) -> tuple[Turn | None, ...]:
-        """The neighbouring turns of the conversation, offsets -3..3 (`neighbour`), as one tuple."""
-        if self.static is not None:
-            return self.static.near
-        return tuple(_neighbour(self.turns, self.index, offset) for offset in range(-_NEAR, _NEAR + 1))
-
     def put(self, character_id: str | None, feature: str, value: float = 1.0) -> None:
         """Propose ``character_id`` (a new row if needed) with ``feature`` at least ``value``."""
         if character_id is None:
@@ -433,14 +430,6 @@ class TurnRows:
         if row is None:
             row = self.rows[character_id] = {}
         i = _INDEX[feature]
-        if value > row.get(i, 0.0):
-            row[i] = value
-
-    def put_at(self, character_id: str, i: int, value: float = 1.0) -> None:
-        """`put` with the feature's column ``i`` (the per-reading families run for every reading)."""
-        row = self.rows.get(character_id)
-        if row is None:
-            row = self.rows[character_id] = {}
         if value > row.get(i, 0.0):
             row[i] = value
 
@@ -500,21 +489,6 @@ def _gendered_tag(t: TurnRows) -> None:
     _pronoun_antecedents(t, t.tag_gender, t.tag_pronoun_at)
 
 
-def _same_gender_speakers(t: TurnRows) -> None:
-    """For a gendered tag: the last two earlier speakers of that gender."""
-    if t.tag_gender is None:
-        return
-    speakers: list[str] = []
-    turns, gender, tag_gender = t.turns, t.context.gender, t.tag_gender
-    for back in range(t.index - 1, max(-1, t.index - 1 - _ANTECEDENT_TURNS), -1):
-        who = turns[back].speaker
-        if who is not None and who not in speakers and gender(who) == tag_gender:
-            speakers.append(who)
-            t.put_at(who, _PREV_SPEAKER_SAME_GENDER[len(speakers) - 1])
-            if len(speakers) == 2:
-                break
-
-
 def _pronoun_resolution(t: TurnRows) -> None:
     """For a gendered tag: what the mention layer resolved its pronoun to."""
     if t.tag_gender is None or t.tag_pronoun_at is None:
@@ -522,65 +496,6 @@ def _pronoun_resolution(t: TurnRows) -> None:
     resolved = t.context.pronoun_at.get(t.tag_pronoun_at)
     if resolved is not None:
         t.put(resolved.character_id, "pronoun_mention_layer", 1.0)
-
-
-def _tag_verb(t: TurnRows) -> None:
-    """``he added`` / ``she went on`` continue the previous speaker; ``he replied`` answers them."""
-    verb_class = t.static.verb_class if t.static is not None else _tag_verb_class(t.context.book.text, t.turn)
-    if verb_class is not None:
-        t.put(_speaker_of(t.neighbour(-1)), f"{verb_class}_tag_prev_speaker")
-
-
-def _neighbour_speakers(t: TurnRows) -> None:
-    """The speakers of the three turns before and two after in the same conversation."""
-    rows, participants, near = t.rows, t.participants, t.near()
-    for offset, feature, tagged in _NEIGHBOUR_COLUMNS:  # each column is set once: no `put` maximum
-        other = near[offset + _NEAR]
-        if other is not None and other.speaker is not None:
-            row = rows.get(other.speaker)
-            if row is None:
-                row = rows[other.speaker] = {}
-            row[feature] = 1.0
-            participants.append(other.speaker)
-            if tagged is not None and other.sieve[1] in ("tag", "beat"):
-                row[tagged] = 1.0
-
-
-def _recent_speakers(t: TurnRows) -> None:
-    """Speakers of earlier turns, further back than the conversation neighbours: a third (fourth)
-    party of a scene who spoke a while ago, ranked by how many other speakers came since."""
-    seen: list[str] = []
-    turns, rows = t.turns, t.rows
-    conversation = turns[t.index].conversation
-    for back in range(t.index - 1, max(-1, t.index - 1 - _RECENT_TURNS), -1):
-        earlier = turns[back].speaker
-        if earlier is None or earlier in seen:
-            continue
-        seen.append(earlier)  # each speaker once, each value > 0: set, no `put` maximum
-        row = rows.get(earlier)
-        if row is None:
-            row = rows[earlier] = {}
-        row[_RECENT_SPEAKER] = 1.0
-        row[_RECENT_SPEAKER_RANK] = 1.0 - len(seen) / (_RECENT_SPEAKERS + 1)
-        if turns[back].conversation != conversation:
-            row[_RECENT_OTHER_CONVERSATION] = 1.0
-        if len(seen) >= _RECENT_SPEAKERS:
-            break
-
-
-def _addressed_by_neighbours(t: TurnRows) -> None:
-    """Whom the previous turn addressed by name (they answer); whom the next turn addresses (only
-    for candidates already proposed)."""
-    previous = t.neighbour(-1)
-    if previous is not None:
-        for who in previous.vocatives:
-            if who != previous.speaker:
-                t.put(who, "addressed_by_prev")
-    following = t.neighbour(1)
-    if following is not None:
-        for who in following.vocatives:
-            if who in t.rows:
-                t.put(who, "addressed_by_next")
 
 
 def _narration_names(t: TurnRows) -> None:
@@ -664,62 +579,6 @@ def _gender_agreement(t: TurnRows) -> None:
         row[_INDEX["pronoun_tag_gender_match" if agrees else "pronoun_tag_gender_mismatch"]] = 1.0
 
 
-def _book_shares(t: TurnRows) -> None:
-    """How much each candidate speaks and is named in the whole book, and whether they narrate."""
-    share, narrator = t.stats.share, t.context.narrator_id
-    for who, row in t.rows.items():
-        row[_SPEAKER_SHARE], row[_MENTION_SHARE] = share(who)
-        row[_NARRATOR] = float(who == narrator)
-
-
-def _conversation_structure(t: TurnRows) -> None:
-    """Turn-taking: a participant of the neighbouring turns, a multi-party scene, A-B-A parity, an
-    established A-B-A-B run before or after the turn, the candidate's share of the scene's turns."""
-    turns = t.turns
-    # A-B-A-B runs: (speaker of i-1, i-2, i-3) and (i+1, i+2, i+3), each None outside the conversation
-    near = [_speaker_of(other) for other in t.near()]
-    behind, ahead = near[_NEAR - 1 :: -1], near[_NEAR + 1 :]
-    scene = t.static.scene if t.static is not None else [turns[i] for i in _scene(turns, t.index)]
-    conversation_turns: dict[str, int] = {}
-    get = conversation_turns.get
-    for other in scene:
-        speaker = other.speaker
-        if speaker is not None:
-            conversation_turns[speaker] = get(speaker, 0) + 1
-    scene_size = max(1, len(scene))
-    participants = t.participants
-    multi_party = float(len(set(participants)) > 2)
-    run_before = behind[1] if behind[0] is not None and behind[0] == behind[2] else None
-    run_after = ahead[1] if ahead[0] is not None and ahead[0] == ahead[2] else None
-    for who, row in t.rows.items():  # zeros are left out: the rows are sparse
-        if who in participants:
-            row[_PARTICIPANT] = 1.0
-        if multi_party:
-            row[_MULTI_PARTY] = multi_party
-        # A-B-A: the speaker of the turn before last, not of the last one
-        if _PREV2 in row and row[_PREV2] > 0 and row.get(_PREV1, 0.0) == 0:
-            row[_PARITY] = 1.0
-            if multi_party:
-                row[_PARITY_MULTI_PARTY] = multi_party
-        if run_before is not None and who == run_before:
-            row[_RUN_BEFORE] = 1.0
-        if run_after is not None and who == run_after:
-            row[_RUN_AFTER] = 1.0
-        count = get(who, 0)
-        if count:
-            row[_TURN_SHARE] = count / scene_size
-
-
-def _scene(turns: list[Turn], index: int) -> list[int]:
-    """The turns of the same conversation within `_SCENE_TURNS` each side of turn ``index``."""
-    conversation = turns[index].conversation
-    return [
-        other
-        for other in range(max(0, index - _SCENE_TURNS), min(len(turns), index + _SCENE_TURNS))
-        if turns[other].conversation == conversation
-    ]
-
-
 def _gendered_tags(context: SieveContext, turns: list[Turn]) -> dict[int, list[tuple[int, str]]]:
     """The turns whose tag gives the speaker's gender and no name ("…," she said), by conversation."""
     text = context.book.text
@@ -801,10 +660,12 @@ class FeatureFamily:
     describe every candidate the proposing families found. ``static`` families read nothing a pass
     or a reading of the beam changes (no other turn's speaker, no speaker count, no other family's
     row values): they run once per turn (describing ones once per turn and candidate) and their
-    results are replayed (`_StaticTurn`)."""
+    results are replayed (`_StaticTurn`). The others read the speakers of the turns around, which
+    every pass and every reading of the beam changes: they have no ``compute`` and are written out
+    in `_features`, which runs for every reading."""
 
     name: str
-    compute: Callable[[TurnRows], None]
+    compute: Callable[[TurnRows], None] | None
     features: tuple[str, ...]
     proposes: bool = True
     static: bool = False
@@ -843,14 +704,12 @@ FEATURE_FAMILIES: tuple[FeatureFamily, ...] = (
         ),
         static=True,
     ),
-    FeatureFamily(
-        "same-gender speakers", _same_gender_speakers, ("pronoun_prev_speaker_1", "pronoun_prev_speaker_2")
-    ),
+    FeatureFamily("same-gender speakers", None, ("pronoun_prev_speaker_1", "pronoun_prev_speaker_2")),
     FeatureFamily("pronoun resolution", _pronoun_resolution, ("pronoun_mention_layer",), static=True),
-    FeatureFamily("tag verb", _tag_verb, ("continuation_tag_prev_speaker", "reply_tag_prev_speaker")),
+    FeatureFamily("tag verb", None, ("continuation_tag_prev_speaker", "reply_tag_prev_speaker")),
     FeatureFamily(
         "neighbour speakers",
-        _neighbour_speakers,
+        None,
         (
             "prev1_speaker",
             "prev2_speaker",
@@ -864,12 +723,10 @@ FEATURE_FAMILIES: tuple[FeatureFamily, ...] = (
     ),
     FeatureFamily(
         "recent speakers",
-        _recent_speakers,
+        None,
         ("recent_speaker", "recent_speaker_rank", "recent_speaker_other_conversation"),
     ),
-    FeatureFamily(
-        "addressed by neighbours", _addressed_by_neighbours, ("addressed_by_prev", "addressed_by_next")
-    ),
+    FeatureFamily("addressed by neighbours", None, ("addressed_by_prev", "addressed_by_next")),
     FeatureFamily(
         "narration names",
         _narration_names,
@@ -916,10 +773,10 @@ FEATURE_FAMILIES: tuple[FeatureFamily, ...] = (
         False,
         static=True,
     ),
-    FeatureFamily("book shares", _book_shares, ("speaker_share", "mention_share", "narrator"), False),
+    FeatureFamily("book shares", None, ("speaker_share", "mention_share", "narrator"), False),
     FeatureFamily(
         "conversation structure",
-        _conversation_structure,
+        None,
         (
             "conversation_participant",
             "multi_party",
@@ -950,90 +807,219 @@ FEATURE_FAMILIES: tuple[FeatureFamily, ...] = (
 #: every feature, family by family: the order of the weights in ``ranker.json``
 FEATURES = [name for family in FEATURE_FAMILIES for name in family.features]
 _INDEX = {name: i for i, name in enumerate(FEATURES)}
-_PREV1, _PREV2 = _INDEX["prev1_speaker"], _INDEX["prev2_speaker"]
+_PREV1, _PREV2, _PREV3 = _INDEX["prev1_speaker"], _INDEX["prev2_speaker"], _INDEX["prev3_speaker"]
+_PREV1_TAGGED, _PREV2_TAGGED = _INDEX["prev1_tagged"], _INDEX["prev2_tagged"]
+_NEXT1, _NEXT2, _NEXT2_TAGGED = _INDEX["next1_speaker"], _INDEX["next2_speaker"], _INDEX["next2_tagged"]
 _PARTICIPANT, _MULTI_PARTY = _INDEX["conversation_participant"], _INDEX["multi_party"]
 _PARITY, _PARITY_MULTI_PARTY = _INDEX["parity"], _INDEX["parity_multi_party"]
 _RUN_BEFORE, _RUN_AFTER = _INDEX["two_party_run_before"], _INDEX["two_party_run_after"]
 _TURN_SHARE = _INDEX["conversation_turn_share"]
 _PREV_SPEAKER_SAME_GENDER = (_INDEX["pronoun_prev_speaker_1"], _INDEX["pronoun_prev_speaker_2"])
-_NEIGHBOUR_COLUMNS = (
-    (-1, _PREV1, _INDEX["prev1_tagged"]),
-    (-2, _PREV2, _INDEX["prev2_tagged"]),
-    (-3, _INDEX["prev3_speaker"], None),
-    (1, _INDEX["next1_speaker"], None),
-    (2, _INDEX["next2_speaker"], _INDEX["next2_tagged"]),
-)  # (offset, speaker's column, column when that turn's sieve pick was tagged), in `put` order
 _RECENT_SPEAKER, _RECENT_SPEAKER_RANK = _INDEX["recent_speaker"], _INDEX["recent_speaker_rank"]
 _RECENT_OTHER_CONVERSATION = _INDEX["recent_speaker_other_conversation"]
+_ADDRESSED_BY_PREV, _ADDRESSED_BY_NEXT = _INDEX["addressed_by_prev"], _INDEX["addressed_by_next"]
 _SPEAKER_SHARE, _MENTION_SHARE = _INDEX["speaker_share"], _INDEX["mention_share"]
 _NARRATOR = _INDEX["narrator"]
+_WIDTH = len(FEATURES)
 
 
 def _features(
-    context: SieveContext, turns: list[Turn], index: int, stats: _BookStats
+    context: SieveContext,
+    turns: list[Turn],
+    index: int,
+    stats: _BookStats,
+    back: tuple[str | None, ...] | None = None,
 ) -> TurnCandidates | None:
     """One turn's candidates and feature rows: the proposing families in table order, then (if any
-    candidate was found) the describing ones. The static families' part of each row comes from the
-    turn's `_StaticTurn` (computed on first use); only the other families run for every reading, on
-    their own columns, so the rows are the ones every family running in table order would give."""
+    candidate was found) the describing ones. ``back`` holds the speakers of the turns before it,
+    newest first (at least `_HISTORY` of them, or all there are; default: the turns' own speakers):
+    the beam passes each reading's. The static families' part of each row comes from the turn's
+    `_StaticTurn` (computed on first use); the per-reading families are written out here, each on
+    its own columns, so the rows are the ones every family running in table order would give: the
+    candidates in the order first proposed, and each per-reading cell as its family sets it."""
     static = stats.statics.get(index)
     if static is None:
         static = stats.statics[index] = _static_turn(context, turns, index, stats)
-    t = TurnRows(context, turns, index, stats, {}, static.tag_gender, static.tag_pronoun_at, static=static)
-    rows = t.rows  # the candidates in proposal order, with the values of the non-static columns
-    runs = iter(static.runs)
-    for is_static, families in _PROPOSING_PLAN:
-        if is_static:
-            for who in next(runs):
-                if who not in rows:
-                    rows[who] = {}
-        else:
-            for family in families:
-                family.compute(t)
+    if back is None:
+        back = tuple(turns[k].speaker for k in range(index - 1, max(-1, index - 1 - _HISTORY), -1))
+    ahead = stats.ahead.get(index)
+    if ahead is None:
+        ahead = stats.ahead[index] = _Ahead.of(static)
+    first, second, third = static.runs
+    rows = dict.fromkeys(first, 0)  # candidate -> where its row starts (set below), in proposal order
+    cells: list[tuple[str, int, float]] = []  # (candidate, column, value) of the per-reading families
+    tag_gender = static.tag_gender
+    if tag_gender is not None:  # same-gender speakers: the last two earlier speakers of the tag's gender
+        gender, speakers = context.gender, []
+        for who in back[:_ANTECEDENT_TURNS]:
+            if who is not None and who not in speakers and gender(who) == tag_gender:
+                speakers.append(who)
+                rows.setdefault(who, 0)
+                cells.append((who, _PREV_SPEAKER_SAME_GENDER[len(speakers) - 1], 1.0))
+                if len(speakers) == 2:
+                    break
+    rows.update(dict.fromkeys((who for who in second if who not in rows), 0))
+    before = static.before  # the conversation's turns -1, -2, -3 are back[0], back[1], back[2]
+    previous = back[0] if before >= 1 else None
+    if static.verb_column is not None and previous is not None:
+        # tag verb: "he added" / "she went on" continue the previous speaker, "he replied" answers them
+        rows.setdefault(previous, 0)
+        cells.append((previous, static.verb_column, 1.0))
+    # neighbour speakers: the speakers of the three turns before and two after in the conversation
+    participants: list[str] = []
+    behind = (previous, back[1] if before >= 2 else None, back[2] if before >= 3 else None)
+    tagged = static.tagged
+    for who, column, tagged_column in (
+        (behind[0], _PREV1, _PREV1_TAGGED if tagged[0] else None),
+        (behind[1], _PREV2, _PREV2_TAGGED if tagged[1] else None),
+        (behind[2], _PREV3, None),
+        (ahead.speakers[0], _NEXT1, None),
+        (ahead.speakers[1], _NEXT2, _NEXT2_TAGGED if tagged[2] else None),
+    ):
+        if who is not None:
+            rows.setdefault(who, 0)
+            cells.append((who, column, 1.0))
+            participants.append(who)
+            if tagged_column is not None:
+                cells.append((who, tagged_column, 1.0))
+    # recent speakers: a third (fourth) party who spoke a while ago, ranked by the speakers since
+    seen: list[str] = []
+    for k, who in enumerate(back[:_RECENT_TURNS]):
+        if who is None or who in seen:
+            continue
+        seen.append(who)
+        rows.setdefault(who, 0)
+        cells.append((who, _RECENT_SPEAKER, 1.0))
+        cells.append((who, _RECENT_SPEAKER_RANK, 1.0 - len(seen) / (_RECENT_SPEAKERS + 1)))
+        if static.other_conversation[k]:
+            cells.append((who, _RECENT_OTHER_CONVERSATION, 1.0))
+        if len(seen) >= _RECENT_SPEAKERS:
+            break
+    # addressed by neighbours: whom the previous turn addressed by name (they answer); whom the next
+    # turn addresses (only for candidates already proposed)
+    for who in static.previous_vocatives:
+        if who != previous:
+            rows.setdefault(who, 0)
+            cells.append((who, _ADDRESSED_BY_PREV, 1.0))
+    for who in static.next_vocatives:
+        if who in rows:
+            cells.append((who, _ADDRESSED_BY_NEXT, 1.0))
+    rows.update(dict.fromkeys((who for who in third if who not in rows), 0))
     if not rows:
         return None
-    for family in _DESCRIBING:
-        family.compute(t)
     candidates = list(rows)
-    matrix = static.stack(candidates, t)
-    cells = matrix.reshape(-1)  # the per-reading cells, set one by one (faster than fancy indexing here)
-    offset, width = 0, len(FEATURES)
-    for row in rows.values():
-        for i, value in row.items():
-            cells[offset + i] = value
-        offset += width
+    # book shares: how much each candidate speaks and is named in the whole book, and the narrator
+    share, narrator = stats.share, context.narrator_id
+    for who in candidates:
+        speaker_share, mention_share = share(who)
+        cells.append((who, _SPEAKER_SHARE, speaker_share))
+        cells.append((who, _MENTION_SHARE, mention_share))
+    if narrator in rows:
+        cells.append((narrator, _NARRATOR, 1.0))
+    # conversation structure: turn-taking around the turn
+    if participants:
+        for who in participants:
+            cells.append((who, _PARTICIPANT, 1.0))
+        if len(set(participants)) > 2:  # a multi-party scene
+            for who in candidates:
+                cells.append((who, _MULTI_PARTY, 1.0))
+        if behind[1] is not None and behind[1] != behind[0]:  # A-B-A: the speaker of the turn before last
+            cells.append((behind[1], _PARITY, 1.0))
+            if len(set(participants)) > 2:
+                cells.append((behind[1], _PARITY_MULTI_PARTY, 1.0))
+    if behind[0] is not None and behind[0] == behind[2] and behind[1] is not None:  # an A-B-A-B run before
+        cells.append((behind[1], _RUN_BEFORE, 1.0))
+    if ahead.run_after is not None and ahead.run_after in rows:  # ... and after
+        cells.append((ahead.run_after, _RUN_AFTER, 1.0))
+    counts = dict(ahead.counts)  # the candidate's share of the scene's turns (this reading's before it)
+    for who in back[:before]:
+        if who is not None:
+            counts[who] = counts.get(who, 0) + 1
+    scene_size = max(1, before + len(static.scene_after))
+    for who in candidates:
+        count = counts.get(who, 0)
+        if count:
+            cells.append((who, _TURN_SHARE, count / scene_size))
+    matrix = static.stack(candidates, TurnRows(context, turns, index, stats, static=static))
+    flat = matrix.reshape(-1)  # the per-reading cells, set one by one (faster than fancy indexing here)
+    for row, who in enumerate(candidates):
+        rows[who] = row * _WIDTH
+    for who, column, value in cells:
+        flat[rows[who] + column] = value
     return TurnCandidates(index, candidates, matrix)
+
+
+@dataclass(slots=True)
+class _Ahead:
+    """What a turn's features read of the turns after it, which a pass (and the beam) leaves as the
+    previous pass set them: the speakers of the next three turns of the conversation, the A-B-A-B run
+    they form, and the speakers' counts over the turn and the scene after it."""
+
+    speakers: tuple[str | None, str | None, str | None]
+    run_after: str | None
+    counts: dict[str, int]
+
+    @classmethod
+    def of(cls, static: _StaticTurn) -> _Ahead:
+        a, b, c = (_speaker_of(other) for other in static.after)
+        counts: dict[str, int] = {}
+        for other in static.scene_after:
+            if other.speaker is not None:
+                counts[other.speaker] = counts.get(other.speaker, 0) + 1
+        return cls((a, b, c), b if a is not None and a == c else None, counts)
 
 
 _PROPOSING_PLAN = [
     (is_static, tuple(group))
     for is_static, group in groupby((f for f in FEATURE_FAMILIES if f.proposes), key=lambda f: f.static)
-]  # runs of static and per-reading proposing families, in table order
-_STATIC_DESCRIBING = [family for family in FEATURE_FAMILIES if not family.proposes and family.static]
-_DESCRIBING = [family for family in FEATURE_FAMILIES if not family.proposes and not family.static]
+]  # runs of static and per-reading proposing families, in table order: `_features` reads three static runs
+_STATIC_DESCRIBING = [
+    f.compute for f in FEATURE_FAMILIES if not f.proposes and f.static and f.compute is not None
+]
 
 
 def _static_turn(context: SieveContext, turns: list[Turn], index: int, stats: _BookStats) -> _StaticTurn:
     """Run the static proposing families of one turn and keep the candidates each run of them
-    proposes (in order) and the values they give (families fill disjoint columns)."""
+    proposes (in order) and the values they give (families fill disjoint columns); and where the turn
+    stands in its conversation."""
     t = TurnRows(context, turns, index, stats)
     runs: list[list[str]] = []
     for is_static, families in _PROPOSING_PLAN:
         if is_static:
-            before = set(t.rows)
+            known = set(t.rows)
             for family in families:
+                assert family.compute is not None
                 family.compute(t)
-            runs.append([who for who in t.rows if who not in before])
+            runs.append([who for who in t.rows if who not in known])
+    turn = turns[index]
+    verb_class = _tag_verb_class(context.book.text, turn)
+    near = [_neighbour(turns, index, offset) for offset in range(-_NEAR, _NEAR + 1)]
+    previous, following = near[_NEAR - 1], near[_NEAR + 1]
+    conversation = turn.conversation
+    before = 0
+    while before < _HISTORY and index - before > 0 and turns[index - before - 1].conversation == conversation:
+        before += 1
+    end = index
+    while end < min(len(turns), index + _SCENE_TURNS) and turns[end].conversation == conversation:
+        end += 1
     return _StaticTurn(
         runs,
         t.rows,
         t.tag_gender,
         t.tag_pronoun_at,
-        _tag_verb_class(context.book.text, t.turn),
+        _INDEX[f"{verb_class}_tag_prev_speaker"] if verb_class is not None else None,
         _named_inside(t),
-        _untagged(t.turn),
-        [turns[other] for other in _scene(turns, index)],
-        tuple(_neighbour(turns, index, offset) for offset in range(-_NEAR, _NEAR + 1)),
+        _untagged(turn),
+        before,
+        tuple(near[_NEAR + 1 :]),
+        (_tagged(near[_NEAR - 1]), _tagged(near[_NEAR - 2]), _tagged(near[_NEAR + 2])),
+        tuple(
+            turns[back].conversation != conversation
+            for back in range(index - 1, max(-1, index - 1 - _RECENT_TURNS), -1)
+        ),
+        list(previous.vocatives) if previous is not None else [],
+        list(following.vocatives) if following is not None else [],
+        turns[index:end],
     )
 
 
@@ -1049,6 +1035,11 @@ def _neighbour(turns: list[Turn], index: int, offset: int) -> Turn | None:
     if 0 <= other < len(turns) and turns[other].conversation == turns[index].conversation:
         return turns[other]
     return None
+
+
+def _tagged(turn: Turn | None) -> bool:
+    """Whether the sieve read the turn's speaker off a tag or beat."""
+    return turn is not None and turn.sieve[1] in ("tag", "beat")
 
 
 def _speaker_of(turn: Turn | None) -> str | None:
