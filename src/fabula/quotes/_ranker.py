@@ -74,7 +74,7 @@ def rank_speakers(book: Book, weights: np.ndarray, passes: int = 2, beam: int = 
     """The sieve, then each turn's candidates scored with ``weights`` (one per `FEATURES` entry).
     With ``beam`` > 1 the last pass decides each conversation as a whole (`beam_decode`)."""
     context, turns = run_sieve(book)
-    statics: dict[int, _StaticTurn] = {}  # what no pass changes, computed once per turn
+    statics = _StaticBook.of(context, turns)  # what no pass changes, computed once
     if beam > 1:
         rerank(context, turns, weights, passes - 1, statics)
         beam_decode(context, turns, weights, beam, statics)
@@ -91,7 +91,7 @@ def rerank(
     turns: list[Turn],
     weights: np.ndarray,
     passes: int,
-    statics: dict[int, _StaticTurn] | None = None,
+    statics: _StaticBook | None = None,
 ) -> None:
     """Give every turn its top-scoring candidate, ``passes`` times: each pass sees the previous pass's
     speakers of the neighbouring turns."""
@@ -125,7 +125,7 @@ def beam_decode(
     turns: list[Turn],
     weights: np.ndarray,
     width: int,
-    statics: dict[int, _StaticTurn] | None = None,
+    statics: _StaticBook | None = None,
 ) -> None:
     """Decide every conversation's speakers as one sequence: a beam of ``width`` readings, each
     turn's candidates scored with the speakers *that reading* gave the turns before it (the turns
@@ -165,10 +165,12 @@ def _decode_conversation(
             if found is None:
                 # the reading's speakers of the turns before (its own choices, then the turns before the
                 # conversation, decided already); the turns after are read as the previous pass left them
-                back = history + tuple(
-                    turns[k].speaker
-                    for k in range(index - 1 - len(history), max(-1, index - 1 - _HISTORY), -1)
-                )
+                back = history
+                if len(history) < _HISTORY and index > len(history):
+                    back += tuple(
+                        turns[k].speaker
+                        for k in range(index - 1 - len(history), max(-1, index - 1 - _HISTORY), -1)
+                    )
                 item = _features(context, turns, index, stats, back)
                 log_p = None
                 if item is not None:  # the reductions ndarray.max() and .sum() run, without their wrappers
@@ -229,10 +231,10 @@ def settle_quotes(turn: Turn) -> None:
 
 
 def turn_candidates(
-    context: SieveContext, turns: list[Turn], statics: dict[int, _StaticTurn] | None = None
+    context: SieveContext, turns: list[Turn], statics: _StaticBook | None = None
 ) -> list[TurnCandidates]:
-    """Candidates and features for every turn with at least one candidate. ``statics`` keeps each
-    turn's parts that no pass changes for the next call (the turns must be the same)."""
+    """Candidates and features for every turn with at least one candidate. ``statics`` keeps what no
+    pass changes for the next call (`_StaticBook.of` the same context and turns)."""
     stats = _BookStats.of(context, turns, statics)
     out: list[TurnCandidates] = []
     for index in range(len(turns)):
@@ -244,51 +246,25 @@ def turn_candidates(
 
 @dataclass(slots=True)
 class _BookStats:
-    """Book-wide counts every turn's features read, computed once per pass (the speaker counts), and
-    what no pass changes (the rest, and each turn's `_StaticTurn`)."""
+    """What every turn's features read of the whole book in one pass: the speaker counts (computed
+    once per pass), and what no pass changes (`_StaticBook`)."""
 
     quote_counts: dict[str, int]  # quotes per speaker (the current speakers of the turns)
     total_quotes: int
-    mention_counts: dict[str, int]  # name mentions per character
-    most_mentions: int  # the largest of them (mention_share is scaled by it)
-    frequent: list[str]  # the `_MAIN_CAST` most-named characters
-    quoted: _QuotedText
-    anchors: dict[int, list[tuple[int, str]]]  # conversation -> (turn, speaker) of its name-tagged turns
-    gendered: dict[int, list[tuple[int, str]]]  # conversation -> (turn, gender) of its he/she-tagged turns
-    name_starts: list[int]  # the start of every name mention of `context.names`, in its order
-    positions: dict[str, list[int]]  # character -> the positions of their mentions in that order
-    statics: dict[int, _StaticTurn]  # turn -> what its features read that no pass changes
+    book: _StaticBook
     shares: dict[str, tuple[float, float]] = field(default_factory=dict)  # speaker_share, mention_share
     ahead: dict[int, _Ahead] = field(default_factory=dict)  # turn -> what it reads of the turns after it
 
     @classmethod
-    def of(
-        cls, context: SieveContext, turns: list[Turn], statics: dict[int, _StaticTurn] | None = None
-    ) -> _BookStats:
+    def of(cls, context: SieveContext, turns: list[Turn], statics: _StaticBook | None = None) -> _BookStats:
         quote_counts: dict[str, int] = {}
         for turn in turns:
             if turn.speaker is not None:
                 quote_counts[turn.speaker] = quote_counts.get(turn.speaker, 0) + len(turn.quotes)
-        mention_counts: dict[str, int] = {}
-        name_starts: list[int] = []
-        positions: dict[str, list[int]] = {}
-        for position, mention in enumerate(context.names):
-            name_starts.append(mention.start)
-            if mention.character_id is not None:
-                mention_counts[mention.character_id] = mention_counts.get(mention.character_id, 0) + 1
-                positions.setdefault(mention.character_id, []).append(position)
         return cls(
             quote_counts,
             max(1, sum(quote_counts.values())),
-            mention_counts,
-            max(1, max(mention_counts.values(), default=1)),
-            sorted(mention_counts, key=lambda who: -mention_counts[who])[:_MAIN_CAST],
-            _QuotedText(turns),
-            _name_tag_anchors(context, turns),
-            _gendered_tags(context, turns),
-            name_starts,
-            positions,
-            statics if statics is not None else {},
+            statics if statics is not None else _StaticBook.of(context, turns),
         )
 
     def share(self, who: str) -> tuple[float, float]:
@@ -297,15 +273,66 @@ class _BookStats:
         if found is None:
             found = self.shares[who] = (
                 self.quote_counts.get(who, 0) / self.total_quotes,
-                math.log1p(self.mention_counts.get(who, 0)) / math.log1p(self.most_mentions),
+                math.log1p(self.book.mention_counts.get(who, 0)) / math.log1p(self.book.most_mentions),
             )
         return found
 
-    def log_distance(self, who: str, offset: int, *, before: bool) -> float:
-        """log(1 + chars) to the nearest name mention of ``who`` before / after ``offset``, scaled to
-        [0, 1]; 1.0 when it is `_FAR` or more away or more than `_DISTANCE_STEPS` other names lie
-        between (a busy passage). Two bisections, not a walk over the mentions in between."""
-        here = bisect.bisect_left(self.name_starts, offset)  # the first mention at or after offset
+
+@dataclass(slots=True)
+class _StaticBook:
+    """What no pass changes: the name mentions (by position in `context.names`: their starts, their
+    characters, the turn whose quotes hold them), counts of them, the conversations' name-tagged and
+    he/she-tagged turns, and each turn's `_StaticTurn` (computed on first use)."""
+
+    mention_counts: dict[str, int]  # name mentions per character
+    most_mentions: int  # the largest of them (mention_share is scaled by it)
+    frequent: list[str]  # the `_MAIN_CAST` most-named characters
+    anchors: dict[int, list[tuple[int, str]]]  # conversation -> (turn, speaker) of its name-tagged turns
+    gendered: dict[int, list[tuple[int, str]]]  # conversation -> (turn, gender) of its he/she-tagged turns
+    name_starts: list[int]  # the start of every name mention of `context.names`, in its order
+    name_ids: list[str]  # the character of each
+    name_turns: list[int]  # the turn whose quote holds each (-1: narration; see `_QuotedText`)
+    positions: dict[str, list[int]]  # character -> the positions of their mentions in that order
+    turns: dict[int, _StaticTurn] = field(default_factory=dict)  # turn -> `_StaticTurn`
+
+    @classmethod
+    def of(cls, context: SieveContext, turns: list[Turn]) -> _StaticBook:
+        mention_counts: dict[str, int] = {}
+        name_starts: list[int] = []
+        name_ids: list[str] = []
+        positions: dict[str, list[int]] = {}
+        for position, mention in enumerate(context.names):
+            who = mention.character_id
+            assert who is not None  # `context.names` keeps the mentions with a character only
+            name_starts.append(mention.start)
+            name_ids.append(who)
+            mention_counts[who] = mention_counts.get(who, 0) + 1
+            positions.setdefault(who, []).append(position)
+        quoted = _QuotedText(turns)
+        return cls(
+            mention_counts,
+            max(1, max(mention_counts.values(), default=1)),
+            sorted(mention_counts, key=lambda who: -mention_counts[who])[:_MAIN_CAST],
+            _name_tag_anchors(context, turns),
+            _gendered_tags(context, turns),
+            name_starts,
+            name_ids,
+            [quoted.turn_at(start) for start in name_starts],
+            positions,
+        )
+
+    def named(self, start: int, end: int, skip: int = -2) -> list[tuple[int, str]]:
+        """(offset, character id) of the name mentions in ``[start, end)``, but those inside the quotes
+        of turn ``skip``."""
+        starts, ids, held = self.name_starts, self.name_ids, self.name_turns
+        lo, hi = bisect.bisect_left(starts, start), bisect.bisect_left(starts, end)
+        return [(starts[i], ids[i]) for i in range(lo, hi) if held[i] != skip]
+
+    def log_distance(self, who: str, offset: int, here: int, *, before: bool) -> float:
+        """log(1 + chars) to the nearest name mention of ``who`` before / after ``offset`` (``here``:
+        the first mention at or after it), scaled to [0, 1]; 1.0 when it is `_FAR` or more away or
+        more than `_DISTANCE_STEPS` other names lie between (a busy passage). One bisection, not a
+        walk over the mentions in between."""
         own = self.positions.get(who, [])
         k = bisect.bisect_left(own, here)
         if before:
@@ -351,28 +378,33 @@ def _name_tag_anchors(context: SieveContext, turns: list[Turn]) -> dict[int, lis
 class _StaticTurn:
     """What one turn's features read that no pass changes, computed once: the candidates the families
     that read no other turn's speaker propose (per run of such families in table order, each in the
-    order first proposed) and their values, the tag's gender and pronoun, the names inside its
-    quotes, where the turn stands in its conversation (what `_features` reads of the turns around
-    it), and per candidate the row of every static column (`vectors`, kept in `matrix`)."""
+    order first proposed) and their values, the tag's gender, what the static describing features
+    read (the names inside its quotes, where the name mentions around it are, the he/she-tagged
+    turns near it), where the turn stands in its conversation (what `_features` reads of the turns
+    around it), and per candidate the row of every static column (`vectors`, kept in `matrix`)."""
 
     runs: list[list[str]]  # per run of static proposing families: the candidates it adds, in order
     proposed: dict[str, dict[int, float]]  # candidate -> the static proposing families' values
     tag_gender: str | None
-    tag_pronoun_at: int | None
     verb_column: int | None  # the tag verb's column (`_tag_verb_class`: he added / he replied), if any
-    named_inside: list[str]  # characters named inside the turn's quotes, not addressed
+    named_inside: set[str]  # characters named inside the turn's quotes, not addressed
     untagged: bool  # no quote of the turn has a tag
+    start: int  # the turn's start and end offsets, and the first name mention (its position in
+    end: int  # `context.names`) at or after each
+    here_start: int
+    here_end: int
+    gender_anchors: list[tuple[int, str, float]]  # (column, gender, value): `_gender_anchors`
     before: int  # turns of the same conversation right before this one, at most `_HISTORY`
     after: tuple[Turn | None, ...]  # the next three turns of the conversation (None: outside it)
     tagged: tuple[bool, bool, bool]  # the sieve read turn -1 / -2 / +2 off a tag or beat
     other_conversation: tuple[bool, ...]  # per earlier turn (1, 2, ... `_RECENT_TURNS` back): not this one's
     previous_vocatives: list[str]  # whom the turn before addressed (empty if outside the conversation)
     next_vocatives: list[str]  # whom the turn after addresses (likewise)
-    scene_after: list[Turn]  # this turn and the conversation's next ones up to `_SCENE_TURNS` (`_scene`)
+    scene_after: list[Turn]  # this turn and the conversation's next ones up to `_SCENE_TURNS`
     row_of: dict[str, int] = field(default_factory=dict)  # candidate -> their row of `matrix`
     matrix: np.ndarray = field(default_factory=lambda: _no_rows())  # `vectors` rows
 
-    def stack(self, candidates: list[str], t: TurnRows) -> np.ndarray:
+    def stack(self, candidates: list[str], context: SieveContext, book: _StaticBook) -> np.ndarray:
         """The candidates' `vectors` rows in their order, as a new array (the readings of the beam give
         a turn the same few candidates in different orders: each row is computed once)."""
         row_of = self.row_of
@@ -380,38 +412,51 @@ class _StaticTurn:
         if missing:
             for who in missing:
                 row_of[who] = len(row_of)
-            self.matrix = np.vstack([self.matrix, self.vectors(missing, t)])
-        return self.matrix[[row_of[who] for who in candidates]]
+            self.matrix = np.vstack([self.matrix, self.vectors(missing, context, book)])
+        return self.matrix.take([row_of[who] for who in candidates], axis=0)
 
-    def vectors(self, candidates: list[str], t: TurnRows) -> np.ndarray:
-        """The candidates' rows with the static columns filled (proposing and describing), zeros
-        elsewhere. The static describing families describe each row on its own (no row reads
-        another), so one probe holds them all."""
-        rows = {who: dict(self.proposed.get(who, {})) for who in candidates}
-        probe = TurnRows(t.context, t.turns, t.index, t.stats, rows)
-        probe.tag_gender, probe.tag_pronoun_at, probe.static = self.tag_gender, self.tag_pronoun_at, self
-        for compute in _STATIC_DESCRIBING:
-            compute(probe)
-        found = np.zeros((len(candidates), len(FEATURES)))
-        for k, who in enumerate(candidates):
-            row = rows[who]
-            found[k, list(row)] = list(row.values())
+    def vectors(self, candidates: list[str], context: SieveContext, book: _StaticBook) -> np.ndarray:
+        """The candidates' rows with the static columns filled, zeros elsewhere: the static proposing
+        families' values, and the static describing families, which describe each row on its own:
+        named inside the quote; mention distances (how far, in log characters, the nearest name
+        mention of the candidate is before / after the turn); gender agreement with a gendered tag;
+        gender anchors (`_gender_anchors`); the first name of the paragraph when no quote of the turn
+        has a tag."""
+        found = np.zeros((len(candidates), _WIDTH))
+        cells = found.reshape(-1)
+        gender, tag_gender, distance = context.gender, self.tag_gender, book.log_distance
+        for offset, who in zip(range(0, len(candidates) * _WIDTH, _WIDTH), candidates, strict=True):
+            proposed = self.proposed.get(who)
+            if proposed is not None:
+                for i, value in proposed.items():
+                    cells[offset + i] = value
+                cells[offset + _FIRST_NAME_UNTAGGED] = proposed.get(_FIRST_NAME, 0.0) * self.untagged
+            if who in self.named_inside:
+                cells[offset + _NAMED_INSIDE] = 1.0
+            cells[offset + _DISTANCE_BEFORE] = distance(who, self.start, self.here_start, before=True)
+            cells[offset + _DISTANCE_AFTER] = distance(who, self.end, self.here_end, before=False)
+            if tag_gender is not None or self.gender_anchors:
+                sex = gender(who)
+                if tag_gender is not None:
+                    cells[offset + (_GENDER_MATCH if sex == tag_gender else _GENDER_MISMATCH)] = 1.0
+                for column, anchor_gender, value in self.gender_anchors:
+                    if sex == anchor_gender and value > cells[offset + column]:
+                        cells[offset + column] = value
         return found
 
 
 @dataclass(slots=True)
 class TurnRows:
-    """One turn's candidate rows while the static feature families fill them in."""
+    """One turn's candidate rows while the static proposing families fill them in."""
 
     context: SieveContext
     turns: list[Turn]
     index: int
-    stats: _BookStats
+    book: _StaticBook
     rows: dict[str, dict[int, float]] = field(default_factory=dict)  # candidate -> its non-zero features
     # (feature index -> value), in proposal order
     tag_gender: str | None = None  # the gender of the turn's speech tag ("she said", "said his wife")
     tag_pronoun_at: int | None = None  # where the tag's pronoun is, when the sieve resolved one
-    static: _StaticTurn | None = None  # set once the static parts are known
 
     @property
     def turn(self) -> Turn:
@@ -483,7 +528,7 @@ def _gendered_tag(t: TurnRows) -> None:
     resolve, "returned she", "said his wife") and the pronoun's likely antecedents in the narration."""
     if t.tag_gender is None:
         return
-    for who in t.stats.frequent:
+    for who in t.book.frequent:
         if t.context.gender(who) == t.tag_gender:
             t.put(who, "frequent_character")
     _pronoun_antecedents(t, t.tag_gender, t.tag_pronoun_at)
@@ -504,20 +549,18 @@ def _narration_names(t: TurnRows) -> None:
     turn = t.turn
     if turn.paragraph < 0:
         return
-    context, index = t.context, t.index
-    paragraphs = context.book.paragraphs
+    index, named = t.index, t.book.named
+    paragraphs = t.context.book.paragraphs
     p_start = int(paragraphs.starts[turn.first_paragraph])
     p_end = int(paragraphs.ends[turn.paragraph])
-    for rank, (offset, who) in enumerate(_named(context, p_start, p_end, t.inside)):
+    for rank, (offset, who) in enumerate(named(p_start, p_end, index)):
         t.put(who, "own_paragraph_name")
         if rank == 0:
             t.put(who, "own_paragraph_first_name")
         t.put(who, "own_paragraph_before_quote" if offset < turn.start else "own_paragraph_after_quote")
     if turn.first_paragraph > 0:
         q = turn.first_paragraph - 1
-        before = _named(
-            context, int(paragraphs.starts[q]), int(paragraphs.ends[q]), _quote_spans(t.turns, index - 1)
-        )
+        before = named(int(paragraphs.starts[q]), int(paragraphs.ends[q]), index - 1 if index > 0 else -2)
         for _, who in before:
             t.put(who, "prev_paragraph_name")
         if before:
@@ -527,13 +570,13 @@ def _narration_names(t: TurnRows) -> None:
                 t.put(before[0][1], "prev_narration_first_name")
     if turn.paragraph + 1 < len(paragraphs):
         q = turn.paragraph + 1
-        after = _named(
-            context, int(paragraphs.starts[q]), int(paragraphs.ends[q]), _quote_spans(t.turns, index + 1)
+        after = named(
+            int(paragraphs.starts[q]), int(paragraphs.ends[q]), index + 1 if index + 1 < len(t.turns) else -2
         )
         for _, who in after:
             t.put(who, "next_paragraph_name")
     lookback = int(paragraphs.starts[max(0, turn.first_paragraph - _RECENT_PARAGRAPHS)])
-    for _, who in _named(context, lookback, p_start, []):
+    for _, who in named(lookback, p_start):
         t.put(who, "named_recently")
 
 
@@ -545,38 +588,14 @@ def _addressed_in_turn(t: TurnRows) -> None:
 
 def _named_inside(t: TurnRows) -> list[str]:
     """The characters the turn's quotes name without addressing them."""
-    inside = t.inside
+    book, vocatives = t.book, t.turn.vocatives
+    lo = bisect.bisect_left(book.name_starts, t.turn.start)
+    hi = bisect.bisect_left(book.name_starts, t.turn.end)
     return [
-        who
-        for offset, who in _named(t.context, t.turn.start, t.turn.end, [])
-        if any(a <= offset < b for a, b in inside) and who not in t.turn.vocatives
+        book.name_ids[i]
+        for i in range(lo, hi)
+        if book.name_turns[i] == t.index and book.name_ids[i] not in vocatives
     ]
-
-
-def _named_inside_quote(t: TurnRows) -> None:
-    """Candidates the turn's quotes name without addressing them (rarely the speaker)."""
-    for who in t.static.named_inside if t.static is not None else _named_inside(t):
-        if who in t.rows:
-            t.put(who, "named_inside_quote")
-
-
-# --- feature families that describe every candidate found --------------------------------------
-
-
-def _mention_distances(t: TurnRows) -> None:
-    """How far (log characters) the nearest name mention of each candidate is before/after the turn."""
-    for who, row in t.rows.items():
-        row[_INDEX["log_distance_before"]] = t.stats.log_distance(who, t.turn.start, before=True)
-        row[_INDEX["log_distance_after"]] = t.stats.log_distance(who, t.turn.end, before=False)
-
-
-def _gender_agreement(t: TurnRows) -> None:
-    """Whether each candidate's gender agrees with a gendered tag."""
-    if t.tag_gender is None:
-        return
-    for who, row in t.rows.items():
-        agrees = t.context.gender(who) == t.tag_gender
-        row[_INDEX["pronoun_tag_gender_match" if agrees else "pronoun_tag_gender_mismatch"]] = 1.0
 
 
 def _gendered_tags(context: SieveContext, turns: list[Turn]) -> dict[int, list[tuple[int, str]]]:
@@ -604,27 +623,12 @@ def _nearest(marks: list[tuple[int, str]], index: int) -> list[tuple[int, str]]:
     ]
 
 
-def _gender_anchors(t: TurnRows) -> None:
-    """The nearest he/she-tagged turn of the conversation on each side, read by parity like the name
-    anchors: in a two-party scene between a man and a woman an even distance to a "she said" says this
-    turn is the woman's, an odd one the man's, without resolving the pronoun to anyone."""
-    tags = t.stats.gendered.get(t.turn.conversation)
-    if not tags:
-        return
-    for index, gender in _nearest(tags, t.index):
-        distance = abs(t.index - index)
-        feature = "gender_anchor_even_match" if distance % 2 == 0 else "gender_anchor_odd_match"
-        for who, row in t.rows.items():
-            if t.context.gender(who) == gender:
-                row[_INDEX[feature]] = max(row.get(_INDEX[feature], 0.0), 1.0 / math.sqrt(distance))
-
-
 def _tag_anchors(t: TurnRows) -> None:
     """The nearest name-tagged turn of the conversation on each side, by the parity of the distance:
     in a two-party exchange an anchor an even number of turns away is this turn's speaker, an odd one
     the other party, whichever way the turns in between were read (the value fades with distance,
     1/sqrt(turns)); and every speaker the conversation tags by name is a candidate."""
-    anchors = t.stats.anchors.get(t.turn.conversation, [])
+    anchors = t.book.anchors.get(t.turn.conversation, [])
     if not anchors:
         return
     tagged = list(dict.fromkeys(speaker for _, speaker in anchors))  # in order: no hash-seed dependence
@@ -639,15 +643,6 @@ def _tag_anchors(t: TurnRows) -> None:
         t.put(speaker, f"anchor_{side}_{parity}", value)
         if two_party:
             t.put(speaker, f"anchor_{parity}_two_party", value)
-
-
-def _untagged_first_name(t: TurnRows) -> None:
-    """The first name in the paragraph's narration, when no quote of the turn has a tag."""
-    untagged = t.static.untagged if t.static is not None else _untagged(t.turn)
-    for row in t.rows.values():
-        row[_INDEX["own_paragraph_first_name_untagged"]] = (
-            row.get(_INDEX["own_paragraph_first_name"], 0.0) * untagged
-        )
 
 
 def _untagged(turn: Turn) -> bool:
@@ -758,17 +753,17 @@ FEATURE_FAMILIES: tuple[FeatureFamily, ...] = (
         static=True,
     ),
     FeatureFamily("addressed in turn", _addressed_in_turn, ("addressed_in_turn",), static=True),
-    FeatureFamily("named inside quote", _named_inside_quote, ("named_inside_quote",), False, static=True),
+    FeatureFamily("named inside quote", None, ("named_inside_quote",), False, static=True),
     FeatureFamily(
         "mention distances",
-        _mention_distances,
+        None,
         ("log_distance_before", "log_distance_after"),
         False,
         static=True,
     ),
     FeatureFamily(
         "gender agreement",
-        _gender_agreement,
+        None,
         ("pronoun_tag_gender_match", "pronoun_tag_gender_mismatch"),
         False,
         static=True,
@@ -790,14 +785,14 @@ FEATURE_FAMILIES: tuple[FeatureFamily, ...] = (
     ),
     FeatureFamily(
         "gender anchors",
-        _gender_anchors,
+        None,
         ("gender_anchor_even_match", "gender_anchor_odd_match"),
         False,
         static=True,
     ),
     FeatureFamily(
         "untagged first name",
-        _untagged_first_name,
+        None,
         ("own_paragraph_first_name_untagged",),
         False,
         static=True,
@@ -820,6 +815,15 @@ _RECENT_OTHER_CONVERSATION = _INDEX["recent_speaker_other_conversation"]
 _ADDRESSED_BY_PREV, _ADDRESSED_BY_NEXT = _INDEX["addressed_by_prev"], _INDEX["addressed_by_next"]
 _SPEAKER_SHARE, _MENTION_SHARE = _INDEX["speaker_share"], _INDEX["mention_share"]
 _NARRATOR = _INDEX["narrator"]
+_NAMED_INSIDE = _INDEX["named_inside_quote"]
+_DISTANCE_BEFORE, _DISTANCE_AFTER = _INDEX["log_distance_before"], _INDEX["log_distance_after"]
+_GENDER_MATCH, _GENDER_MISMATCH = _INDEX["pronoun_tag_gender_match"], _INDEX["pronoun_tag_gender_mismatch"]
+_GENDER_ANCHOR_EVEN, _GENDER_ANCHOR_ODD = (
+    _INDEX["gender_anchor_even_match"],
+    _INDEX["gender_anchor_odd_match"],
+)
+_FIRST_NAME = _INDEX["own_paragraph_first_name"]
+_FIRST_NAME_UNTAGGED = _INDEX["own_paragraph_first_name_untagged"]
 _WIDTH = len(FEATURES)
 
 
@@ -837,34 +841,39 @@ def _features(
     `_StaticTurn` (computed on first use); the per-reading families are written out here, each on
     its own columns, so the rows are the ones every family running in table order would give: the
     candidates in the order first proposed, and each per-reading cell as its family sets it."""
-    static = stats.statics.get(index)
+    book = stats.book
+    static = book.turns.get(index)
     if static is None:
-        static = stats.statics[index] = _static_turn(context, turns, index, stats)
+        static = book.turns[index] = _static_turn(context, turns, index, book)
     if back is None:
         back = tuple(turns[k].speaker for k in range(index - 1, max(-1, index - 1 - _HISTORY), -1))
     ahead = stats.ahead.get(index)
     if ahead is None:
         ahead = stats.ahead[index] = _Ahead.of(static)
     first, second, third = static.runs
-    rows = dict.fromkeys(first, 0)  # candidate -> where its row starts (set below), in proposal order
-    cells: list[tuple[str, int, float]] = []  # (candidate, column, value) of the per-reading families
+    rows = dict(
+        zip(first, range(0, len(first) * _WIDTH, _WIDTH), strict=True)
+    )  # candidate -> its row's first cell,
+    # in proposal order
+    ones: list[int] = []  # the cells (row start + column) the per-reading families set to 1.0
+    # (a candidate's row: `rows.setdefault(who, len(rows) * _WIDTH)`, new ones at the end)
     tag_gender = static.tag_gender
     if tag_gender is not None:  # same-gender speakers: the last two earlier speakers of the tag's gender
         gender, speakers = context.gender, []
         for who in back[:_ANTECEDENT_TURNS]:
             if who is not None and who not in speakers and gender(who) == tag_gender:
                 speakers.append(who)
-                rows.setdefault(who, 0)
-                cells.append((who, _PREV_SPEAKER_SAME_GENDER[len(speakers) - 1], 1.0))
+                start = rows.setdefault(who, len(rows) * _WIDTH)
+                ones.append(start + _PREV_SPEAKER_SAME_GENDER[len(speakers) - 1])
                 if len(speakers) == 2:
                     break
-    rows.update(dict.fromkeys((who for who in second if who not in rows), 0))
+    for who in second:
+        rows.setdefault(who, len(rows) * _WIDTH)
     before = static.before  # the conversation's turns -1, -2, -3 are back[0], back[1], back[2]
     previous = back[0] if before >= 1 else None
     if static.verb_column is not None and previous is not None:
         # tag verb: "he added" / "she went on" continue the previous speaker, "he replied" answers them
-        rows.setdefault(previous, 0)
-        cells.append((previous, static.verb_column, 1.0))
+        ones.append(rows.setdefault(previous, len(rows) * _WIDTH) + static.verb_column)
     # neighbour speakers: the speakers of the three turns before and two after in the conversation
     participants: list[str] = []
     behind = (previous, back[1] if before >= 2 else None, back[2] if before >= 3 else None)
@@ -877,87 +886,82 @@ def _features(
         (ahead.speakers[1], _NEXT2, _NEXT2_TAGGED if tagged[2] else None),
     ):
         if who is not None:
-            rows.setdefault(who, 0)
-            cells.append((who, column, 1.0))
+            start = rows.setdefault(who, len(rows) * _WIDTH)
+            ones.append(start + column)
             participants.append(who)
             if tagged_column is not None:
-                cells.append((who, tagged_column, 1.0))
+                ones.append(start + tagged_column)
     # recent speakers: a third (fourth) party who spoke a while ago, ranked by the speakers since
     seen: list[str] = []
+    ranks: list[tuple[int, float]] = []
+    other_conversation = static.other_conversation
     for k, who in enumerate(back[:_RECENT_TURNS]):
         if who is None or who in seen:
             continue
         seen.append(who)
-        rows.setdefault(who, 0)
-        cells.append((who, _RECENT_SPEAKER, 1.0))
-        cells.append((who, _RECENT_SPEAKER_RANK, 1.0 - len(seen) / (_RECENT_SPEAKERS + 1)))
-        if static.other_conversation[k]:
-            cells.append((who, _RECENT_OTHER_CONVERSATION, 1.0))
+        start = rows.setdefault(who, len(rows) * _WIDTH)
+        ones.append(start + _RECENT_SPEAKER)
+        ranks.append((start + _RECENT_SPEAKER_RANK, 1.0 - len(seen) / (_RECENT_SPEAKERS + 1)))
+        if other_conversation[k]:
+            ones.append(start + _RECENT_OTHER_CONVERSATION)
         if len(seen) >= _RECENT_SPEAKERS:
             break
     # addressed by neighbours: whom the previous turn addressed by name (they answer); whom the next
     # turn addresses (only for candidates already proposed)
     for who in static.previous_vocatives:
         if who != previous:
-            rows.setdefault(who, 0)
-            cells.append((who, _ADDRESSED_BY_PREV, 1.0))
+            ones.append(rows.setdefault(who, len(rows) * _WIDTH) + _ADDRESSED_BY_PREV)
     for who in static.next_vocatives:
         if who in rows:
-            cells.append((who, _ADDRESSED_BY_NEXT, 1.0))
-    rows.update(dict.fromkeys((who for who in third if who not in rows), 0))
+            ones.append(rows[who] + _ADDRESSED_BY_NEXT)
+    for who in third:
+        rows.setdefault(who, len(rows) * _WIDTH)
     if not rows:
         return None
     candidates = list(rows)
-    # book shares: how much each candidate speaks and is named in the whole book, and the narrator
-    share, narrator = stats.share, context.narrator_id
-    for who in candidates:
-        speaker_share, mention_share = share(who)
-        cells.append((who, _SPEAKER_SHARE, speaker_share))
-        cells.append((who, _MENTION_SHARE, mention_share))
-    if narrator in rows:
-        cells.append((narrator, _NARRATOR, 1.0))
-    # conversation structure: turn-taking around the turn
-    if participants:
-        for who in participants:
-            cells.append((who, _PARTICIPANT, 1.0))
-        if len(set(participants)) > 2:  # a multi-party scene
-            for who in candidates:
-                cells.append((who, _MULTI_PARTY, 1.0))
-        if behind[1] is not None and behind[1] != behind[0]:  # A-B-A: the speaker of the turn before last
-            cells.append((behind[1], _PARITY, 1.0))
-            if len(set(participants)) > 2:
-                cells.append((behind[1], _PARITY_MULTI_PARTY, 1.0))
+    # conversation structure: turn-taking around the turn (a multi-party scene: below)
+    for who in participants:
+        ones.append(rows[who] + _PARTICIPANT)
+    multi_party = len(set(participants)) > 2
+    if behind[1] is not None and behind[1] != behind[0]:  # A-B-A: the speaker of the turn before last
+        ones.append(rows[behind[1]] + _PARITY)
+        if multi_party:
+            ones.append(rows[behind[1]] + _PARITY_MULTI_PARTY)
     if behind[0] is not None and behind[0] == behind[2] and behind[1] is not None:  # an A-B-A-B run before
-        cells.append((behind[1], _RUN_BEFORE, 1.0))
+        ones.append(rows[behind[1]] + _RUN_BEFORE)
     if ahead.run_after is not None and ahead.run_after in rows:  # ... and after
-        cells.append((ahead.run_after, _RUN_AFTER, 1.0))
+        ones.append(rows[ahead.run_after] + _RUN_AFTER)
     counts = dict(ahead.counts)  # the candidate's share of the scene's turns (this reading's before it)
     for who in back[:before]:
         if who is not None:
             counts[who] = counts.get(who, 0) + 1
     scene_size = max(1, before + len(static.scene_after))
-    for who in candidates:
-        count = counts.get(who, 0)
-        if count:
-            cells.append((who, _TURN_SHARE, count / scene_size))
-    matrix = static.stack(candidates, TurnRows(context, turns, index, stats, static=static))
-    flat = matrix.reshape(-1)  # the per-reading cells, set one by one (faster than fancy indexing here)
-    for row, who in enumerate(candidates):
-        rows[who] = row * _WIDTH
-    for who, column, value in cells:
-        flat[rows[who] + column] = value
+    for who, count in counts.items():
+        if who in rows:
+            ranks.append((rows[who] + _TURN_SHARE, count / scene_size))
+    matrix = ahead.stack(candidates, context, stats, static)
+    if multi_party:
+        matrix[:, _MULTI_PARTY] = 1.0
+    flat = matrix.reshape(-1)
+    flat.put(ones, 1.0)
+    for cell, value in ranks:
+        flat[cell] = value
     return TurnCandidates(index, candidates, matrix)
 
 
 @dataclass(slots=True)
 class _Ahead:
-    """What a turn's features read of the turns after it, which a pass (and the beam) leaves as the
-    previous pass set them: the speakers of the next three turns of the conversation, the A-B-A-B run
-    they form, and the speakers' counts over the turn and the scene after it."""
+    """What one pass leaves unchanged of a turn's features (the beam included): the speakers of the
+    next three turns of the conversation, as the previous pass set them, the A-B-A-B run they form,
+    and the speakers' counts over the turn and the scene after it; and per candidate its row of the
+    static columns (`_StaticTurn.stack`) and the book shares (how much the candidate speaks and is
+    named in the whole book, and whether they narrate), kept in ``matrix``."""
 
     speakers: tuple[str | None, str | None, str | None]
     run_after: str | None
     counts: dict[str, int]
+    row_of: dict[str, int] = field(default_factory=dict)  # candidate -> their row of `matrix`
+    matrix: np.ndarray = field(default_factory=lambda: _no_rows())
 
     @classmethod
     def of(cls, static: _StaticTurn) -> _Ahead:
@@ -968,21 +972,35 @@ class _Ahead:
                 counts[other.speaker] = counts.get(other.speaker, 0) + 1
         return cls((a, b, c), b if a is not None and a == c else None, counts)
 
+    def stack(
+        self, candidates: list[str], context: SieveContext, stats: _BookStats, static: _StaticTurn
+    ) -> np.ndarray:
+        """The candidates' rows (static columns and book shares) in their order, as a new array."""
+        row_of = self.row_of
+        missing = [who for who in candidates if who not in row_of]
+        if missing:
+            for who in missing:
+                row_of[who] = len(row_of)
+            found = static.stack(missing, context, stats.book)
+            narrator = context.narrator_id
+            for k, who in enumerate(missing):
+                found[k, _SPEAKER_SHARE], found[k, _MENTION_SHARE] = stats.share(who)
+                found[k, _NARRATOR] = float(who == narrator)
+            self.matrix = np.vstack([self.matrix, found])
+        return self.matrix.take([row_of[who] for who in candidates], axis=0)
+
 
 _PROPOSING_PLAN = [
     (is_static, tuple(group))
     for is_static, group in groupby((f for f in FEATURE_FAMILIES if f.proposes), key=lambda f: f.static)
 ]  # runs of static and per-reading proposing families, in table order: `_features` reads three static runs
-_STATIC_DESCRIBING = [
-    f.compute for f in FEATURE_FAMILIES if not f.proposes and f.static and f.compute is not None
-]
 
 
-def _static_turn(context: SieveContext, turns: list[Turn], index: int, stats: _BookStats) -> _StaticTurn:
+def _static_turn(context: SieveContext, turns: list[Turn], index: int, book: _StaticBook) -> _StaticTurn:
     """Run the static proposing families of one turn and keep the candidates each run of them
-    proposes (in order) and the values they give (families fill disjoint columns); and where the turn
-    stands in its conversation."""
-    t = TurnRows(context, turns, index, stats)
+    proposes (in order) and the values they give (families fill disjoint columns); what the static
+    describing features read; and where the turn stands in its conversation."""
+    t = TurnRows(context, turns, index, book)
     runs: list[list[str]] = []
     for is_static, families in _PROPOSING_PLAN:
         if is_static:
@@ -1002,14 +1020,23 @@ def _static_turn(context: SieveContext, turns: list[Turn], index: int, stats: _B
     end = index
     while end < min(len(turns), index + _SCENE_TURNS) and turns[end].conversation == conversation:
         end += 1
+    gender_anchors = []  # the nearest he/she-tagged turn of the conversation on each side (`_gender_anchors`)
+    for other, gender in _nearest(book.gendered.get(conversation, []), index):
+        distance = abs(index - other)
+        column = _GENDER_ANCHOR_EVEN if distance % 2 == 0 else _GENDER_ANCHOR_ODD
+        gender_anchors.append((column, gender, 1.0 / math.sqrt(distance)))
     return _StaticTurn(
         runs,
         t.rows,
         t.tag_gender,
-        t.tag_pronoun_at,
         _INDEX[f"{verb_class}_tag_prev_speaker"] if verb_class is not None else None,
-        _named_inside(t),
+        set(_named_inside(t)),
         _untagged(turn),
+        turn.start,
+        turn.end,
+        bisect.bisect_left(book.name_starts, turn.start),
+        bisect.bisect_left(book.name_starts, turn.end),
+        gender_anchors,
         before,
         tuple(near[_NEAR + 1 :]),
         (_tagged(near[_NEAR - 1]), _tagged(near[_NEAR - 2]), _tagged(near[_NEAR + 2])),
@@ -1044,17 +1071,6 @@ def _tagged(turn: Turn | None) -> bool:
 
 def _speaker_of(turn: Turn | None) -> str | None:
     return turn.speaker if turn is not None else None
-
-
-def _named(
-    context: SieveContext, start: int, end: int, inside: list[tuple[int, int]]
-) -> list[tuple[int, str]]:
-    """(offset, character id) of name mentions in ``[start, end)`` outside the given quote spans."""
-    return [
-        (m.start, m.character_id)
-        for m in context.names.between(start, end)
-        if m.character_id is not None and not any(a <= m.start < b for a, b in inside)
-    ]
 
 
 _GENDERED_NOUNS = {
@@ -1122,16 +1138,20 @@ def _tag_verb_class(text: str, turn: Turn) -> str | None:
 
 
 class _QuotedText:
-    """Which offsets of the book lie inside a quote (names there are not narration)."""
+    """Which offsets of the book lie inside a quote (names there are not narration), and whose."""
 
     def __init__(self, turns: list[Turn]) -> None:
-        spans = sorted((s.start, s.end) for t in turns for q in t.quotes for s in q.spans)
-        self.starts = [a for a, _ in spans]
-        self.ends = [b for _, b in spans]
+        spans = sorted(
+            (s.start, s.end, index) for index, t in enumerate(turns) for q in t.quotes for s in q.spans
+        )
+        self.starts = [a for a, _, _ in spans]
+        self.ends = [b for _, b, _ in spans]
+        self.turns = [index for _, _, index in spans]
 
-    def __contains__(self, offset: int) -> bool:
+    def turn_at(self, offset: int) -> int:
+        """The turn whose quote holds ``offset`` (-1: none). Quote spans do not overlap."""
         i = bisect.bisect_right(self.starts, offset) - 1
-        return i >= 0 and offset < self.ends[i]
+        return self.turns[i] if i >= 0 and offset < self.ends[i] else -1
 
 
 _SUBJECT_START = re.compile(
@@ -1151,23 +1171,19 @@ def _pronoun_antecedents(t: TurnRows, gender: str, offset: int | None) -> None:
     text = context.book.text
     recent: list[str] = []
     subjects: list[str] = []
-    for mention in context.names.before(at):
-        if at - mention.start >= _ANTECEDENT_CHARS or (len(recent) >= 2 and len(subjects) >= 2):
+    starts, ids, held = t.book.name_starts, t.book.name_ids, t.book.name_turns
+    for i in range(bisect.bisect_left(starts, at) - 1, -1, -1):  # the name mentions before, nearest first
+        start = starts[i]
+        if at - start >= _ANTECEDENT_CHARS or (len(recent) >= 2 and len(subjects) >= 2):
             break
-        who = mention.character_id
-        if who is None or mention.start in t.stats.quoted or context.gender(who) != gender:
+        who = ids[i]
+        if held[i] != -1 or context.gender(who) != gender:  # inside a quote, or another gender
             continue
         if who not in recent:
             recent.append(who)
-        if who not in subjects and _SUBJECT_START.search(text, max(0, mention.start - 40), mention.start):
+        if who not in subjects and _SUBJECT_START.search(text, max(0, start - 40), start):
             subjects.append(who)
     for rank, who in enumerate(recent[:2], 1):
         put(who, f"pronoun_recent_{rank}", 1.0)
     for rank, who in enumerate(subjects[:2], 1):
         put(who, f"pronoun_subject_{rank}", 1.0)
-
-
-def _quote_spans(turns: list[Turn], index: int) -> list[tuple[int, int]]:
-    if 0 <= index < len(turns):
-        return [(s.start, s.end) for q in turns[index].quotes for s in q.spans]
-    return []

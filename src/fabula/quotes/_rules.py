@@ -93,6 +93,8 @@ class SieveContext:
     names: MentionIndex  # name and title mentions that have a character
     pronoun_at: dict[int, Mention]
     narrator_id: str | None
+    regions: dict[tuple[int, int], list[tuple[int, int, str]]] = field(default_factory=dict)
+    # (turn start, quote position) -> `_narration_regions`: the tag pass and the write-out both read them
 
     def gender(self, character_id: str) -> str:
         character = self.characters.get(character_id)
@@ -128,9 +130,10 @@ def run_sieve(book: Book) -> tuple[SieveContext, list[Turn]]:
 
 def finish_turns(context: SieveContext, turns: list[Turn]) -> None:
     """Write each turn's speaker to its untagged quotes, set types and addressees."""
-    inward = [_inward(context, turn) for turn in turns]
+    clauses = [[_tag_clauses(context, turn, p) for p in range(len(turn.quotes))] for turn in turns]
+    inward = [_inward(of_turn) for of_turn in clauses]
     for index, _turn in enumerate(turns):
-        _finish(context, turns, index, inward)
+        _finish(context, turns, index, inward, clauses[index])
 
 
 # --- set-up -----------------------------------------------------------------------------------------
@@ -205,10 +208,9 @@ class _Candidate:
 
 def _tag_pass(context: SieveContext, turns: list[Turn], index: int) -> None:
     turn = turns[index]
-    book = context.book
     found: list[tuple[Quote, _Candidate]] = []
     for position, quote in enumerate(turn.quotes):
-        candidate = _find_tag(context, turns, index, quote, _narration_regions(book, turn, position))
+        candidate = _find_tag(context, turns, index, quote, _regions(context, turn, position))
         if candidate is not None:
             found.append((quote, candidate))
             _apply(quote, candidate.character_id, candidate.rule, candidate.confidence, candidate.mention)
@@ -216,6 +218,15 @@ def _tag_pass(context: SieveContext, turns: list[Turn], index: int) -> None:
     if found:
         best = max(found, key=lambda qc: qc[1].confidence)[1]
         turn.speaker, turn.rule, turn.confidence = best.character_id, best.rule, best.confidence
+
+
+def _regions(context: SieveContext, turn: Turn, position: int) -> list[tuple[int, int, str]]:
+    """`_narration_regions`, computed once per quote."""
+    key = (turn.start, position)
+    found = context.regions.get(key)
+    if found is None:
+        found = context.regions[key] = _narration_regions(context.book, turn, position)
+    return found
 
 
 def _narration_regions(book: Book, turn: Turn, position: int) -> list[tuple[int, int, str]]:
@@ -619,7 +630,13 @@ def _apply(quote: Quote, speaker: str, rule: str, confidence: float, mention: Sp
     quote.mention = mention
 
 
-def _finish(context: SieveContext, turns: list[Turn], index: int, inward: list[bool]) -> None:
+def _finish(
+    context: SieveContext,
+    turns: list[Turn],
+    index: int,
+    inward: list[bool],
+    clauses: list[list[tuple[str, list[tuple[int, int, str]]]]],
+) -> None:
     turn = turns[index]
     neighbours: list[str] = []
     for other in (index - 1, index + 1):
@@ -631,7 +648,8 @@ def _finish(context: SieveContext, turns: list[Turn], index: int, inward: list[b
             quote.type = "implicit"
         elif quote.speaker_id is None:
             quote.method, quote.confidence, quote.type = "rules:none", 0.0, "implicit"
-        quote.addressee_ids = _addressees(context, turn, position, neighbours, inward[index])
+        words = [w for _, clause in clauses[position] for w in clause]
+        quote.addressee_ids = _addressees(context, turn, position, neighbours, inward[index], words)
 
 
 # --- addressees -------------------------------------------------------------------------------------
@@ -663,7 +681,7 @@ def _tag_clauses(
     """The tag clauses next to the turn's ``position``-th quote: (where, its words lowercased)."""
     text = context.book.text
     out: list[tuple[str, list[tuple[int, int, str]]]] = []
-    for start, end, where in _narration_regions(context.book, turn, position):
+    for start, end, where in _regions(context, turn, position):
         clause = _clause(text, start, end, where)
         if clause is not None:
             out.append(
@@ -672,21 +690,17 @@ def _tag_clauses(
     return out
 
 
-def _tag_words(context: SieveContext, turn: Turn, position: int) -> list[tuple[int, int, str]]:
-    """The words of the tag clauses next to the turn's ``position``-th quote (lowercased)."""
-    return [w for _, words in _tag_clauses(context, turn, position) for w in words]
-
-
 _INWARD_REACH = (
     3  # a thought verb is a tag only this close to the quote ('"…," thought Alice' / 'she thought')
 )
 
 
-def _inward(context: SieveContext, turn: Turn) -> bool:
+def _inward(clauses: list[list[tuple[str, list[tuple[int, int, str]]]]]) -> bool:
     """A thought or self-talk: a thought verb right next to the quote (``thought Alice``, ``she
-    thought``) or ``to herself`` in a tag clause."""
-    for position in range(len(turn.quotes)):
-        for where, clause in _tag_clauses(context, turn, position):
+    thought``) or ``to herself`` in a tag clause (``clauses``: `_tag_clauses` of each of the turn's
+    quotes)."""
+    for of_quote in clauses:
+        for where, clause in of_quote:
             words = [w for _, _, w in clause]
             near = words[-_INWARD_REACH:] if where == "before" else words[:_INWARD_REACH]
             if any(w in _THOUGHT_VERBS for w in near):
@@ -697,15 +711,20 @@ def _inward(context: SieveContext, turn: Turn) -> bool:
 
 
 def _addressees(
-    context: SieveContext, turn: Turn, position: int, neighbours: list[str], inward: bool
+    context: SieveContext,
+    turn: Turn,
+    position: int,
+    neighbours: list[str],
+    inward: bool,
+    words: list[tuple[int, int, str]],
 ) -> list[str]:
     """Whom a quote addresses: no one for a thought or self-talk; a character named after ``to`` in
-    its tag clause (``said the Mock Heron to the Basilisk``); else the people it addresses by name;
-    else the speaker of a neighbouring turn of the conversation (no one when nobody else spoke)."""
+    its tag clause (``said the Mock Heron to the Basilisk``: ``words`` are those of the tag clauses
+    next to the quote, lowercased); else the people it addresses by name; else the speaker of a
+    neighbouring turn of the conversation (no one when nobody else spoke)."""
     quote = turn.quotes[position]
     if inward:
         return []
-    words = _tag_words(context, turn, position)
     if words and any(w in SPEECH_VERBS for _, _, w in words):
         text = context.book.text
         for mention in context.names.between(words[0][0], words[-1][1]):
