@@ -157,7 +157,7 @@ def _decode_conversation(
 ) -> None:
     beams: list[_Hypothesis | None] = [None]
     for index in conversation:
-        grown: list[_Hypothesis] = []
+        grown: list[tuple[float, int, _Hypothesis | None, TurnCandidates | None, np.ndarray | None, int]] = []
         seen: dict[tuple[str | None, ...], tuple[TurnCandidates | None, np.ndarray | None]] = {}
         for hypothesis in beams:
             history = hypothesis.history if hypothesis is not None else ()
@@ -181,19 +181,21 @@ def _decode_conversation(
             item, log_p = found
             base = hypothesis.score if hypothesis is not None else 0.0
             if item is None or log_p is None:
-                speaker = turns[index].speaker
-                grown.append(_Hypothesis(base, index, speaker, None, hypothesis))
+                grown.append((-base, len(grown), hypothesis, None, None, -1))
                 continue
-            candidates, values = item.candidates, log_p.tolist()  # the same floats as float(log_p[i])
+            values = log_p.tolist()  # the same floats as float(log_p[i])
             for best in (-log_p).argsort()[:width].tolist():
-                speaker = candidates[best]
-                grown.append(_Hypothesis(base + values[best], index, speaker, log_p[best], hypothesis))
-        grown.sort(key=lambda h: -h.score)
-        kept = grown[:width]
-        for reading in kept:  # only the kept readings need their history
-            older = reading.previous.history[: _HISTORY - 1] if reading.previous is not None else ()
-            reading.history = (reading.speaker, *older)
-        beams = list(kept)
+                grown.append((-(base + values[best]), len(grown), hypothesis, item, log_p, best))
+        grown.sort()  # by score, best first; a tie in the order grown (a stable sort by score)
+        beams = []
+        for negative, _, previous, item, log_p, best in grown[:width]:  # only the kept readings are made
+            speaker = item.candidates[best] if item is not None else turns[index].speaker
+            reading = _Hypothesis(
+                -negative, index, speaker, log_p[best] if log_p is not None else None, previous
+            )
+            older = previous.history[: _HISTORY - 1] if previous is not None else ()
+            reading.history = (speaker, *older)
+            beams.append(reading)
     best = beams[0]
     node = best
     while node is not None:  # the probabilities of the kept reading only (np.exp of the same scalar)
@@ -288,11 +290,14 @@ class _StaticBook:
     most_mentions: int  # the largest of them (mention_share is scaled by it)
     frequent: list[str]  # the `_MAIN_CAST` most-named characters
     anchors: dict[int, list[tuple[int, str]]]  # conversation -> (turn, speaker) of its name-tagged turns
+    anchor_speakers: dict[int, list[str]]  # conversation -> those speakers, each once, in order
     gendered: dict[int, list[tuple[int, str]]]  # conversation -> (turn, gender) of its he/she-tagged turns
     name_starts: list[int]  # the start of every name mention of `context.names`, in its order
     name_ids: list[str]  # the character of each
     name_turns: list[int]  # the turn whose quote holds each (-1: narration; see `_QuotedText`)
     positions: dict[str, list[int]]  # character -> the positions of their mentions in that order
+    paragraph_starts: list[int]  # the book's paragraphs (as Python ints)
+    paragraph_ends: list[int]
     turns: dict[int, _StaticTurn] = field(default_factory=dict)  # turn -> `_StaticTurn`
 
     @classmethod
@@ -309,16 +314,23 @@ class _StaticBook:
             mention_counts[who] = mention_counts.get(who, 0) + 1
             positions.setdefault(who, []).append(position)
         quoted = _QuotedText(turns)
+        anchors = _name_tag_anchors(context, turns)
         return cls(
             mention_counts,
             max(1, max(mention_counts.values(), default=1)),
             sorted(mention_counts, key=lambda who: -mention_counts[who])[:_MAIN_CAST],
-            _name_tag_anchors(context, turns),
+            anchors,
+            {
+                conversation: list(dict.fromkeys(who for _, who in marks))
+                for conversation, marks in anchors.items()
+            },
             _gendered_tags(context, turns),
             name_starts,
             name_ids,
             [quoted.turn_at(start) for start in name_starts],
             positions,
+            context.book.paragraphs.starts.tolist(),
+            context.book.paragraphs.ends.tolist(),
         )
 
     def named(self, start: int, end: int, skip: int = -2) -> list[tuple[int, str]]:
@@ -410,9 +422,14 @@ class _StaticTurn:
         row_of = self.row_of
         missing = [who for who in candidates if who not in row_of]
         if missing:
+            found = self.vectors(missing, context, book)
+            if not row_of:  # the first reading: its rows in its order
+                row_of.update(zip(missing, range(len(missing)), strict=True))
+                self.matrix = found
+                return found.copy()
             for who in missing:
                 row_of[who] = len(row_of)
-            self.matrix = np.vstack([self.matrix, self.vectors(missing, context, book)])
+            self.matrix = np.vstack([self.matrix, found])
         return self.matrix.take([row_of[who] for who in candidates], axis=0)
 
     def vectors(self, candidates: list[str], context: SieveContext, book: _StaticBook) -> np.ndarray:
@@ -423,7 +440,7 @@ class _StaticTurn:
         gender anchors (`_gender_anchors`); the first name of the paragraph when no quote of the turn
         has a tag."""
         found = np.zeros((len(candidates), _WIDTH))
-        cells = found.reshape(-1)
+        cells = found.reshape(-1)  # set one by one: faster than ndarray.put of lists here
         gender, tag_gender, distance = context.gender, self.tag_gender, book.log_distance
         for offset, who in zip(range(0, len(candidates) * _WIDTH, _WIDTH), candidates, strict=True):
             proposed = self.proposed.get(who)
@@ -466,6 +483,14 @@ class TurnRows:
     def inside(self) -> list[tuple[int, int]]:
         """The turn's own quote spans (names there are not narration)."""
         return [(s.start, s.end) for q in self.turn.quotes for s in q.spans]
+
+    def put_one(self, character_id: str, i: int) -> None:
+        """`put` with value 1.0 for a column whose values are 1.0 only, by its index."""
+        row = self.rows.get(character_id)
+        if row is None:
+            self.rows[character_id] = {i: 1.0}
+        else:
+            row[i] = 1.0
 
     def put(self, character_id: str | None, feature: str, value: float = 1.0) -> None:
         """Propose ``character_id`` (a new row if needed) with ``feature`` at least ``value``."""
@@ -549,35 +574,32 @@ def _narration_names(t: TurnRows) -> None:
     turn = t.turn
     if turn.paragraph < 0:
         return
-    index, named = t.index, t.book.named
-    paragraphs = t.context.book.paragraphs
-    p_start = int(paragraphs.starts[turn.first_paragraph])
-    p_end = int(paragraphs.ends[turn.paragraph])
+    index, named, put = t.index, t.book.named, t.put_one
+    starts, ends = t.book.paragraph_starts, t.book.paragraph_ends
+    p_start, p_end = starts[turn.first_paragraph], ends[turn.paragraph]
     for rank, (offset, who) in enumerate(named(p_start, p_end, index)):
-        t.put(who, "own_paragraph_name")
+        put(who, _OWN_NAME)
         if rank == 0:
-            t.put(who, "own_paragraph_first_name")
-        t.put(who, "own_paragraph_before_quote" if offset < turn.start else "own_paragraph_after_quote")
+            put(who, _FIRST_NAME)
+        put(who, _OWN_BEFORE if offset < turn.start else _OWN_AFTER)
     if turn.first_paragraph > 0:
         q = turn.first_paragraph - 1
-        before = named(int(paragraphs.starts[q]), int(paragraphs.ends[q]), index - 1 if index > 0 else -2)
+        before = named(starts[q], ends[q], index - 1 if index > 0 else -2)
         for _, who in before:
-            t.put(who, "prev_paragraph_name")
+            put(who, _PREV_PARAGRAPH)
         if before:
-            t.put(before[-1][1], "prev_paragraph_last_name")
+            put(before[-1][1], _PREV_PARAGRAPH_LAST)
             if index == 0 or t.turns[index - 1].paragraph != q:
                 # a narration paragraph right before the turn: its first-named character acts, then speaks
-                t.put(before[0][1], "prev_narration_first_name")
-    if turn.paragraph + 1 < len(paragraphs):
+                put(before[0][1], _PREV_NARRATION_FIRST)
+    if turn.paragraph + 1 < len(starts):
         q = turn.paragraph + 1
-        after = named(
-            int(paragraphs.starts[q]), int(paragraphs.ends[q]), index + 1 if index + 1 < len(t.turns) else -2
-        )
-        for _, who in after:
-            t.put(who, "next_paragraph_name")
-    lookback = int(paragraphs.starts[max(0, turn.first_paragraph - _RECENT_PARAGRAPHS)])
-    for _, who in named(lookback, p_start):
-        t.put(who, "named_recently")
+        for _, who in named(starts[q], ends[q], index + 1 if index + 1 < len(t.turns) else -2):
+            put(who, _NEXT_PARAGRAPH)
+    for who in dict.fromkeys(
+        who for _, who in named(starts[max(0, turn.first_paragraph - _RECENT_PARAGRAPHS)], p_start)
+    ):
+        put(who, _NAMED_RECENTLY)
 
 
 def _addressed_in_turn(t: TurnRows) -> None:
@@ -631,7 +653,7 @@ def _tag_anchors(t: TurnRows) -> None:
     anchors = t.book.anchors.get(t.turn.conversation, [])
     if not anchors:
         return
-    tagged = list(dict.fromkeys(speaker for _, speaker in anchors))  # in order: no hash-seed dependence
+    tagged = t.book.anchor_speakers[t.turn.conversation]
     two_party = len(tagged) <= 2
     for who in tagged:
         t.put(who, "tagged_in_conversation")
@@ -823,7 +845,15 @@ _GENDER_ANCHOR_EVEN, _GENDER_ANCHOR_ODD = (
     _INDEX["gender_anchor_odd_match"],
 )
 _FIRST_NAME = _INDEX["own_paragraph_first_name"]
+_OWN_NAME, _OWN_BEFORE = _INDEX["own_paragraph_name"], _INDEX["own_paragraph_before_quote"]
+_OWN_AFTER, _PREV_PARAGRAPH = _INDEX["own_paragraph_after_quote"], _INDEX["prev_paragraph_name"]
+_PREV_PARAGRAPH_LAST, _PREV_NARRATION_FIRST = (
+    _INDEX["prev_paragraph_last_name"],
+    _INDEX["prev_narration_first_name"],
+)
+_NEXT_PARAGRAPH, _NAMED_RECENTLY = _INDEX["next_paragraph_name"], _INDEX["named_recently"]
 _FIRST_NAME_UNTAGGED = _INDEX["own_paragraph_first_name_untagged"]
+_SHARE_COLUMNS = np.array([_SPEAKER_SHARE, _MENTION_SHARE, _NARRATOR])
 _WIDTH = len(FEATURES)
 
 
@@ -979,13 +1009,15 @@ class _Ahead:
         row_of = self.row_of
         missing = [who for who in candidates if who not in row_of]
         if missing:
+            found = static.stack(missing, context, stats.book)
+            narrator, share = context.narrator_id, stats.share
+            found[:, _SHARE_COLUMNS] = [(*share(who), float(who == narrator)) for who in missing]
+            if not row_of:  # the first reading: its rows in its order
+                row_of.update(zip(missing, range(len(missing)), strict=True))
+                self.matrix = found
+                return found.copy()
             for who in missing:
                 row_of[who] = len(row_of)
-            found = static.stack(missing, context, stats.book)
-            narrator = context.narrator_id
-            for k, who in enumerate(missing):
-                found[k, _SPEAKER_SHARE], found[k, _MENTION_SHARE] = stats.share(who)
-                found[k, _NARRATOR] = float(who == narrator)
             self.matrix = np.vstack([self.matrix, found])
         return self.matrix.take([row_of[who] for who in candidates], axis=0)
 

@@ -93,8 +93,9 @@ class SieveContext:
     names: MentionIndex  # name and title mentions that have a character
     pronoun_at: dict[int, Mention]
     narrator_id: str | None
-    regions: dict[tuple[int, int], list[tuple[int, int, str]]] = field(default_factory=dict)
-    # (turn start, quote position) -> `_narration_regions`: the tag pass and the write-out both read them
+    clauses: dict[tuple[int, int], list[tuple[str, int, int, list[tuple[int, int, str]]]]] = field(
+        default_factory=dict
+    )  # (turn start, quote position) -> `_clauses`: the tag pass and the write-out both read them
 
     def gender(self, character_id: str) -> str:
         character = self.characters.get(character_id)
@@ -210,7 +211,7 @@ def _tag_pass(context: SieveContext, turns: list[Turn], index: int) -> None:
     turn = turns[index]
     found: list[tuple[Quote, _Candidate]] = []
     for position, quote in enumerate(turn.quotes):
-        candidate = _find_tag(context, turns, index, quote, _regions(context, turn, position))
+        candidate = _find_tag(context, turns, index, quote, _clauses(context, turn, position))
         if candidate is not None:
             found.append((quote, candidate))
             _apply(quote, candidate.character_id, candidate.rule, candidate.confidence, candidate.mention)
@@ -220,12 +221,25 @@ def _tag_pass(context: SieveContext, turns: list[Turn], index: int) -> None:
         turn.speaker, turn.rule, turn.confidence = best.character_id, best.rule, best.confidence
 
 
-def _regions(context: SieveContext, turn: Turn, position: int) -> list[tuple[int, int, str]]:
-    """`_narration_regions`, computed once per quote."""
+def _clauses(
+    context: SieveContext, turn: Turn, position: int
+) -> list[tuple[str, int, int, list[tuple[int, int, str]]]]:
+    """The clause of each narration region of the turn's ``position``-th quote (`_narration_regions`,
+    `_clause`) that has one: (where, its start and end, its words lowercased with their offsets);
+    computed once per quote."""
     key = (turn.start, position)
-    found = context.regions.get(key)
+    found = context.clauses.get(key)
     if found is None:
-        found = context.regions[key] = _narration_regions(context.book, turn, position)
+        text = context.book.text
+        found = context.clauses[key] = []
+        for start, end, where in _narration_regions(context.book, turn, position):
+            clause = _clause(text, start, end, where)
+            if clause is not None:
+                c_start, c_end = clause
+                words = [
+                    (m.start(), m.end(), m.group().lower()) for m in _WORD.finditer(text, c_start, c_end)
+                ]
+                found.append((where, c_start, c_end, words))
     return found
 
 
@@ -282,17 +296,16 @@ def _paragraph_bounds(book: Book, quote: Quote) -> tuple[int, int]:
 
 
 def _find_tag(
-    context: SieveContext, turns: list[Turn], index: int, quote: Quote, regions: list[tuple[int, int, str]]
+    context: SieveContext,
+    turns: list[Turn],
+    index: int,
+    quote: Quote,
+    clauses: list[tuple[str, int, int, list[tuple[int, int, str]]]],
 ) -> _Candidate | None:
-    """A speech tag or beat for one quote in its narration regions (`_narration_regions`)."""
+    """A speech tag or beat for one quote in the clauses of its narration regions (`_clauses`)."""
     text = context.book.text
     beats: list[_Candidate] = []
-    for start, end, where in regions:
-        clause = _clause(text, start, end, where)
-        if clause is None:
-            continue
-        c_start, c_end = clause
-        words = [(m.start(), m.end(), m.group().lower()) for m in _WORD.finditer(text, c_start, c_end)]
+    for where, c_start, c_end, words in clauses:
         verbs = [w for w in words if w[2] in SPEECH_VERBS]
         mentions = _clause_mentions(context, turns, index, c_start, c_end, words)
         if not mentions:
@@ -679,15 +692,7 @@ def _tag_clauses(
     context: SieveContext, turn: Turn, position: int
 ) -> list[tuple[str, list[tuple[int, int, str]]]]:
     """The tag clauses next to the turn's ``position``-th quote: (where, its words lowercased)."""
-    text = context.book.text
-    out: list[tuple[str, list[tuple[int, int, str]]]] = []
-    for start, end, where in _regions(context, turn, position):
-        clause = _clause(text, start, end, where)
-        if clause is not None:
-            out.append(
-                (where, [(m.start(), m.end(), m.group().lower()) for m in _WORD.finditer(text, *clause)])
-            )
-    return out
+    return [(where, words) for where, _, _, words in _clauses(context, turn, position)]
 
 
 _INWARD_REACH = (
