@@ -12,6 +12,7 @@ from fabula.book import Book, Character, book_from_text
 from fabula.characters import find_characters
 from fabula.quotes import attribute_quotes, detect_quotes
 from fabula.quotes._ranker import (
+    _PROPOSING_PLAN,
     FEATURE_FAMILIES,
     FEATURES,
     TurnCandidates,
@@ -207,6 +208,17 @@ def test_feature_families_fill_every_feature_once() -> None:
     listed = [name for family in FEATURE_FAMILIES for name in family.features]
     assert sorted(listed) == sorted(FEATURES)
     assert len(listed) == len(set(listed))
+
+
+def test_per_reading_families_sit_where_features_writes_them_out() -> None:
+    # `_features` replays three runs of static proposing families and writes out the per-reading ones
+    # between them, in table order: a family moved in the table must be moved there too
+    plan = [(is_static, [f.name for f in group]) for is_static, group in _PROPOSING_PLAN]
+    assert [is_static for is_static, _ in plan] == [True, False, True, False, True]
+    assert plan[1][1] == ["same-gender speakers"]
+    assert plan[3][1] == ["tag verb", "neighbour speakers", "recent speakers", "addressed by neighbours"]
+    # only the static proposing families run as functions
+    assert all((f.compute is not None) == (f.static and f.proposes) for f in FEATURE_FAMILIES)
 
 
 def test_beam_decoding_keeps_a_scene_consistent_with_its_late_tag() -> None:

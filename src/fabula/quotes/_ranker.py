@@ -405,7 +405,7 @@ class _StaticTurn:
     end: int  # `context.names`) at or after each
     here_start: int
     here_end: int
-    gender_anchors: list[tuple[int, str, float]]  # (column, gender, value): `_gender_anchors`
+    gender_anchors: list[tuple[int, str, float]]  # (column, gender, value) of the gender anchors (`vectors`)
     before: int  # turns of the same conversation right before this one, at most `_HISTORY`
     after: tuple[Turn | None, ...]  # the next three turns of the conversation (None: outside it)
     tagged: tuple[bool, bool, bool]  # the sieve read turn -1 / -2 / +2 off a tag or beat
@@ -437,8 +437,11 @@ class _StaticTurn:
         families' values, and the static describing families, which describe each row on its own:
         named inside the quote; mention distances (how far, in log characters, the nearest name
         mention of the candidate is before / after the turn); gender agreement with a gendered tag;
-        gender anchors (`_gender_anchors`); the first name of the paragraph when no quote of the turn
-        has a tag."""
+        gender anchors (the nearest he/she-tagged turn of the conversation on each side, read by parity
+        like the name anchors: in a two-party scene between a man and a woman an even distance to a
+        "she said" says this turn is the woman's, an odd one the man's, without resolving the pronoun
+        to anyone; 1/sqrt(turns) for the candidates of that gender); the first name of the paragraph
+        when no quote of the turn has a tag."""
         found = np.zeros((len(candidates), _WIDTH))
         cells = found.reshape(-1)  # set one by one: faster than ndarray.put of lists here
         gender, tag_gender, distance = context.gender, self.tag_gender, book.log_distance
@@ -677,9 +680,10 @@ class FeatureFamily:
     describe every candidate the proposing families found. ``static`` families read nothing a pass
     or a reading of the beam changes (no other turn's speaker, no speaker count, no other family's
     row values): they run once per turn (describing ones once per turn and candidate) and their
-    results are replayed (`_StaticTurn`). The others read the speakers of the turns around, which
-    every pass and every reading of the beam changes: they have no ``compute`` and are written out
-    in `_features`, which runs for every reading."""
+    results are replayed (`_StaticTurn`). Only the static proposing families have a ``compute``
+    function; the static describing ones are written out in `_StaticTurn.vectors`, and the others,
+    which read the speakers of the turns around (every pass and every reading of the beam changes
+    them), in `_features`, which runs for every reading."""
 
     name: str
     compute: Callable[[TurnRows], None] | None
@@ -1052,7 +1056,7 @@ def _static_turn(context: SieveContext, turns: list[Turn], index: int, book: _St
     end = index
     while end < min(len(turns), index + _SCENE_TURNS) and turns[end].conversation == conversation:
         end += 1
-    gender_anchors = []  # the nearest he/she-tagged turn of the conversation on each side (`_gender_anchors`)
+    gender_anchors = []  # the nearest he/she-tagged turn of the conversation on each side (`vectors`)
     for other, gender in _nearest(book.gendered.get(conversation, []), index):
         distance = abs(index - other)
         column = _GENDER_ANCHOR_EVEN if distance % 2 == 0 else _GENDER_ANCHOR_ODD
@@ -1197,7 +1201,8 @@ def _pronoun_antecedents(t: TurnRows, gender: str, offset: int | None) -> None:
     """Candidates for a gendered speech tag (``"…," he said``): the last two characters of that
     gender named in the narration before the tag (not inside quotes) and the last two such characters
     named as the subject of a sentence or clause (the earlier speakers of that gender and what the
-    mention layer resolved the pronoun to are `_same_gender_speakers` and `_pronoun_resolution`)."""
+    mention layer resolved the pronoun to are the same-gender speakers of `_features` and
+    `_pronoun_resolution`)."""
     context, put = t.context, t.put
     at = offset if offset is not None else t.turn.quotes[0].end
     text = context.book.text
