@@ -15,11 +15,13 @@ component then computes everything from the cut text, as before.
 Why that is exact: `settled` is the first character of a blank line (a line break, optional spaces, tabs or
 carriage returns, and another line break) that ends at least `READ_REACH` characters before the cut. A
 local computation qualifies when whatever it reads to make an element starting at ``x`` lies before the
-first blank line after ``x`` or within `READ_REACH` characters after the element's end, and its elements do not
-run over a blank line: then for an element starting before `settled` it reads the same characters in the
-whole book and in the cut one, so it finds the same element. Each user says why its reads are so bounded,
-and ``tests/book/test_prefix.py`` and ``tests/serve/test_reuse.py`` compare every layer and output with a
-fresh analysis of the cut book at many cuts (inside quotes, paragraphs and names).
+first blank line after ``x`` or within `READ_REACH` characters after the element's end, and its elements
+do not run over a blank line: then for an element starting before `settled` it reads the same characters
+in the whole book and in the cut one, so it finds the same element; and a scan that goes on from where the
+whole book's stood after its last settled element is the cut book's own scan from there. Each user says
+why its reads are so bounded, and ``tests/book/test_prefix.py`` and ``tests/serve/test_reuse.py`` compare
+every layer and output with a fresh analysis of the cut book at many cuts (inside quotes, paragraphs,
+names and pronouns).
 
 The store holds the whole book, so it never travels with a cut book: pickling a cut book drops it.
 """
@@ -78,8 +80,8 @@ class PrefixLayers:
 
     def layer(self, name: str) -> Any:
         """The registered layer ``name`` (`prefix_stable`) of the whole book, computed on first use and
-        kept (thread-safe: a second caller waits for the first's). It covers the whole book: the caller keeps what starts before `settled`, and
-        never changes it."""
+        kept (thread-safe: a second caller waits for the first's). It covers the whole book: the caller
+        keeps what starts before `settled`, and never changes it."""
         with self._lock:
             if name not in self._layers:
                 self._layers[name] = _COMPUTE[name](self._whole)
