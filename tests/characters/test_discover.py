@@ -937,3 +937,14 @@ def test_a_word_often_after_to_or_in_is_a_place() -> None:
     )
     names = _all_names(text)
     assert "Tom Brand" in names and "Quellhaven" not in names
+
+
+def test_an_adjective_of_a_nation_or_style_is_no_person() -> None:
+    # "Roman fever", "a Gothic window": capitalised mid-sentence, yet no one
+    text = "".join(
+        f'"It is {x}," said Tom Brand, for the Roman fever was about and Roman nights were cold; the '
+        "Gothic arches and Gothic windows were dark, and Roman ruins lay near.\n\n"
+        for x in ["late", "cold", "dark", "wet"]
+    )
+    names = _all_names(text)
+    assert "Tom Brand" in names and not {"Roman", "Gothic"} & names

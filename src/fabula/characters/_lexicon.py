@@ -679,6 +679,11 @@ NON_NAMES = frozenset(
         "american",
         "america",
         "european",
+        # adjectives of nations and styles, never a person's name alone ("Roman fever", "a Gothic
+        # window"); nouns for a person ("the Spaniard", "the Creole") may be one's epithet and stay
+        *["roman", "grecian", "gothic", "turkish", "egyptian", "persian", "swedish", "danish"],
+        *["norwegian", "austrian", "hungarian", "polish", "portuguese", "belgian", "swiss"],
+        *["asiatic", "african", "oriental", "mexican"],
         "europe",
         "london",
         "paris",
