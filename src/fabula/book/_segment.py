@@ -19,6 +19,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from fabula._parallel import can_fork, fork_call
+from fabula.book._model import char_classes
 from fabula.book._spans import SpanLayer, trim_span
 
 # Abbreviations after which a period does not end a sentence.
@@ -455,7 +456,7 @@ def _en_tokens(text: str, paragraphs: SpanLayer) -> SpanLayer:
 def _chunk_tokens(chunk: str, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Token starts and ends (offsets into ``chunk``) inside the paragraphs ``starts``/``ends`` of it."""
     size = len(chunk)
-    classes = _char_classes(np.frombuffer(chunk.encode("utf-32-le", "surrogatepass"), dtype=np.uint32))
+    classes = char_classes(chunk, _char_class)
     edges = np.zeros(size + 1, dtype=np.int32)
     np.add.at(edges, starts, 1)
     np.add.at(edges, ends, -1)
@@ -479,18 +480,10 @@ def _chunk_tokens(chunk: str, starts: np.ndarray, ends: np.ndarray) -> tuple[np.
     return first.astype(np.int64), last.astype(np.int64) + 1
 
 
-def _char_classes(codes: np.ndarray) -> np.ndarray:
-    """`_WORD` | `_JOINER` | `_SPACE` flags of each code point, each distinct one tested once."""
-    if codes.size == 0:
-        return np.zeros(0, dtype=np.uint8)
-    present = np.zeros(int(codes.max()) + 1, dtype=bool)
-    present[codes] = True
-    table = np.zeros(present.size, dtype=np.uint8)
-    for code in np.flatnonzero(present).tolist():
-        char = chr(code)
-        table[code] = (
-            (_WORD if char.isalnum() else 0)
-            | (_JOINER if char in "-'’" else 0)
-            | (_SPACE if char.isspace() else 0)
-        )
-    return table[codes]
+def _char_class(char: str) -> int:
+    """`_WORD` | `_JOINER` | `_SPACE` flags of one character (`char_classes` tests each distinct one once)."""
+    return (
+        (_WORD if char.isalnum() else 0)
+        | (_JOINER if char in "-'’" else 0)
+        | (_SPACE if char.isspace() else 0)
+    )
