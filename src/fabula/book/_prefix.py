@@ -58,7 +58,9 @@ def prefix_stable(name: str) -> Callable[[F], F]:
 #: "she" a few words on); a qualifying computation reads no further past a blank line
 READ_REACH = 80
 
-_BLANK_LINE = re.compile(r"\n[ \t\r]*\n")
+#: a blank line (a line break, optional spaces, tabs or carriage returns, another line break): a local
+#: element never runs over one, so a book's text may be cut there (here, and for `fork_call` halves)
+BLANK_LINE = re.compile(r"\n[ \t\r]*\n")
 
 
 class PrefixLayers:
@@ -94,7 +96,7 @@ class PrefixLayers:
         is settled)."""
         with self._lock:
             if self._blank_lines is None:
-                found = list(_BLANK_LINE.finditer(self._whole.text))
+                found = list(BLANK_LINE.finditer(self._whole.text))
                 self._blank_lines = ([m.end() for m in found], [m.start() for m in found])
             ends, starts = self._blank_lines
         index = bisect.bisect_right(ends, len(book.text) - READ_REACH) - 1

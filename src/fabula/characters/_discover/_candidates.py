@@ -11,7 +11,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 
 from fabula._parallel import can_fork, fork_call
-from fabula.book import Book, prefix_layers, prefix_stable
+from fabula.book import BLANK_LINE, Book, prefix_layers, prefix_stable
 from fabula.characters._lexicon import (
     BODY_WORDS,
     HONORIFIC_CLASSES,
@@ -291,20 +291,16 @@ def _tags_outside(occurrences: list[_Occurrence], dialogue: Regions) -> list[_Oc
 FORK_CHARACTERS = 300_000
 
 
-#: a blank line: no name run crosses one (`_GAP`), so the runs on either side are found apart
-_BLANK_LINE = re.compile(r"\n[ \t]*\n")
-
-
 def candidates_and_lowercase(book: Book, dialogue: Regions) -> tuple[list[_Occurrence], Counter[str]]:
     """`_candidates` and `lowercase_words` of a book. A long whole book is cut at a blank line near the
     middle of its body, and the runs after it are scanned on a second core (`fabula._parallel.fork_call`)
     while this process scans those before it and counts the lowercase words: the same occurrences as one
-    scan, since `_local_candidates` is local (no run crosses a blank line; each reads a few characters
-    around it)."""
+    scan, since `_local_candidates` is local (no run crosses a `fabula.book.BLANK_LINE`: `_GAP` allows
+    one line break; each reads a few characters around it)."""
     text, body = book.text, book.body
     blank = None
     if prefix_layers(book) is None and body.end - body.start >= FORK_CHARACTERS and can_fork():
-        blank = _BLANK_LINE.search(text, (body.start + body.end) // 2, body.end)
+        blank = BLANK_LINE.search(text, (body.start + body.end) // 2, body.end)
     if blank is None:
         return _candidates(book, dialogue), lowercase_words(book)
     cut = blank.start() + 1
