@@ -17,13 +17,14 @@ from tests.conftest import ROOT
 from tests.tasks.pdnc_fixture import dialogue_novel
 
 SCRIPTS = ROOT / "scripts"
+BENCHMARKS = ROOT / "benchmarks"  # the benchmarks written from 2026-11-26 on have a smoke test here too
 pytestmark = pytest.mark.slow  # one subprocess per script, several read novels
 
 
-def run(script: str, *args: str | Path, cwd: Path = ROOT) -> str:
+def run(script: str, *args: str | Path, cwd: Path = ROOT, folder: Path = SCRIPTS) -> str:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)])}
     done = subprocess.run(
-        [sys.executable, str(SCRIPTS / script), *map(str, args)],
+        [sys.executable, str(folder / script), *map(str, args)],
         cwd=cwd,
         env=env,
         capture_output=True,
@@ -47,6 +48,33 @@ def test_every_script_has_a_smoke_test() -> None:
         name.removeprefix("test_").replace("_runs", "") for name in globals() if name.startswith("test_")
     }
     assert {p.stem for p in SCRIPTS.glob("*.py")} <= tested
+
+
+def test_bench_attribution_runs(pdnc: Path) -> None:
+    """Both collector settings; one row per novel."""
+    out = run("bench_attribution.py", "--pdnc", pdnc, "--novel", "A", "--repeat", "1", folder=BENCHMARKS)
+    assert "CPU median s" in out and "\nA " in out
+    out = run(
+        "bench_attribution.py",
+        "--pdnc",
+        pdnc,
+        "--novel",
+        "B",
+        "--repeat",
+        "1",
+        "--default-gc",
+        folder=BENCHMARKS,
+    )
+    assert "\nB " in out
+
+
+def test_bench_serve_checkpoint_runs(pdnc: Path) -> None:
+    """The plain and the reused analyses agree (the script asserts it) and each position has a row."""
+    book = pdnc / "A" / "novel_text.txt"
+    out = run(
+        "bench_serve_checkpoint.py", "--book", book, "--rounds", "1", "--at", "40,90", folder=BENCHMARKS
+    )
+    assert "first screen with the layers made" in out and "| 40 % |" in out and "| 90 % |" in out
 
 
 def test_character_genders_runs(pdnc: Path) -> None:
