@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from itertools import groupby
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -417,20 +417,8 @@ class _StaticTurn:
     matrix: np.ndarray = field(default_factory=lambda: _no_rows())  # `vectors` rows
 
     def stack(self, candidates: list[str], context: SieveContext, book: _StaticBook) -> np.ndarray:
-        """The candidates' `vectors` rows in their order, as a new array (the readings of the beam give
-        a turn the same few candidates in different orders: each row is computed once)."""
-        row_of = self.row_of
-        missing = [who for who in candidates if who not in row_of]
-        if missing:
-            found = self.vectors(missing, context, book)
-            if not row_of:  # the first reading: its rows in its order
-                row_of.update(zip(missing, range(len(missing)), strict=True))
-                self.matrix = found
-                return found.copy()
-            for who in missing:
-                row_of[who] = len(row_of)
-            self.matrix = np.vstack([self.matrix, found])
-        return self.matrix.take([row_of[who] for who in candidates], axis=0)
+        """The candidates' `vectors` rows in their order, as a new array (`_kept_rows`)."""
+        return _kept_rows(self, candidates, self.vectors, context, book)
 
     def vectors(self, candidates: list[str], context: SieveContext, book: _StaticBook) -> np.ndarray:
         """The candidates' rows with the static columns filled, zeros elsewhere: the static proposing
@@ -1009,21 +997,44 @@ class _Ahead:
     def stack(
         self, candidates: list[str], context: SieveContext, stats: _BookStats, static: _StaticTurn
     ) -> np.ndarray:
-        """The candidates' rows (static columns and book shares) in their order, as a new array."""
-        row_of = self.row_of
-        missing = [who for who in candidates if who not in row_of]
-        if missing:
-            found = static.stack(missing, context, stats.book)
-            narrator, share = context.narrator_id, stats.share
-            found[:, _SHARE_COLUMNS] = [(*share(who), float(who == narrator)) for who in missing]
-            if not row_of:  # the first reading: its rows in its order
-                row_of.update(zip(missing, range(len(missing)), strict=True))
-                self.matrix = found
-                return found.copy()
-            for who in missing:
-                row_of[who] = len(row_of)
-            self.matrix = np.vstack([self.matrix, found])
-        return self.matrix.take([row_of[who] for who in candidates], axis=0)
+        """The candidates' rows (static columns and book shares) in their order, as a new array
+        (`_kept_rows`)."""
+        return _kept_rows(self, candidates, _Ahead._rows, context, stats, static)
+
+    @staticmethod
+    def _rows(
+        candidates: list[str], context: SieveContext, stats: _BookStats, static: _StaticTurn
+    ) -> np.ndarray:
+        """New rows of these candidates: the static columns and the book shares."""
+        found = static.stack(candidates, context, stats.book)
+        narrator, share = context.narrator_id, stats.share
+        found[:, _SHARE_COLUMNS] = [(*share(who), float(who == narrator)) for who in candidates]
+        return found
+
+
+class _KeepsRows(Protocol):
+    row_of: dict[str, int]  # candidate -> their row of `matrix`
+    matrix: np.ndarray
+
+
+def _kept_rows(
+    holder: _KeepsRows, candidates: list[str], make: Callable[..., np.ndarray], *args: Any
+) -> np.ndarray:
+    """The candidates' rows of ``holder.matrix`` in their order, as a new array. The rows of those it has
+    none of yet are made (``make(missing, *args)``) and kept: the readings of the beam give a turn the
+    same few candidates in different orders, so each row is made once."""
+    row_of = holder.row_of
+    missing = [who for who in candidates if who not in row_of]
+    if missing:
+        found = make(missing, *args)
+        if not row_of:  # the first reading: its rows in its order
+            row_of.update(zip(missing, range(len(missing)), strict=True))
+            holder.matrix = found
+            return found.copy()
+        for who in missing:
+            row_of[who] = len(row_of)
+        holder.matrix = np.vstack([holder.matrix, found])
+    return holder.matrix.take([row_of[who] for who in candidates], axis=0)
 
 
 _PROPOSING_PLAN = [
