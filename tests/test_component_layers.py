@@ -70,3 +70,11 @@ def test_no_package_imports_another_package_s_private_modules() -> None:
                 if parts[1] != own and parts[2].startswith("_"):
                     offenders.append(f"{file.relative_to(PACKAGE)}: {module}")
     assert offenders == []
+
+
+def test_the_fork_helper_sits_below_book() -> None:
+    """`fabula.book` imports `fabula._parallel`, so that module imports nothing of fabula."""
+    tree = ast.parse((PACKAGE / "_parallel.py").read_text(encoding="utf-8"))
+    modules = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    modules |= {a.name for node in ast.walk(tree) if isinstance(node, ast.Import) for a in node.names}
+    assert sorted(m for m in modules if m and m.split(".")[0] == "fabula") == []
