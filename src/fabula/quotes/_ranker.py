@@ -289,6 +289,7 @@ class _StaticBook:
     mention_counts: dict[str, int]  # name mentions per character
     most_mentions: int  # the largest of them (mention_share is scaled by it)
     frequent: list[str]  # the `_MAIN_CAST` most-named characters
+    conversations: dict[int, tuple[int, int]]  # conversation -> its first turn, the turn after its last
     anchors: dict[int, list[tuple[int, str]]]  # conversation -> (turn, speaker) of its name-tagged turns
     anchor_speakers: dict[int, list[str]]  # conversation -> those speakers, each once, in order
     gendered: dict[int, list[tuple[int, str]]]  # conversation -> (turn, gender) of its he/she-tagged turns
@@ -315,10 +316,15 @@ class _StaticBook:
             positions.setdefault(who, []).append(position)
         quoted = _QuotedText(turns)
         anchors = _name_tag_anchors(context, turns)
+        conversations: dict[int, tuple[int, int]] = {}  # turns of a conversation are consecutive
+        for index, turn in enumerate(turns):
+            first, _ = conversations.get(turn.conversation, (index, index))
+            conversations[turn.conversation] = (first, index + 1)
         return cls(
             mention_counts,
             max(1, max(mention_counts.values(), default=1)),
             sorted(mention_counts, key=lambda who: -mention_counts[who])[:_MAIN_CAST],
+            conversations,
             anchors,
             {
                 conversation: list(dict.fromkeys(who for _, who in marks))
@@ -414,7 +420,7 @@ class _StaticTurn:
     next_vocatives: list[str]  # whom the turn after addresses (likewise)
     scene_after: list[Turn]  # this turn and the conversation's next ones up to `_SCENE_TURNS`
     row_of: dict[str, int] = field(default_factory=dict)  # candidate -> their row of `matrix`
-    matrix: np.ndarray = field(default_factory=lambda: _no_rows())  # `vectors` rows
+    matrix: np.ndarray = field(default_factory=lambda: _NO_ROWS)  # `vectors` rows (never changed in place)
 
     def stack(self, candidates: list[str], context: SieveContext, book: _StaticBook) -> np.ndarray:
         """The candidates' `vectors` rows in their order, as a new array (`_kept_rows`)."""
@@ -983,7 +989,7 @@ class _Ahead:
     run_after: str | None
     counts: dict[str, int]
     row_of: dict[str, int] = field(default_factory=dict)  # candidate -> their row of `matrix`
-    matrix: np.ndarray = field(default_factory=lambda: _no_rows())
+    matrix: np.ndarray = field(default_factory=lambda: _NO_ROWS)
 
     @classmethod
     def of(cls, static: _StaticTurn) -> _Ahead:
@@ -1058,15 +1064,16 @@ def _static_turn(context: SieveContext, turns: list[Turn], index: int, book: _St
             runs.append([who for who in t.rows if who not in known])
     turn = turns[index]
     verb_class = _tag_verb_class(context.book.text, turn)
-    near = [_neighbour(turns, index, offset) for offset in range(-_NEAR, _NEAR + 1)]
-    previous, following = near[_NEAR - 1], near[_NEAR + 1]
     conversation = turn.conversation
-    before = 0
-    while before < _HISTORY and index - before > 0 and turns[index - before - 1].conversation == conversation:
-        before += 1
-    end = index
-    while end < min(len(turns), index + _SCENE_TURNS) and turns[end].conversation == conversation:
-        end += 1
+    first, last = book.conversations[conversation]  # its first turn and the one after its last
+    near = [
+        turns[other] if first <= other < last else None for other in range(index - _NEAR, index + _NEAR + 1)
+    ]
+    previous, following = near[_NEAR - 1], near[_NEAR + 1]
+    before = min(_HISTORY, index - first)
+    end = min(last, index + _SCENE_TURNS)
+    earlier = min(_RECENT_TURNS, index)  # the turns `_features` reads back: those of another conversation
+    inside = min(earlier, index - first)
     gender_anchors = []  # the nearest he/she-tagged turn of the conversation on each side (`vectors`)
     for other, gender in _nearest(book.gendered.get(conversation, []), index):
         distance = abs(index - other)
@@ -1087,10 +1094,7 @@ def _static_turn(context: SieveContext, turns: list[Turn], index: int, book: _St
         before,
         tuple(near[_NEAR + 1 :]),
         (_tagged(near[_NEAR - 1]), _tagged(near[_NEAR - 2]), _tagged(near[_NEAR + 2])),
-        tuple(
-            turns[back].conversation != conversation
-            for back in range(index - 1, max(-1, index - 1 - _RECENT_TURNS), -1)
-        ),
+        (False,) * inside + (True,) * (earlier - inside),
         list(previous.vocatives) if previous is not None else [],
         list(following.vocatives) if following is not None else [],
         turns[index:end],
@@ -1100,15 +1104,9 @@ def _static_turn(context: SieveContext, turns: list[Turn], index: int, book: _St
 _NEAR = 3  # the furthest neighbouring turn a family reads
 
 
-def _no_rows() -> np.ndarray:
-    return np.zeros((0, len(FEATURES)))
-
-
-def _neighbour(turns: list[Turn], index: int, offset: int) -> Turn | None:
-    other = index + offset
-    if 0 <= other < len(turns) and turns[other].conversation == turns[index].conversation:
-        return turns[other]
-    return None
+_NO_ROWS: np.ndarray = np.zeros(
+    (0, len(FEATURES))
+)  # no rows yet (a shared empty array: rows are stacked onto a new one)
 
 
 def _tagged(turn: Turn | None) -> bool:
