@@ -20,8 +20,15 @@ from fabula._parallel import can_fork, fork_call
 
 ROOT = Path(__file__).resolve().parents[1]
 needs_fork = pytest.mark.skipif(
-    not can_fork(), reason="fork_call runs sequentially here (one core or not Linux)"
+    not sys.platform.startswith("linux") or len(os.sched_getaffinity(0)) < 2,
+    reason="fork_call runs sequentially here (one core or not Linux)",
 )
+
+
+@pytest.fixture(autouse=True)
+def forking_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Forking is opt-in (``FABULA_FORK=1``): these tests are about what it does when on."""
+    monkeypatch.setenv("FABULA_FORK", "1")
 
 
 @needs_fork
@@ -82,6 +89,8 @@ def test_no_fork_outside_the_main_thread_beside_other_threads_when_forbidden_or_
     monkeypatch.setenv("FABULA_FORK", "0")
     assert not can_fork()
     monkeypatch.delenv("FABULA_FORK")
+    assert not can_fork()  # off unless asked for
+    monkeypatch.setenv("FABULA_FORK", "1")
     monkeypatch.setattr(_parallel, "_forbidden", True)
     assert not can_fork()
     assert fork_call(os.getpid, os.getpid) == (os.getpid(), os.getpid())

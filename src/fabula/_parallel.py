@@ -9,7 +9,12 @@ the other, which is what happens where forking is not worth it or not safe (`can
 Linux, not the main thread (a server's worker threads), any other thread alive (a notebook kernel's, a
 library user's: a child forked while another thread holds a lock, the import lock or a logging
 handler's, would wait for it forever, and the parent with it), inside a worker process of a corpus run or a Ray
-task (those already use every core: `forbid_forking`), or ``FABULA_FORK=0`` in the environment.
+task (those already use every core: `forbid_forking`), and unless ``FABULA_FORK=1`` is in the environment:
+forking is opt-in, since on the 2-core machine it was measured on it did not pay (`fabula analyze` on Emma
+about the same wall time, 0.4-0.6 s more CPU: after a fork every page the child or, later, the parent
+writes to is copied or faulted in again, and CPython writes to every object it touches; see
+docs/benchmarks.md, issue 28's fourth session). It stays for larger independent halves (attribution by
+chapter) and for machines where the measurement comes out otherwise.
 
 The child never outlives its use: it ignores Ctrl-C, which the parent turns into killing it (and
 reaping it) before the `KeyboardInterrupt` goes on; it asks the kernel to end it when the parent dies; it
@@ -44,7 +49,7 @@ def forbid_forking() -> None:
 
 def can_fork() -> bool:
     """Whether `fork_call` runs its two halves at the same time here (see the module docstring)."""
-    if _forbidden or os.environ.get("FABULA_FORK", "1") == "0" or not sys.platform.startswith("linux"):
+    if _forbidden or os.environ.get("FABULA_FORK", "0") != "1" or not sys.platform.startswith("linux"):
         return False
     if threading.current_thread() is not threading.main_thread() or threading.active_count() > 1:
         return False

@@ -23,6 +23,7 @@ def test_halves_give_the_spans_of_the_whole(novel: str, monkeypatch: pytest.Monk
     paragraphs = find_paragraphs(text, find_body(text).body)
     assert paragraphs.ends[-1] - paragraphs.starts[0] >= FORK_CHARACTERS  # long enough to be split
     whole = (split_sentences(text, paragraphs, "en"), tokenize(text, paragraphs, "en"))
+    monkeypatch.setenv("FABULA_FORK", "1")  # forking is opt-in
     halves = segment(text, paragraphs, "en")
     monkeypatch.setenv("FABULA_FORK", "0")
     sequential = segment(text, paragraphs, "en")

@@ -19,7 +19,8 @@ from tests.conftest import pdnc_novel_dir
 
 
 @pytest.mark.parametrize("novel", ["Emma", "TheSunAlsoRises"])
-def test_halves_give_the_candidates_of_one_scan(novel: str) -> None:
+def test_halves_give_the_candidates_of_one_scan(novel: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FABULA_FORK", "1")  # forking is opt-in
     book = load_book(pdnc_novel_dir(novel) / "novel_text.txt")
     assert book.body.end - book.body.start >= FORK_CHARACTERS
     annotate(book, {"quotes"})
