@@ -102,6 +102,11 @@ def serve_command(
     # a request thread waiting for the interpreter lock held by background work (writing a checkpoint's
     # cache folder) gets it after 1 ms instead of 5: a request takes the lock a dozen times
     sys.setswitchinterval(SWITCH_SECONDS)
+    # what is loaded is frozen and young objects collected every 50,000 allocations, as in `fabula
+    # analyze`: a new checkpoint's analysis runs here, and the default thresholds walk it again and again
+    from fabula.corpus import collect_rarely
+
+    collect_rarely()
     try:
         server.run()
     except KeyboardInterrupt:

@@ -168,6 +168,9 @@ def main() -> None:
         jobs.put(None)  # the server closed its end: stop after the job in hand
 
     threading.Thread(target=read, daemon=True).start()
+    from fabula.corpus import collect_rarely
+
+    collect_rarely()  # this process only analyses books, as a corpus worker does
     books: dict[str, Any] = {}
     while (job := jobs.get()) is not None:
         ident = job.get("id")
