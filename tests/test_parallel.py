@@ -12,7 +12,6 @@ import threading
 import time
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from fabula import _parallel
@@ -31,19 +30,48 @@ def forking_on(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("FABULA_FORK", "1")
 
 
+def _in_a_fresh_interpreter(code: str) -> str:
+    """Run ``code`` in a new Python process with forking on and print what it prints: the test runner's
+    own process has other threads alive (pytest-xdist's channel, earlier tests' servers), and
+    `fork_call` never forks beside another thread."""
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        env={**os.environ, "FABULA_FORK": "1"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    return done.stdout
+
+
 @needs_fork
 def test_the_child_half_runs_in_another_process_and_comes_back() -> None:
-    here = os.getpid()
-    (child_pid, array), parent_pid = fork_call(lambda: (os.getpid(), np.arange(5)), os.getpid)
-    assert parent_pid == here and child_pid != here
-    assert array.tolist() == [0, 1, 2, 3, 4]
+    out = _in_a_fresh_interpreter(
+        """
+        import os
+        import numpy as np
+        from fabula._parallel import fork_call
+        here = os.getpid()
+        (child_pid, array), parent_pid = fork_call(lambda: (os.getpid(), np.arange(5)), os.getpid)
+        print(parent_pid == here, child_pid != here, array.tolist())
+        """
+    )
+    assert out.strip().split(maxsplit=2) == ["True", "True", "[0, 1, 2, 3, 4]"]
 
 
 @needs_fork
 def test_the_halves_run_at_the_same_time() -> None:
-    started = time.perf_counter()
-    fork_call(lambda: time.sleep(0.5), lambda: time.sleep(0.5))
-    assert time.perf_counter() - started < 0.9
+    out = _in_a_fresh_interpreter(
+        """
+        import time
+        from fabula._parallel import fork_call
+        started = time.perf_counter()
+        fork_call(lambda: time.sleep(0.5), lambda: time.sleep(0.5))
+        print(time.perf_counter() - started)
+        """
+    )
+    assert float(out) < 0.9
 
 
 def test_a_failing_child_half_is_computed_here_and_raises_as_without_forking() -> None:
