@@ -948,3 +948,41 @@ def test_an_adjective_of_a_nation_or_style_is_no_person() -> None:
     )
     names = _all_names(text)
     assert "Tom Brand" in names and not {"Roman", "Gothic"} & names
+
+
+def test_mister_surname_of_a_named_couple_is_the_father_not_the_son() -> None:
+    # "Mr. and Mrs. Pennock" are the parents: their "Mr. Pennock" is not the son the text calls "Oswin"
+    son = "Oswin Pennock rode in; he was young. Oswin ran, and he rode on. Oswin swam. Oswin was glad.\n\n"
+    parents = (
+        "Mr. and Mrs. Pennock sat at dinner. Mrs. Pennock smiled.\n\n"
+        "Later Mr. and Mrs. Pennock went to church.\n\n"
+    )
+    father = "Mr. Pennock slept. Mr. Pennock prayed, and he slept. Mr. Pennock was old."
+    cast = _cast(son * 4 + parents + father)
+    assert _owner(cast, "Oswin") == _owner(cast, "Oswin Pennock")
+    assert _owner(cast, "Mr. Pennock") != _owner(cast, "Oswin")
+    # without the couple, the one man of the surname is the "Mr. Pennock"
+    cast = _cast(son * 4 + father)
+    assert _owner(cast, "Mr. Pennock") == _owner(cast, "Oswin")
+    # ... and so he is when the couple is the son's own ("Mr. and Mrs. Oswin Pennock")
+    married = parents.replace("Mrs. Pennock sat", "Mrs. Oswin Pennock sat").replace(
+        "Mrs. Pennock went", "Mrs. Oswin Pennock went"
+    )
+    cast = _cast(son * 4 + married + father)
+    assert _owner(cast, "Mr. Pennock") == _owner(cast, "Oswin")
+
+
+def test_miss_surname_joins_an_only_daughter_a_servant_once_calls_miss_first_name() -> None:
+    # the narrator varies the heroine's names in one sentence, so "Miss Ashgrove" starts apart from
+    # "Verity"; she is addressed as "Miss Ashgrove" and answers as "Verity". One "Miss Verity" from a
+    # servant does not make her a younger sister when no other daughter of the name is in the book
+    opening = "Verity Ashgrove lived at the mill; she was young.\n\n"
+    varied = "Verity smiled, for Miss Ashgrove was never cross, and she was glad.\n\n" * 3
+    exchange = '"Miss Ashgrove, come here," said Mr. Pell.\n\n"I am coming," said Verity.\n\n' * 3
+    servant = '"Miss Verity, your tea," said the maid.\n\n'
+    cast = _cast(opening + varied + exchange + servant)
+    assert _owner(cast, "Miss Ashgrove") == _owner(cast, "Verity")
+    # ... but with a sister about, "Miss Verity" is the younger one and "Miss Ashgrove" the elder
+    sister = "Cressida Ashgrove was her sister; she was tall. Cressida sang.\n\n"
+    cast = _cast(opening + sister + varied + exchange + servant)
+    assert _owner(cast, "Miss Ashgrove") != _owner(cast, "Verity")

@@ -47,6 +47,10 @@ WIFE_DOMINANCE = 5.0  # ... and the leading woman never styled "Miss" to be the 
 BROTHER_NAMED = 10  # bare given-name mentions that make a man "known by his given name"
 
 
+#: the text names "Mr. and Mrs. Vance" this often: that "Mr. Vance" is a husband of the elder generation
+COUPLE_MIN = 2
+
+
 #: a pet name seen once or twice may be anyone's ("his daughter Polly"): it needs this many uses to
 #: join a formal name by the nickname list alone
 MIN_NICKNAME_USES = 3
@@ -118,6 +122,8 @@ class _Clustering:
     addressed: Counter[tuple[_FormKey, _FormKey]] = field(
         default_factory=Counter
     )  # vocative -> tagged answer
+    #: surname -> times the text names "Mr. and Mrs. <surname>" (`_evidence._couples`)
+    couples: Counter[str] = field(default_factory=Counter)
 
     def new_cluster(self, form: _FormKey, gender: str) -> _Cluster:
         cluster = _Cluster(len(self.clusters) + 1, gender=gender)
@@ -151,6 +157,19 @@ class _Clustering:
 
     def sentence_conflict(self, form: _FormKey, cluster: _Cluster) -> bool:
         return _conflict(self.together, self.counts, form, cluster)
+
+    def elder(self, form: _FormKey, cluster: _Cluster) -> bool:
+        """Whether "Mr. Vance" is the husband of a couple the text names "Mr. and Mrs. Vance" (at
+        least `COUPLE_MIN` times) while ``cluster`` is a man of that surname the text calls by his
+        bare given name (`BROTHER_NAMED` times): a son, whose parents are "Mr. and Mrs. Vance", not
+        the husband. A married son is named with his wife ("Mr. and Mrs. Tobias Vance"), which does
+        not count."""
+        honorific, words = form
+        if len(words) != 1 or honorific_class(honorific) != "plain" or cluster.gender == "female":
+            return False
+        if self.couples[words[0]] < COUPLE_MIN or words[0] not in cluster.last_names:
+            return False
+        return sum(cluster.forms[(None, (f,))] for f in cluster.first_names) >= BROTHER_NAMED
 
     def near(self, form: _FormKey, cluster: _Cluster) -> bool:
         """Whether ``form`` is used where ``cluster``'s story is: at least `NEAR_SHARE` of its uses
@@ -315,6 +334,7 @@ def _titled_word_owner(state: _Clustering, form: _FormKey, gender: str) -> _Clus
         and word in c.last_names
         # "Mrs. Ellery" is the mother, not "Philippa Ellery": only join a cluster already married
         and (not married or c.honorifics & _WIFE_TITLES)
+        and not state.elder(form, c)
     ]
     # "Mr. Marlowe" beside the brothers "Charles" and "Rupert Marlowe" is likelier their father than the
     # elder brother: two sons known by their given names need a much clearer winner

@@ -74,6 +74,17 @@ def _gender_evidence(text: str, occurrences: list[_Occurrence]) -> _GenderEviden
     return _GenderEvidence(votes, styled, frozenset(given))
 
 
+#: "Mr. and Mrs. Vance" (the surname right after, not "Mr. and Mrs. Tobias Vance")
+_COUPLE = re.compile(r"\bMr\.?\s+and\s+Mrs\.?\s+([A-Z][\w-]*)(?![\w-]|\s+[A-Z])")
+
+
+def _couples(book: Book) -> Counter[str]:
+    """How often the text names a married couple by a bare surname ("Mr. and Mrs. Vance"): that
+    "Mr. Vance" is the husband of that "Mrs. Vance", a man of her generation (`_Clustering.elder`)."""
+    body = book.text[book.body.start : book.body.end]
+    return Counter(m.group(1) for m in _COUPLE.finditer(body))
+
+
 def _sentence_cooccurrence(
     book: Book, occurrences: list[_Occurrence], dialogue: Regions
 ) -> Counter[tuple[_FormKey, _FormKey]]:

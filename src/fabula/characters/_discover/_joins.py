@@ -66,12 +66,14 @@ def _join_addressed(state: _Clustering) -> None:
             ca.last_names and cb.last_names and not ca.last_names & cb.last_names
         ):
             continue
-        if _styled_sister(ca, cb) or _styled_sister(cb, ca):
+        if _styled_sister(ca, cb, clusters) or _styled_sister(cb, ca, clusters):
             continue
         if _other_given_name(a, cb) or _other_given_name(b, ca):
             continue
         if any(_family_title(form) and _brothers(_family(clusters, form[1][0])) for form in (a, b)):
             continue  # "Mr. Quarrie" may be the father of "Abe" and "Amos"... or either of them
+        if state.elder(a, cb) or state.elder(b, ca):
+            continue  # "Mr. Vance" of "Mr. and Mrs. Vance" is not their son, whoever answers whom
         if not all(_same_class(cb, h) for h in ca.honorifics) or not all(
             _same_class(ca, h) for h in cb.honorifics
         ):
@@ -97,10 +99,25 @@ def _other_given_name(form: _FormKey, cluster: _Cluster) -> bool:
     return words[0] not in cluster.last_names and not any(_variant_names(words[0], f) for f in firsts)
 
 
-def _styled_sister(miss: _Cluster, other: _Cluster) -> bool:
-    """Whether ``miss`` is a bare "Miss Surname" and ``other`` is styled "Miss <first name>"."""
+def _styled_sister(miss: _Cluster, other: _Cluster, clusters: dict[int, _Cluster]) -> bool:
+    """Whether ``miss`` is a bare "Miss Surname" and ``other`` is styled "Miss <first name>" while
+    another woman of that surname, never only a wife, may be the elder sister the styling sets her
+    apart from. With no such woman in the text, "Miss Imogen" is the only daughter's pet form (a
+    servant's, a child's) and the "Miss Penrose" is hers."""
     bare = [w for (h, w) in miss.forms if h == "miss" and len(w) == 1 and w[0] not in other.first_names]
-    return any(_styled_miss(other, w[0]) for w in bare)
+    return any(_styled_miss(other, w[0]) and _elder_sister_about(clusters, w[0], miss, other) for w in bare)
+
+
+def _elder_sister_about(clusters: dict[int, _Cluster], surname: str, *besides: _Cluster) -> bool:
+    """Whether a woman (or a person of unknown gender) of ``surname`` other than ``besides`` is in the
+    text, one the text does not only call "Mrs."/"Lady" (a mother, a wife)."""
+    return any(
+        c not in besides
+        and c.gender != "male"
+        and surname in c.last_names
+        and not (c.honorifics and {honorific_class(h) for h in c.honorifics} <= {"married"})
+        for c in clusters.values()
+    )
 
 
 def _join_linked(state: _Clustering) -> None:
@@ -137,6 +154,7 @@ def _join_orphans(state: _Clustering) -> None:
             and _compatible(c.gender, cluster.gender)
             and all(_same_class(c, h) for h in honorifics)
             and (not married or c.honorifics & _WIFE_TITLES)
+            and not any(state.elder(form, c) for form in cluster.forms)
         ]
         # one candidate, or, for "Mr. Lanyon", one named far more often than the other men of the name
         # (Barnaby, once "Mr. Barnaby" has joined him, over his twin); of brothers known by their

@@ -62,6 +62,7 @@ from fabula.characters._discover._clustering import (
 )
 from fabula.characters._discover._evidence import (
     _address_replies,
+    _couples,
     _form_chapters,
     _gender_evidence,
     _sentence_cooccurrence,
@@ -179,6 +180,10 @@ def _evidence(d: Discovery) -> None:
     )
 
 
+def _named_couples(d: Discovery) -> None:
+    d.clustering.couples.update(_couples(d.book))
+
+
 def _turns_apart(d: Discovery) -> None:
     d.clustering.apart.update(_turn_takers(d.book, d.occurrences, d.dialogue))
 
@@ -232,6 +237,12 @@ PASSES: tuple[Pass, ...] = (
         "'the Tressels', 'the Miss Vances': a family, no one",
     ),
     Pass("evidence", "evidence", _evidence, "gender votes, shared sentences, chapters", required=True),
+    Pass(
+        "couples",
+        "evidence",
+        _named_couples,
+        "'Mr. and Mrs. Vance': that 'Mr. Vance' is a husband, not a son known by his given name",
+    ),
     Pass(
         "turn_takers", "evidence", _turns_apart, "names tagging the turns of one conversation are two people"
     ),
