@@ -8,7 +8,7 @@ import pytest
 
 from fabula.book import load_book
 from fabula.errors import InputError
-from fabula.recap import RecapSpec, sample_targets, target_record
+from fabula.recap import RecapSpec, create_ranker, recap, sample_targets, target_at, target_record
 from fabula.tasks import get_task, run_eval
 from tests.conftest import pdnc_novel_dir, run_cli
 
@@ -52,6 +52,35 @@ def test_cli_eval_recap_writes_report_and_item_log(data_file, tmp_path):
     items = [json.loads(line) for line in out.with_name("report.items.jsonl").read_text().splitlines()]
     assert items[1]["prediction"]["gold"] == [59, 58]
     assert len(items[1]["prediction"]["top5"]) == 5
+
+
+@pytest.mark.parametrize("method", ["reach-back", "combined", "character-filter"])
+def test_eval_ranks_exactly_what_recap_shows_at_the_targets_end(method, tmp_path):
+    """A recap method sees only what the reader has read: ``fabula eval recap`` cuts the book at each
+    target's end, as ``fabula recap --at`` does, so the scores are the same ones (not ones computed with
+    the characters and word rarities of the whole book)."""
+    path = pdnc_novel_dir("TheSignOfTheFour") / "novel_text.txt"
+    book = load_book(path)
+    lines, shown = [], {}
+    for fraction in (0.3, 0.7):
+        rough = int(len(book.text) * fraction)
+        target = target_at(book.truncated(rough), rough)
+        position = target.target.end  # a reader who has just read the target
+        record = target_record(target, str(path))
+        record["id"], record["gold"] = f"at{position}", [59]
+        lines.append(json.dumps(record))
+        result = recap(book, position, k=60, method=method)
+        shown[record["id"]] = [(s.distance, s.score) for s in result.snippets]
+    data = tmp_path / "at.jsonl"
+    data.write_text("\n".join(lines) + "\n")
+    task = get_task("recap")(data=data, method=method)
+    for item in task.items():
+        context, target = task.target(item.payload)
+        assert len(context.book.text) == target.target.end  # nothing after the target is there
+        ranking = create_ranker(method).rank(context, target)
+        order = ranking.top(60)
+        assert [target.distance(i) for i in order] == [d for d, _ in shown[item.id]]
+        assert [ranking.scores[i] for i in order] == pytest.approx([s for _, s in shown[item.id]])
 
 
 def test_select_all_selects_every_candidate(data_file):

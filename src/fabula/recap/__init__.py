@@ -9,7 +9,7 @@ rankers (``closest``, ``bm25``, ``tfidf``, ``dense``, ``character-filter``, ``co
 ``llm-listwise``, ``llm-pairwise``, ``pipeline``) and the data file are documented in docs/recap.md.
 """
 
-from fabula.recap._api import RecapResult, RecapSnippet, recap
+from fabula.recap._api import RecapResult, RecapSnippet, reader_context, recap
 from fabula.recap._construct import (
     RecapSpec,
     RecapTarget,
@@ -47,6 +47,7 @@ __all__ = [
     "main_characters",
     "ranker_names",
     "read_records",
+    "reader_context",
     "recap",
     "register_ranker",
     "sample_targets",

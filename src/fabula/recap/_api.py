@@ -91,10 +91,10 @@ def recap(
     (``book.truncated(position)``) whose characters `fabula.annotation.annotate` has found is used as it
     is, with those characters and mentions: the same ones a fresh cut would get, without finding them
     again (``fabula serve`` passes its checkpoint's analysis)."""
-    visible = book if _cut_and_annotated(book, position) else book.truncated(position)
     ranker = create_ranker(method, llm=llm, **options)
+    context = reader_context(book, position)
+    visible = context.book
     target = target_at(visible, position, spec)
-    context = RecapContext(visible)
     ranking = ranker.rank(context, target)
     chosen = ranking.free(k) if ranker.needs_llm and ranking.selected is not None else ranking.top(k)
     snippets = [
@@ -104,6 +104,15 @@ def recap(
     return RecapResult(
         position, method, _snippet(visible, context, target.target, 0, 0.0), snippets, ranking.log
     )
+
+
+def reader_context(book: Book, position: int) -> RecapContext:
+    """The rankers' context for a reader at character offset ``position``: the book cut there
+    (`Book.truncated`), so its characters, term rarities and embeddings come from the text read so far
+    and nothing after. `recap` and ``fabula eval recap`` (at a target's end) both build it here, so an
+    evaluation scores exactly what a reader would be shown. A ``book`` already cut at ``position`` and
+    annotated (see `recap`) is used as it is."""
+    return RecapContext(book if _cut_and_annotated(book, position) else book.truncated(position))
 
 
 def _cut_and_annotated(book: Book, position: int) -> bool:

@@ -31,11 +31,11 @@ from fabula.recap import (
     Ranker,
     RecapContext,
     RecapTarget,
-    SentenceIndex,
     Snippet,
     create_ranker,
     ranker_names,
     read_records,
+    reader_context,
 )
 from fabula.tasks._evaluation import EvalReport
 from fabula.tasks._harness import EvalItem, ItemOutcome, Task, TaskOption, task
@@ -140,14 +140,12 @@ class RecapTask(Task):
             raise InputError("no annotated targets (with 'gold') in the file", path)
         return [EvalItem(str(r["id"]), _groups(r), r) for r in records]
 
-    def _book(self, book_path: str) -> tuple[Book, SentenceIndex, RecapContext]:
-        """The book (renamed with ``--anonymize``: the names of its annotated cast), its sentences and
-        the rankers' context, each built once (the harness's book service)."""
+    def _book(self, book_path: str) -> Book:
+        """The whole book (renamed with ``--anonymize``: the names of its annotated cast), loaded once
+        (the harness's book service); each target cuts it at its own end (`target`)."""
         if not Path(book_path).is_file():
             raise InputError("book not found", book_path)
-        book = self.books.book(book_path)
-        sentences = self.books.derived(book, "sentences", SentenceIndex)
-        return book, sentences, self.books.derived(book, "recap-context", RecapContext)
+        return self.books.book(book_path)
 
     def _ranker(self, llm: LLM | None) -> Ranker:
         with self._lock:
@@ -157,26 +155,35 @@ class RecapTask(Task):
             return self._rankers[key]
 
     def target(self, record: dict[str, Any]) -> tuple[RecapContext, RecapTarget]:
-        """The record's target and candidates as sentence ranges of its book."""
-        _, sentences, context = self._book(record["book"])
+        """The record's target and candidates as sentence ranges, with the rankers' context of a reader
+        who has just read the target: the book cut at the target's end (`fabula.recap.reader_context`,
+        what ``fabula recap --at END`` sees), so no method sees a character, term or sentence after it."""
+        book = self._book(record["book"])
         copy = self.books.copy(record["book"])
 
-        def snippet(span: Sequence[int]) -> Snippet:
+        def offsets(span: Sequence[int]) -> tuple[int, int]:
             try:
                 start, end = int(span[0]), int(span[1])
-                if copy is not None:
-                    start, end = copy.span(start, end)
-                first, stop = sentences.covering(start, end)
+                return copy.span(start, end) if copy is not None else (start, end)
             except InputError:
                 raise
             except Exception as exc:
                 raise InputError(f"target {record['id']}: span {list(span)} is not in the book") from exc
-            return Snippet(first, stop, start, end)
 
-        candidates = tuple(snippet(c) for c in record["candidates"])
+        target_span = offsets(record["target"])
+        context = reader_context(book, target_span[1])
+
+        def snippet(span: tuple[int, int]) -> Snippet:
+            try:
+                first, stop = context.sentences.covering(*span)
+            except Exception as exc:
+                raise InputError(f"target {record['id']}: span {list(span)} is not in the book") from exc
+            return Snippet(first, stop, *span)
+
+        candidates = tuple(snippet(offsets(c)) for c in record["candidates"])
         target = RecapTarget(
             str(record["id"]),
-            snippet(record["target"]),
+            snippet(target_span),
             candidates,
             int(record.get("gap", 0)),
             tuple(record["gold"]),
