@@ -191,13 +191,67 @@ def test_unreadable_answers_count_as_no_and_are_logged(case):
         listwise = create_ranker("llm-listwise", llm=llm).rank(context, target)
         assert server.requests == 6  # no re-asking: one call per question
     assert pairwise.selected == [] and len(pairwise.log["errors"]) == 5
-    assert listwise.selected == [] and "no line starting" in listwise.log["error"]
+    assert pairwise.log["unreadable"] == 5
+    assert listwise.selected == [] and 'no line "(number) - explanation"' in listwise.log["error"]
+    assert listwise.log["unreadable"] == 1
 
 
 def test_parsers_are_strict():
     assert parse_pairwise("It explains the arrest.\nYes") is True
     assert parse_pairwise("Explanation: unrelated. No.") is False
+    assert parse_pairwise("Both speak of the will. **Yes**") is True
     assert parse_pairwise("Yes, it helps, but I am unsure") is None
-    assert parse_listwise("(2) - a\n**(4)** - b\n(2) - again\n(0) - zero\n(7) - out", 6, None) == [1, 3]
-    assert parse_listwise("\n".join(f"({i}) - r" for i in range(1, 9)), 10, 5) == [0, 1, 2, 3, 4]
-    assert parse_listwise("I pick 3 and 4", 10, 5) == []
+    assert parse_pairwise("Yes") is None  # no explanation before the verdict (Figure 8's format)
+    assert parse_pairwise("The answer is Yes/No.") is None  # the prompt's format, repeated
+    assert parse_pairwise("I cannot tell: Yes or No") is None
+    assert parse_pairwise("The answer is Yes/No. The answer is Yes", cut=True) is None  # the limit cut it
+    assert parse_listwise("(2) - a\n**(4)** - b\n(2) - again\n(0) - zero\n(7) - out", 6, None) == ([1, 3], 3)
+    assert parse_listwise("\n".join(f"({i}) - r" for i in range(1, 9)), 10, 5) == ([0, 1, 2, 3, 4], 3)
+    assert parse_listwise("I pick 3 and 4", 10, 5) == ([], 0)
+    # a bare enumeration (a copied snippet, a list) is no pick; the format's dash and explanation are
+    assert parse_listwise("(1) The mill stood by the river.\n(2) Nobody remembered.", 5, 5) == ([], 2)
+    assert parse_listwise("(3) \u2013 the strawberries", 5, 5) == ([2], 0)
+    # an answer cut at the token limit: its last line is incomplete
+    assert parse_listwise("(3) - the strawberries\n(4) - the", 5, 5, cut=True) == ([2], 0)
+
+
+def test_pairwise_answer_cut_at_the_token_limit_is_no_verdict(case):
+    """A model that loops on the prompt's "Yes/No" until the token limit cuts it right after a "Yes"
+    (as SmolLM2-135M did): no verdict, counted as unreadable; an answer the model ended is read."""
+    context, target = case
+    looping = [*("The answer is Yes/No. " * 127).split(), "The", "answer", "is", "Yes", "/No.", "The"]
+
+    def judge(messages):
+        if "strawberries" in _candidate(messages):
+            return "Both speak of the strawberries at Donwell. Yes"
+        return " ".join(looping)
+
+    with ScriptedOpenAIServer(judge, token_limit=True) as server:
+        llm = get_llm(f"openai:test@{server.url}", cache=False)
+        ranking = create_ranker("llm-pairwise", llm=llm).rank(context, target)
+        assert server.requests == 5
+        assert all(body["max_tokens"] == 512 for body in server.bodies)
+    cut = [
+        answer
+        for answer in ranking.log["answers"]
+        if answer != "Both speak of the strawberries at Donwell. Yes"
+    ]
+    assert len(cut) == 4 and all(answer.endswith("The answer is Yes") for answer in cut)  # cut at 512 words
+    assert ranking.selected == [2]  # only the answer the model ended itself
+    assert ranking.log["unreadable"] == 4
+    assert all("cut at the token limit" in error for error in ranking.log["errors"])
+
+
+def test_listwise_reads_only_lines_in_the_figure_6_format(case):
+    context, target = case
+    answer = (
+        "(5) Fires were lit in every room of the house.\n"  # a copied snippet, not "(n) - why"
+        "(1) The mill stood by the river for a hundred years.\n"
+        "(3) - the strawberries at Donwell return in the target"
+    )
+    with ScriptedOpenAIServer(answer) as server:
+        llm = get_llm(f"openai:test@{server.url}", cache=False)
+        ranking = create_ranker("llm-listwise", llm=llm).rank(context, target)
+        assert server.requests == 1 and server.bodies[0]["max_tokens"] == 1024
+    assert ranking.selected == [2] and ranking.top(5) == [2]
+    assert ranking.log["ignored_lines"] == 2 and ranking.log["unreadable"] == 0

@@ -115,6 +115,67 @@ def test_pipeline_eval_asks_fifteen_questions_per_target(data_file, tmp_path):
     assert report.items == 2
 
 
+def _items(report_path):
+    return [
+        json.loads(line)
+        for line in report_path.with_name(report_path.stem + ".items.jsonl").read_text().splitlines()
+    ]
+
+
+def test_unreadable_llm_answers_are_counted_in_the_item_log(data_file, tmp_path):
+    """Figure 8 answers the token limit cut (after a "Yes") and Figure 6 lines without "- explanation"
+    are no verdict and no pick; the per-sample log counts them and the report sums them."""
+    pytest.importorskip("openai")
+    from fabula.llm import get_llm
+    from fabula.llm.testing import ScriptedOpenAIServer
+
+    looping = " ".join([*("The answer is Yes/No. " * 130).split()[:511], "Yes", "/No."])
+
+    def model(messages):
+        prompt = messages[-1]["content"]
+        if "[Previous snippets]" in prompt:  # Figure 6: two copied snippets, one pick in the format
+            return "(60) Holmes took his bottle.\n(59) And Watson watched.\n(58) - Holmes and Watson again"
+        candidate = prompt.split("[Candidate segment]", 1)[1].split("[Target segment]", 1)[0]
+        return "They share Holmes. Yes" if "Holmes" in candidate else looping
+
+    pairwise_out, listwise_out = tmp_path / "pairwise.json", tmp_path / "listwise.json"
+    with ScriptedOpenAIServer(model, token_limit=True) as server:
+        llm = get_llm(f"openai:test@{server.url}", cache=False)
+        pairwise = run_eval(
+            get_task("recap")(data=data_file, method="llm-pairwise"),
+            llm=llm,
+            json_path=pairwise_out,
+            progress=False,
+        )
+        listwise = run_eval(
+            get_task("recap")(data=data_file, method="llm-listwise"),
+            llm=llm,
+            json_path=listwise_out,
+            progress=False,
+        )
+        bodies = server.bodies
+    assert len(bodies) == 2 * 60 + 2  # one Figure 8 call per candidate, one Figure 6 call per target
+    assert all(body["temperature"] == 0.0 for body in bodies)
+    assert [body["max_tokens"] for body in bodies] == [512] * 120 + [1024] * 2
+    task = get_task("recap")(data=data_file, method="closest")
+    unreadable = 0
+    for item in _items(pairwise_out):
+        if "prediction" not in item:
+            continue
+        context, target = task.target(next(i.payload for i in task.items() if i.id == item["id"]))
+        holmes = [i for i, c in enumerate(target.candidates) if "Holmes" in context.text(c)]
+        assert 0 < len(holmes) < 60
+        assert sorted(item["prediction"]["selected"]) == holmes  # the cut "Yes" answers are not Yes
+        assert item["details"]["unreadable"] == 60 - len(holmes)
+        unreadable += 60 - len(holmes)
+    assert pairwise.mean is not None and pairwise.novels["TheSignOfTheFour"]["unreadable"] == unreadable
+    for item in _items(listwise_out):
+        if "prediction" in item:
+            assert item["prediction"]["selected"] == [57]  # "(58) - ..." only
+            assert item["details"]["ignored_lines"] == 2 and item["details"]["unreadable"] == 0
+    assert listwise.items == 2
+
+
 def test_bad_inputs_are_one_line_errors(tmp_path, data_file):
     with pytest.raises(InputError, match="no annotated targets"):
         record = json.loads(data_file.read_text().splitlines()[0])

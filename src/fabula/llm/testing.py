@@ -17,7 +17,9 @@ It can also imitate what real servers were measured to do (docs/llm.md, "Servers
   and each value is the one of the token before: llama-cpp-python with a model without BOS), ``"none"``
   (no echo: the generated token only, as llama.cpp's server);
 * ``one_at_a_time=True`` answers one request at a time, the others wait (llama-cpp-python's lock);
-* ``trickle=S`` sends the answer's body one byte every S seconds.
+* ``trickle=S`` sends the answer's body one byte every S seconds;
+* ``token_limit=True`` stops a chat answer at the request's ``max_tokens`` as a model does (one token
+  per word here, as ``usage`` counts them): the answer is cut there and ``finish_reason`` is ``"length"``.
 
 >>> with ScriptedOpenAIServer(lambda messages: '{"1": "Alice"}') as server:  # doctest: +SKIP
 ...     llm = get_llm(f"openai:test@{server.url}")
@@ -57,6 +59,7 @@ class ScriptedOpenAIServer:
         echo_layout: str = "prompt+generated",
         one_at_a_time: bool = False,
         trickle: float = 0.0,
+        token_limit: bool = False,
     ) -> None:
         self.answer: Answerer = (lambda _messages: answer) if isinstance(answer, str) else answer
         # prompt words -> one log-probability per word after the first (the /v1/completions echo answer)
@@ -74,6 +77,7 @@ class ScriptedOpenAIServer:
         self.echo_layout = echo_layout
         self.one_at_a_time = one_at_a_time
         self.trickle = trickle
+        self.token_limit = token_limit
         self.peak_in_flight = 0  # most model requests in flight at once (answered or waiting)
         self._in_flight = 0
         self._one_lock = threading.Lock()
@@ -219,6 +223,10 @@ class ScriptedOpenAIServer:
                 if self.path.endswith("/chat/completions"):
                     messages = body.get("messages", [])
                     text = server.answer(messages)
+                    limit = body.get("max_tokens") or body.get("max_completion_tokens")
+                    if server.token_limit and limit and len(text.split()) > int(limit):
+                        cut = " ".join(text.split()[: int(limit)])
+                        return _chat_response(body.get("model", "scripted"), messages, cut, "length")
                     return _chat_response(body.get("model", "scripted"), messages, text)
                 if self.path.endswith("/completions"):
                     return _echo_response(
@@ -261,7 +269,9 @@ class _QuietHTTPServer(ThreadingHTTPServer):
             super().handle_error(request, client_address)
 
 
-def _chat_response(model: str, messages: list[dict[str, str]], text: str) -> dict[str, Any]:
+def _chat_response(
+    model: str, messages: list[dict[str, str]], text: str, finish_reason: str = "stop"
+) -> dict[str, Any]:
     prompt_tokens = sum(len(str(m.get("content", "")).split()) for m in messages)
     return {
         "id": "chatcmpl-scripted",
@@ -272,7 +282,7 @@ def _chat_response(model: str, messages: list[dict[str, str]], text: str) -> dic
             {
                 "index": 0,
                 "message": {"role": "assistant", "content": text},
-                "finish_reason": "stop",
+                "finish_reason": finish_reason,
                 "logprobs": None,
             }
         ],

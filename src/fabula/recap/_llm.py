@@ -13,8 +13,13 @@
 
 The paper gives no temperature or answer length for these calls: fabula sends temperature 0 and the
 answer limits below (fabula's choices, recorded in every request). Answers are untrusted and parsed
-strictly: a listwise pick is a line starting "(number)", a pairwise verdict is a final Yes or No; an
-answer that cannot be read counts as no pick / "No" and is logged.
+strictly, in the format each prompt asks for: a listwise pick is a line "(number) - explanation" (Figures
+6 and 7: "in the format of ({number}) - {explanation}"; a bare "(1) ..." enumeration line is no pick, nor
+is a line the token limit cut); a pairwise verdict is an explanation, then a final Yes or No (Figure 8:
+"Explanation Yes/No") in an answer the model ended itself — an answer cut at the token limit has no
+verdict, however it happens to end, and a closing "Yes/No" or "Yes or No" repeats the prompt's format
+and is none either. An answer that cannot be read counts as no pick / "No", and the per-sample log
+counts it (``unreadable``) and says why.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ import re
 from pathlib import Path
 from typing import Any, ClassVar
 
-from fabula.llm import LLM, GenerateOptions
+from fabula.llm import LLM, GenerateOptions, Generation
 from fabula.prompts import PromptTemplate, load_prompt
 from fabula.recap._construct import RecapTarget
 from fabula.recap._rankers import (
@@ -48,8 +53,12 @@ PAIRWISE_ANSWER_TOKENS = 512
 # §6.1: "ChatGPT Pairwise only on the top-15 snippets filtered by" the first-stage model.
 PIPELINE_KEEP = 15
 
-_PICK = re.compile(r"^\s*\((\d+)\)")
-_VERDICT = re.compile(r"\b(yes|no)\b[\W_]*$", re.IGNORECASE)
+# "({number}) - {explanation}": the number in brackets, a dash (typographic dashes too), some text
+_PICK = re.compile(r"^\s*\((\d+)\)\s*[-\u2013\u2014]\s*\S")
+_NUMBERED = re.compile(r"^\s*\(\d+\)")
+# "Explanation Yes/No": some explanation, then Yes or No as the answer's last word
+_VERDICT = re.compile(r"(?P<before>.*?)\b(?P<verdict>yes|no)\b[\W_]*$", re.IGNORECASE | re.DOTALL)
+_FORMAT_ECHO = re.compile(r"\b(yes|no)\s*(/|\bor\b)\s*$", re.IGNORECASE)
 
 
 def token_prefix(llm: LLM, text: str, limit: int) -> str:
@@ -79,26 +88,60 @@ def book_name(context: RecapContext) -> str:
     return "the book"
 
 
-def parse_listwise(text: str, n: int, limit: int | None) -> list[int]:
-    """Candidate indices (0-based) picked in ``text``: lines starting "(number)", in the model's order,
-    numbers outside 1..n and repeats dropped, at most ``limit`` kept."""
+def parse_listwise(text: str, n: int, limit: int | None, *, cut: bool = False) -> tuple[list[int], int]:
+    """Candidate indices (0-based) picked in ``text`` and how many numbered lines were not picks.
+
+    A pick is a line "(number) - explanation" (Figures 6/7; ``**`` emphasis ignored), in the model's
+    order; numbers outside 1..n and repeats are dropped, at most ``limit`` kept. Lines starting "(number)"
+    without the dash and an explanation (a bare enumeration, a copied snippet) are not picks, and with
+    ``cut`` (the answer stopped at the token limit) the last line is incomplete and not read either."""
+    lines = text.splitlines()
+    if cut and lines:
+        lines = lines[:-1]
     picks: list[int] = []
-    for line in text.splitlines():
-        match = _PICK.match(line.replace("*", ""))
+    ignored = 0
+    for line in lines:
+        line = line.replace("*", "")
+        match = _PICK.match(line)
         if not match:
+            ignored += bool(_NUMBERED.match(line))
             continue
         index = int(match.group(1)) - 1
-        if 0 <= index < n and index not in picks:
-            picks.append(index)
+        if not 0 <= index < n or index in picks:
+            ignored += 1
+            continue
         if limit is not None and len(picks) == limit:
-            break
-    return picks
+            ignored += 1
+            continue
+        picks.append(index)
+    return picks, ignored
 
 
-def parse_pairwise(text: str) -> bool | None:
-    """The Yes/No at the end of a Figure 8 answer; None when the answer does not end with one."""
-    match = _VERDICT.search(text.strip())
-    return None if match is None else match.group(1).lower() == "yes"
+def parse_pairwise(text: str, *, cut: bool = False) -> bool | None:
+    """The verdict of a Figure 8 answer ("Explanation Yes/No"): True for Yes, False for No, None when
+    the answer was ``cut`` at the token limit, does not end with Yes or No, has no explanation before
+    it, or ends by repeating the prompt's "Yes/No" ("Yes or No")."""
+    if cut:
+        return None
+    match = _VERDICT.fullmatch(text.strip())
+    if match is None or not re.search(r"\w", match.group("before")):
+        return None
+    if _FORMAT_ECHO.search(match.group("before")):
+        return None
+    return match.group("verdict").lower() == "yes"
+
+
+def _cut(generation: Generation) -> bool:
+    """Whether the backend stopped the answer at the token limit (it did not end it itself)."""
+    return generation.finish_reason == "length"
+
+
+def _why_unreadable(generation: Generation) -> str:
+    if not generation.ok:
+        return generation.error or "no answer"
+    if _cut(generation):
+        return "cut at the token limit: no final Yes/No"
+    return "no explanation then Yes/No at the end"
 
 
 def _options(max_tokens: int) -> GenerateOptions:
@@ -115,14 +158,15 @@ def ask_pairwise(
         prompt.messages(candidate=context.text(target.candidates[i]), target=target_text) for i in indices
     ]
     generations = llm.generate_many(prompts, _options(PAIRWISE_ANSWER_TOKENS))
-    verdicts = [parse_pairwise(g.text) if g.ok else None for g in generations]
+    verdicts = [parse_pairwise(g.text, cut=_cut(g)) if g.ok else None for g in generations]
     related = [i for i, v in zip(indices, verdicts, strict=True) if v]
     log = {
         "prompt": prompt.id,
         "asked": indices,
         "answers": [g.text for g in generations],
+        "unreadable": sum(v is None for v in verdicts),
         "errors": [
-            f"candidate {i}: " + (g.error or "no Yes/No at the end")
+            f"candidate {i}: {_why_unreadable(g)}"
             for i, g, v in zip(indices, generations, verdicts, strict=True)
             if v is None
         ],
@@ -241,13 +285,23 @@ class _Listwise(Ranker):
             return Ranking([-math.inf] * n, [], log)
         turns, truncated = self.messages(prompt, context, target, listed)
         generation = self.llm.generate(turns, _options(self.answer_tokens))
-        picks = [listed[i] for i in parse_listwise(generation.text, len(listed), self.limit)]
+        found, ignored = parse_listwise(generation.text, len(listed), self.limit, cut=_cut(generation))
+        picks = [listed[i] for i in found]
         scores = [-math.inf] * n
         for position, index in enumerate(picks):
             scores[index] = float(len(picks) - position)
-        log.update(answer=generation.text, truncated=truncated, error=generation.error)
+        log.update(
+            answer=generation.text,
+            truncated=truncated,
+            cut=_cut(generation),
+            ignored_lines=ignored,
+            unreadable=int(not picks),
+            error=generation.error,
+        )
         if generation.ok and not picks:
-            log["error"] = "no line starting with (number)"
+            log["error"] = 'no line "(number) - explanation"' + (
+                " before the token limit cut the answer" if _cut(generation) else ""
+            )
         return Ranking(scores, picks, log)
 
 

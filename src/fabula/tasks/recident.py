@@ -197,7 +197,9 @@ class RecapTask(Task):
         selected = ranking.free(5)
         gold = list(target.gold or ())
         scores = score_target(ranked, selected, gold, len(target.candidates))
-        details = {k: v for k, v in ranking.log.items() if k in ("kept", "reasons", "errors", "error")}
+        # the model's answers that could not be read (counted per target, summed per group), and why
+        logged = ("kept", "reasons", "errors", "error", "unreadable", "ignored_lines", "cut")
+        details = {k: v for k, v in ranking.log.items() if k in logged}
         return ItemOutcome(scores, {"top5": ranked[:5], "selected": selected, "gold": gold}, details)
 
     def finish(self, report: EvalReport) -> None:
