@@ -184,6 +184,20 @@ def test_recap_mmr_runs(tmp_path: Path) -> None:
     assert "leave one tuning novel out" in out and "frozen" not in out.split("\n", 1)[1]
 
 
+def test_recap_learned_runs(tmp_path: Path) -> None:
+    """Every section prints, --tuning-only stops before the first frozen score, and the feature cache is
+    reused."""
+    data, tuning, frozen = small_gold(tmp_path)
+    features = tmp_path / "features.pkl"
+    out = run("recap_learned.py", "--data", data, "--tuning-only", "--features", features)
+    assert f"{tuning + frozen} targets: {tuning} tuning, {frozen} frozen" in out
+    assert "chosen on the tuning targets:" in out and "frozen" not in out.split("\n", 1)[1]
+    assert features.is_file()
+    out = run("recap_learned.py", "--data", data, "--features", features)
+    assert "leave one novel out (all" in out
+    assert "frozen, minus closest-5:" in out and "paired bootstrap 95 %" in out
+
+
 def test_discovery_passes_runs(pdnc: Path) -> None:
     out = run("discovery_passes.py", pdnc, "--split", "all")
     assert "recall" in out

@@ -144,8 +144,9 @@ class RecapContext:
 
     @cached_property
     def book_idf(self) -> FloatArray:
-        """log(sentences / (1 + sentences containing the term)) over the book's sentences: how rare a
-        term is in the book (what a scene "turns on" is rare: a letter, a place, an illness)."""
+        """log(sentences / (1 + sentences containing the term)) over the context book's sentences (the
+        book as read: `fabula.recap.reader_context` cuts it at the reading position): how rare a term is
+        in it (what a scene "turns on" is rare: a letter, a place, an illness)."""
         terms = self._sentence_terms
         present = np.concatenate(terms.unique) if terms.unique else np.zeros(0, dtype=np.int64)
         df = np.bincount(present, minlength=max(1, len(terms.vocab))).astype(np.int64)
@@ -512,11 +513,11 @@ class ReachBackRanker(Ranker):
     + ``meeting_weight`` for each of the ``meetings`` most recent candidates before the target's chapter
       that name at least two of the target's characters (one, if the target names one): where these
       people were last together
-    + ``salient_weight`` x the candidate's shared terms weighted by their rarity in the whole book
-      (scaled to the target's best candidate), and ``salient_top_weight`` more for the best such
+    + ``salient_weight`` x the candidate's shared terms weighted by their rarity in the book read so
+      far (`RecapContext.book_idf`; scaled to the target's best candidate), and ``salient_top_weight`` more for the best such
       candidate when it lies beyond the nearest ``near``: the earlier mention of what the scene turns on.
     Weights chosen on the 16 PP and SF tuning targets of data/recap (docs/benchmarks.md: tuning and frozen
-    numbers; on the 64-target set it ties closest-5 on frozen)."""
+    numbers; on the 64-target set it is within half a point of closest-5 on frozen, below it)."""
 
     def __init__(
         self,
