@@ -79,6 +79,33 @@ def test_a_prefetch_never_cancels_a_request_s_own_analysis(served: ServedBook) -
     assert sorted(results) == sorted([grid[1], grid[1], grid[10]])
 
 
+def test_a_jump_drops_the_stale_look_ahead_before_its_own_analysis(served: ServedBook) -> None:
+    """The look-ahead queued for the reader's old place is dropped before the analysis of the checkpoint
+    they jumped to starts (not after it): it would compete with the jump for the cores and the
+    interpreter lock while the reader waits. A checkpoint already asked for drops nothing."""
+    grid = served._checkpoints
+    seen: dict[int, bool] = {}
+
+    def analyse(checkpoint: int) -> int:
+        seen[checkpoint] = grid[1] in served._analyses or grid[1] in served._recaps
+        return checkpoint
+
+    served._analyse = analyse  # type: ignore[assignment,method-assign]
+    served._recap = lambda checkpoint, analysis=None: {"checkpoint": checkpoint}  # type: ignore[method-assign]
+    release_background = _blocked(served._background)
+    try:
+        served.analysis(Position(grid[0], grid[0]))  # queues grid[1]'s analysis and recap ahead
+        assert grid[1] in served._analyses and grid[1] in served._recaps
+        served.analysis(Position(grid[0], grid[0]))  # asked for already: the look-ahead stays
+        assert grid[1] in served._analyses
+        served.analysis(Position(grid[10], grid[10]))  # the jump
+        assert seen[grid[10]] is False
+        assert grid[1] not in served._analyses and grid[1] not in served._recaps
+        assert grid[11] in served._analyses  # the new stretch's look-ahead follows
+    finally:
+        release_background.set()
+
+
 def test_overlapping_requests_at_random_positions_all_succeed(served: ServedBook) -> None:
     """Many readers jumping around at once: every answer is the analysis of its own checkpoint."""
     import random

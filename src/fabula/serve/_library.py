@@ -214,7 +214,13 @@ class ServedBook:
     # Position-limited results --------------------------------------------------------------------
     def analysis(self, position: Position) -> Analysis:
         """The analysis of the book truncated at the position's checkpoint (computed once, then cached in
-        memory and on disk); the next checkpoint's is then prepared in the background."""
+        memory and on disk); the next checkpoint's is then prepared in the background. Before a checkpoint
+        not asked for yet is analysed, the look-ahead work for other checkpoints stops (`_drop_ahead`):
+        the reader jumped, and that work would compete with theirs for the cores and the interpreter."""
+        with self._lock:
+            new = position.checkpoint not in self._analyses
+        if new:
+            self._drop_ahead(keep=position.checkpoint)
         result = self._cached(self._analyses, position.checkpoint, lambda: self._analyse(position.checkpoint))
         self._prefetch(position.checkpoint)
         return result
@@ -306,11 +312,26 @@ class ServedBook:
         if index >= len(self._checkpoints):
             return
         following = self._checkpoints[index]
+        self._drop_ahead(keep=following)
+        work_of: tuple[tuple[OrderedDict[int, Future[Any]], Callable[[int], Any]], ...] = (
+            (self._analyses, self._analyse_ahead),
+            (self._recaps, self._recap),
+        )
+        with self._lock:
+            for table, work in work_of:
+                if following not in table:
+                    future = self._background.submit(work, following)
+                    table[following] = future
+                    self._ahead.add(future)
+
+    def _drop_ahead(self, keep: int) -> None:
+        """Cancel the look-ahead work queued or under way for every checkpoint but ``keep`` (and forget it,
+        so a later request starts afresh); what already finished stays cached."""
         with self._lock:
             tables: tuple[OrderedDict[int, Future[Any]], ...] = (self._analyses, self._recaps)
             for table in tables:
                 for point, future in list(table.items()):
-                    if future not in self._ahead or point == following:
+                    if future not in self._ahead or point == keep:
                         continue
                     # under way in the helper: stop it there (no request waits for it, or it would not
                     # be in _ahead) and forget it, so a later request starts afresh
@@ -321,11 +342,6 @@ class ServedBook:
                     ):
                         del table[point]
             self._ahead = {future for future in self._ahead if not future.done()}
-            for table, work in ((self._analyses, self._analyse_ahead), (self._recaps, self._recap)):
-                if following not in table:
-                    future = self._background.submit(work, following)
-                    table[following] = future
-                    self._ahead.add(future)
 
     # The disk cache ----------------------------------------------------------------------------
     def _folder(self, checkpoint: int) -> Path | None:
