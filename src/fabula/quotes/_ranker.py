@@ -156,21 +156,30 @@ def _decode_conversation(
     stats: _BookStats,
 ) -> None:
     beams: list[_Hypothesis | None] = [None]
+    # the speakers of the turns before the conversation, newest first (decided already): what a reading
+    # with fewer than `_HISTORY` choices of its own reads after them
+    earlier = tuple(
+        turns[k].speaker
+        for k in range(conversation.start - 1, max(-1, conversation.start - 1 - _HISTORY), -1)
+    )
     for index in conversation:
         grown: list[tuple[float, int, _Hypothesis | None, TurnCandidates | None, np.ndarray | None, int]] = []
         seen: dict[tuple[str | None, ...], tuple[TurnCandidates | None, np.ndarray | None]] = {}
         for hypothesis in beams:
+            if hypothesis is not None and len(grown) >= width:
+                # readings come best first, and a reading's continuations score at most its own score
+                # (each log-probability is <= 0): once `width` continuations score at least that much,
+                # none of this reading's (nor of the worse ones after it) can be kept; ties go to the
+                # earlier grown, so they lose too
+                floor = -hypothesis.score
+                if sum(1 for entry in grown if entry[0] <= floor) >= width:
+                    break
             history = hypothesis.history if hypothesis is not None else ()
             found = seen.get(history)
             if found is None:
                 # the reading's speakers of the turns before (its own choices, then the turns before the
                 # conversation, decided already); the turns after are read as the previous pass left them
-                back = history
-                if len(history) < _HISTORY and index > len(history):
-                    back += tuple(
-                        turns[k].speaker
-                        for k in range(index - 1 - len(history), max(-1, index - 1 - _HISTORY), -1)
-                    )
+                back = history + earlier[: _HISTORY - len(history)] if len(history) < _HISTORY else history
                 item = _features(context, turns, index, stats, back)
                 log_p = None
                 if item is not None:  # the reductions ndarray.max() and .sum() run, without their wrappers
@@ -419,6 +428,9 @@ class _StaticTurn:
     previous_vocatives: list[str]  # whom the turn before addressed (empty if outside the conversation)
     next_vocatives: list[str]  # whom the turn after addresses (likewise)
     scene_after: list[Turn]  # this turn and the conversation's next ones up to `_SCENE_TURNS`
+    first_rows: dict[str, int]  # the first run's candidates -> their row's first cell (`_features`)
+    neighbour_columns: tuple[tuple[int, int | None], ...]  # per neighbour turn -1, -2, -3, +1, +2: its
+    # column, and its "tagged" column where the sieve read that turn off a tag or beat (`tagged`)
     row_of: dict[str, int] = field(default_factory=dict)  # candidate -> their row of `matrix`
     matrix: np.ndarray = field(default_factory=lambda: _NO_ROWS)  # `vectors` rows (never changed in place)
 
@@ -853,6 +865,7 @@ _NEXT_PARAGRAPH, _NAMED_RECENTLY = _INDEX["next_paragraph_name"], _INDEX["named_
 _FIRST_NAME_UNTAGGED = _INDEX["own_paragraph_first_name_untagged"]
 _SHARE_COLUMNS = np.array([_SPEAKER_SHARE, _MENTION_SHARE, _NARRATOR])
 _WIDTH = len(FEATURES)
+_RECENT_RANKS = [1.0 - k / (_RECENT_SPEAKERS + 1) for k in range(_RECENT_SPEAKERS + 1)]  # by the rank k
 
 
 def _features(
@@ -878,11 +891,8 @@ def _features(
     ahead = stats.ahead.get(index)
     if ahead is None:
         ahead = stats.ahead[index] = _Ahead.of(static)
-    first, second, third = static.runs
-    rows = dict(
-        zip(first, range(0, len(first) * _WIDTH, _WIDTH), strict=True)
-    )  # candidate -> its row's first cell,
-    # in proposal order
+    _, second, third = static.runs
+    rows = static.first_rows.copy()  # candidate -> its row's first cell, in proposal order
     ones: list[int] = []  # the cells (row start + column) the per-reading families set to 1.0
     # (a candidate's row: `rows.setdefault(who, len(rows) * _WIDTH)`, new ones at the end)
     tag_gender = static.tag_gender
@@ -905,23 +915,20 @@ def _features(
     # neighbour speakers: the speakers of the three turns before and two after in the conversation
     participants: list[str] = []
     behind = (previous, back[1] if before >= 2 else None, back[2] if before >= 3 else None)
-    tagged = static.tagged
-    for who, column, tagged_column in (
-        (behind[0], _PREV1, _PREV1_TAGGED if tagged[0] else None),
-        (behind[1], _PREV2, _PREV2_TAGGED if tagged[1] else None),
-        (behind[2], _PREV3, None),
-        (ahead.speakers[0], _NEXT1, None),
-        (ahead.speakers[1], _NEXT2, _NEXT2_TAGGED if tagged[2] else None),
+    for who, (column, tagged_column) in zip(
+        (*behind, ahead.speakers[0], ahead.speakers[1]), static.neighbour_columns, strict=True
     ):
         if who is not None:
             start = rows.setdefault(who, len(rows) * _WIDTH)
             ones.append(start + column)
+            ones.append(start + _PARTICIPANT)  # conversation structure: a participant of the turns around
             participants.append(who)
             if tagged_column is not None:
                 ones.append(start + tagged_column)
     # recent speakers: a third (fourth) party who spoke a while ago, ranked by the speakers since
     seen: list[str] = []
-    ranks: list[tuple[int, float]] = []
+    rank_cells: list[int] = []  # the cells the per-reading families set to other values, and the values
+    rank_values: list[float] = []
     other_conversation = static.other_conversation
     for k, who in enumerate(back[:_RECENT_TURNS]):
         if who is None or who in seen:
@@ -929,7 +936,8 @@ def _features(
         seen.append(who)
         start = rows.setdefault(who, len(rows) * _WIDTH)
         ones.append(start + _RECENT_SPEAKER)
-        ranks.append((start + _RECENT_SPEAKER_RANK, 1.0 - len(seen) / (_RECENT_SPEAKERS + 1)))
+        rank_cells.append(start + _RECENT_SPEAKER_RANK)
+        rank_values.append(_RECENT_RANKS[len(seen)])
         if other_conversation[k]:
             ones.append(start + _RECENT_OTHER_CONVERSATION)
         if len(seen) >= _RECENT_SPEAKERS:
@@ -947,9 +955,7 @@ def _features(
     if not rows:
         return None
     candidates = list(rows)
-    # conversation structure: turn-taking around the turn (a multi-party scene: below)
-    for who in participants:
-        ones.append(rows[who] + _PARTICIPANT)
+    # conversation structure: turn-taking around the turn (participants: above; a multi-party scene: below)
     multi_party = len(set(participants)) > 2
     if behind[1] is not None and behind[1] != behind[0]:  # A-B-A: the speaker of the turn before last
         ones.append(rows[behind[1]] + _PARITY)
@@ -966,14 +972,14 @@ def _features(
     scene_size = max(1, before + len(static.scene_after))
     for who, count in counts.items():
         if who in rows:
-            ranks.append((rows[who] + _TURN_SHARE, count / scene_size))
+            rank_cells.append(rows[who] + _TURN_SHARE)
+            rank_values.append(count / scene_size)
     matrix = ahead.stack(candidates, context, stats, static)
     if multi_party:
         matrix[:, _MULTI_PARTY] = 1.0
     flat = matrix.reshape(-1)
     flat.put(ones, 1.0)
-    for cell, value in ranks:
-        flat[cell] = value
+    flat.put(rank_cells, rank_values)  # no cell twice, none of `ones`
     return TurnCandidates(index, candidates, matrix)
 
 
@@ -1030,6 +1036,10 @@ def _kept_rows(
     none of yet are made (``make(missing, *args)``) and kept: the readings of the beam give a turn the
     same few candidates in different orders, so each row is made once."""
     row_of = holder.row_of
+    try:
+        return holder.matrix.take([row_of[who] for who in candidates], axis=0)
+    except KeyError:  # some rows not made yet
+        pass
     missing = [who for who in candidates if who not in row_of]
     if missing:
         found = make(missing, *args)
@@ -1074,6 +1084,7 @@ def _static_turn(context: SieveContext, turns: list[Turn], index: int, book: _St
     end = min(last, index + _SCENE_TURNS)
     earlier = min(_RECENT_TURNS, index)  # the turns `_features` reads back: those of another conversation
     inside = min(earlier, index - first)
+    tagged = (_tagged(near[_NEAR - 1]), _tagged(near[_NEAR - 2]), _tagged(near[_NEAR + 2]))
     gender_anchors = []  # the nearest he/she-tagged turn of the conversation on each side (`vectors`)
     for other, gender in _nearest(book.gendered.get(conversation, []), index):
         distance = abs(index - other)
@@ -1093,11 +1104,19 @@ def _static_turn(context: SieveContext, turns: list[Turn], index: int, book: _St
         gender_anchors,
         before,
         tuple(near[_NEAR + 1 :]),
-        (_tagged(near[_NEAR - 1]), _tagged(near[_NEAR - 2]), _tagged(near[_NEAR + 2])),
+        tagged,
         (False,) * inside + (True,) * (earlier - inside),
         list(previous.vocatives) if previous is not None else [],
         list(following.vocatives) if following is not None else [],
         turns[index:end],
+        dict(zip(runs[0], range(0, len(runs[0]) * _WIDTH, _WIDTH), strict=True)),
+        (
+            (_PREV1, _PREV1_TAGGED if tagged[0] else None),
+            (_PREV2, _PREV2_TAGGED if tagged[1] else None),
+            (_PREV3, None),
+            (_NEXT1, None),
+            (_NEXT2, _NEXT2_TAGGED if tagged[2] else None),
+        ),
     )
 
 
