@@ -986,3 +986,25 @@ def test_miss_surname_joins_an_only_daughter_a_servant_once_calls_miss_first_nam
     sister = "Cressida Ashgrove was her sister; she was tall. Cressida sang.\n\n"
     cast = _cast(opening + sister + varied + exchange + servant)
     assert _owner(cast, "Miss Ashgrove") != _owner(cast, "Verity")
+
+
+def test_old_and_young_mister_surname_are_the_father_and_the_son() -> None:
+    # "old Mr. Pennock" marks the father's "Mr. Pennock"; "young Mr. Pennock" is the son, whom the
+    # text otherwise calls "Oswin"
+    son = "Oswin Pennock rode in; he was young. Oswin ran, and he rode on. Oswin swam. Oswin was glad.\n\n"
+    text = (
+        son * 4
+        + "Old Mr. Pennock slept by the fire.\n\nMr. Pennock prayed, and he slept. Mr. Pennock was old.\n\n"
+        + "Later old Mr. Pennock woke, and young Mr. Pennock rode home."
+    )
+    book = book_from_text(text)
+    characters = find_characters(book)
+    by_name = {c.name: c.id for c in characters}
+    assert by_name["Mr. Pennock"] != by_name["Oswin Pennock"]
+    young = text.index("young Mr. Pennock")
+    (mention,) = [m for m in book.mentions if m.start == young]
+    assert mention.character_id == by_name["Oswin Pennock"]
+    assert text[mention.start : mention.end] == "young Mr. Pennock"  # a name of the son's, not "Mr. Pennock"
+    old = text.index("old Mr. Pennock woke") + len("old ")
+    (mention,) = [m for m in book.mentions if m.start == old]
+    assert mention.character_id == by_name["Mr. Pennock"]

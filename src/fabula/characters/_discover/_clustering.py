@@ -47,8 +47,9 @@ WIFE_DOMINANCE = 5.0  # ... and the leading woman never styled "Miss" to be the 
 BROTHER_NAMED = 10  # bare given-name mentions that make a man "known by his given name"
 
 
-#: the text names "Mr. and Mrs. Vance" this often: that "Mr. Vance" is a husband of the elder generation
-COUPLE_MIN = 2
+#: the text names "Mr. and Mrs. Vance" or "old Mr. Vance" this often: that "Mr. Vance" is of the elder
+#: generation (one may be a slip)
+ELDER_MIN = 2
 
 
 #: a pet name seen once or twice may be anyone's ("his daughter Polly"): it needs this many uses to
@@ -122,8 +123,9 @@ class _Clustering:
     addressed: Counter[tuple[_FormKey, _FormKey]] = field(
         default_factory=Counter
     )  # vocative -> tagged answer
-    #: surname -> times the text names "Mr. and Mrs. <surname>" (`_evidence._couples`)
-    couples: Counter[str] = field(default_factory=Counter)
+    #: surname -> times the text marks its "Mr." as the elder generation ("Mr. and Mrs. <surname>",
+    #: "old Mr. <surname>": `_evidence._elders`)
+    elders: Counter[str] = field(default_factory=Counter)
 
     def new_cluster(self, form: _FormKey, gender: str) -> _Cluster:
         cluster = _Cluster(len(self.clusters) + 1, gender=gender)
@@ -159,17 +161,27 @@ class _Clustering:
         return _conflict(self.together, self.counts, form, cluster)
 
     def elder(self, form: _FormKey, cluster: _Cluster) -> bool:
-        """Whether "Mr. Vance" is the husband of a couple the text names "Mr. and Mrs. Vance" (at
-        least `COUPLE_MIN` times) while ``cluster`` is a man of that surname the text calls by his
-        bare given name (`BROTHER_NAMED` times): a son, whose parents are "Mr. and Mrs. Vance", not
-        the husband. A married son is named with his wife ("Mr. and Mrs. Tobias Vance"), which does
-        not count."""
+        """Whether "Mr. Vance" is of the elder generation (the text names "Mr. and Mrs. Vance" or
+        "old Mr. Vance" at least `ELDER_MIN` times) while ``cluster`` is a man of that surname the text
+        calls by his bare given name (`BROTHER_NAMED` times): a son, not that "Mr. Vance". A married
+        son is named with his wife ("Mr. and Mrs. Tobias Vance"), which does not count."""
         honorific, words = form
         if len(words) != 1 or honorific_class(honorific) != "plain" or cluster.gender == "female":
             return False
-        if self.couples[words[0]] < COUPLE_MIN or words[0] not in cluster.last_names:
+        if self.elders[words[0]] < ELDER_MIN or words[0] not in cluster.last_names:
             return False
         return sum(cluster.forms[(None, (f,))] for f in cluster.first_names) >= BROTHER_NAMED
+
+    def son(self, form: _FormKey, owner: int) -> int:
+        """The cluster a "young Mr. Vance" names: the one man of that surname other than the owner of
+        "Mr. Vance" whom the text calls by his bare given name (`_known_by_given_name`: young men
+        are), else the owner."""
+        sons = [
+            c
+            for c in self.clusters.values()
+            if c.id != owner and form[1][-1] in c.last_names and _known_by_given_name(c)
+        ]
+        return sons[0].id if len(sons) == 1 else owner
 
     def near(self, form: _FormKey, cluster: _Cluster) -> bool:
         """Whether ``form`` is used where ``cluster``'s story is: at least `NEAR_SHARE` of its uses
@@ -579,12 +591,13 @@ def _family(clusters: dict[int, _Cluster], surname: str) -> list[_Cluster]:
 
 def _brothers(candidates: list[_Cluster]) -> bool:
     """Whether two or more of the candidates are men the text calls by their given names alone."""
-    named = [
-        c
-        for c in candidates
-        if c.gender == "male" and sum(c.forms[(None, (f,))] for f in c.first_names) >= BROTHER_NAMED
-    ]
-    return len(named) >= 2
+    return sum(_known_by_given_name(c) for c in candidates) >= 2
+
+
+def _known_by_given_name(cluster: _Cluster) -> bool:
+    """Whether ``cluster`` is a man the text calls by his bare given name `BROTHER_NAMED` times."""
+    bare = sum(cluster.forms[(None, (f,))] for f in cluster.first_names)
+    return cluster.gender == "male" and bare >= BROTHER_NAMED
 
 
 def _dominant(candidates: list[_Cluster], factor: float = DOMINANCE) -> _Cluster | None:

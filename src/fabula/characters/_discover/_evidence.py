@@ -76,13 +76,39 @@ def _gender_evidence(text: str, occurrences: list[_Occurrence]) -> _GenderEviden
 
 #: "Mr. and Mrs. Vance" (the surname right after, not "Mr. and Mrs. Tobias Vance")
 _COUPLE = re.compile(r"\bMr\.?\s+and\s+Mrs\.?\s+([A-Z][\w-]*)(?![\w-]|\s+[A-Z])")
+#: generation markers: "old Mr. Vance", "the elder Mr. Vance", "Mr. Vance, senior" ...
+_ELDER_MARK = re.compile(
+    r"\b(?:[Oo]ld|[Tt]he\s+elder)\s+Mr\.?\s+([A-Z][\w-]*)(?![\w-]|\s+[A-Z])"
+    r"|\bMr\.?\s+([A-Z][\w-]*),?\s+(?:[Ss]enior|[Ss]en\.|[Ss]r\.)"
+)
+#: ... and "young Mr. Vance", "the younger Mr. Vance", "Mr. Vance, Jr." (the group is the "Mr.")
+_YOUNGER_MARK = re.compile(
+    r"\b(?:[Yy]oung|[Tt]he\s+younger)\s+(Mr\.?)\s+[A-Z][\w-]*(?![\w-]|\s+[A-Z])"
+    r"|\b(Mr\.?)\s+[A-Z][\w-]*,?\s+(?:[Jj]unior|[Jj]un\.|[Jj]r\.?)(?!\w)"
+)
 
 
-def _couples(book: Book) -> Counter[str]:
-    """How often the text names a married couple by a bare surname ("Mr. and Mrs. Vance"): that
-    "Mr. Vance" is the husband of that "Mrs. Vance", a man of her generation (`_Clustering.elder`)."""
+def _elders(book: Book) -> Counter[str]:
+    """Surnames whose "Mr." the text marks as the elder generation: a married couple named by a bare
+    surname ("Mr. and Mrs. Vance": that "Mr. Vance" is the husband of that "Mrs. Vance") or a
+    generation marker ("old Mr. Vance", "the elder Mr. Vance", "Mr. Vance, senior"), counted per
+    surname (`_Clustering.elder`)."""
     body = book.text[book.body.start : book.body.end]
-    return Counter(m.group(1) for m in _COUPLE.finditer(body))
+    found = [m.group(1) for m in _COUPLE.finditer(body)]
+    found += [m.group(1) or m.group(2) for m in _ELDER_MARK.finditer(body)]
+    return Counter(found)
+
+
+def _younger_marks(book: Book) -> dict[int, tuple[int, int]]:
+    """Where a "Mr." the text marks as the younger generation starts ("young Mr. Vance", "Mr. Vance,
+    Jr."), with the span of the whole marked name: those mentions are the son's, whoever owns the bare
+    "Mr. Vance", and their surface ("young Mr. Vance") is a name of his."""
+    start = book.body.start
+    body = book.text[start : book.body.end]
+    return {
+        start + m.start(m.lastindex or 1): (start + m.start(), start + m.end())
+        for m in _YOUNGER_MARK.finditer(body)
+    }
 
 
 def _sentence_cooccurrence(

@@ -62,13 +62,14 @@ from fabula.characters._discover._clustering import (
 )
 from fabula.characters._discover._evidence import (
     _address_replies,
-    _couples,
+    _elders,
     _form_chapters,
     _gender_evidence,
     _sentence_cooccurrence,
     _textual_links,
     _turn_takers,
     _vocative_replies,
+    _younger_marks,
 )
 from fabula.characters._discover._joins import (
     _join_addressed,
@@ -99,6 +100,9 @@ class Discovery:
     #: capitalised mid-sentence uses of each word, as the candidates stood before the person test
     mid_caps: Counter[str] | None = None
     state: _Clustering | None = None  # the clusters, from the "evidence" pass on
+    #: where a "Mr." marked as the younger generation starts -> the marked name's span ("young Mr.
+    #: Vance", `_younger_marks`)
+    younger: dict[int, tuple[int, int]] = field(default_factory=dict)
 
     @property
     def clustering(self) -> _Clustering:
@@ -180,8 +184,9 @@ def _evidence(d: Discovery) -> None:
     )
 
 
-def _named_couples(d: Discovery) -> None:
-    d.clustering.couples.update(_couples(d.book))
+def _elder_generation(d: Discovery) -> None:
+    d.clustering.elders.update(_elders(d.book))
+    d.younger = _younger_marks(d.book)
 
 
 def _turns_apart(d: Discovery) -> None:
@@ -238,10 +243,10 @@ PASSES: tuple[Pass, ...] = (
     ),
     Pass("evidence", "evidence", _evidence, "gender votes, shared sentences, chapters", required=True),
     Pass(
-        "couples",
+        "generations",
         "evidence",
-        _named_couples,
-        "'Mr. and Mrs. Vance': that 'Mr. Vance' is a husband, not a son known by his given name",
+        _elder_generation,
+        "'Mr. and Mrs. Vance', 'old Mr. Vance': that 'Mr. Vance' is not the son; 'young Mr. Vance' is",
     ),
     Pass(
         "turn_takers", "evidence", _turns_apart, "names tagging the turns of one conversation are two people"
@@ -350,8 +355,14 @@ def discover_characters(
         cid = form_cluster.get(_form(o))
         if cid is None:
             continue
+        start, end = o.start, o.end
+        if o.start in d.younger:
+            # "young Mr. Vance" is the son, whoever "Mr. Vance" is, and the marked name is his
+            son = d.state.son(_form(o), cid)
+            if son != cid:
+                cid, (start, end) = son, d.younger[o.start]
         confidence = FULL_NAME_CONFIDENCE if o.honorific or len(o.words) > 1 else BARE_NAME_CONFIDENCE
-        mentions.append(Mention(o.start, o.end, f"D{cid}", "title" if o.titled else "name", confidence))
+        mentions.append(Mention(start, end, f"D{cid}", "title" if o.titled else "name", confidence))
     characters = []
     sizes = Counter(m.character_id for m in mentions)
     for cluster in clusters.values():
