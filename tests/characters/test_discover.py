@@ -1008,3 +1008,16 @@ def test_old_and_young_mister_surname_are_the_father_and_the_son() -> None:
     old = text.index("old Mr. Pennock woke") + len("old ")
     (mention,) = [m for m in book.mentions if m.start == old]
     assert mention.character_id == by_name["Mr. Pennock"]
+
+
+def test_a_couple_who_go_by_their_given_names_is_the_young_generation() -> None:
+    # "Mr. and Mrs. Pennock" are Oswin and Wilhelmina, both called by their given names: his title
+    wife = "Wilhelmina Pennock sang; she was young. Wilhelmina ran. Wilhelmina swam. Wilhelmina was glad.\n\n"
+    son = "Oswin Pennock rode in; he was young. Oswin ran, and he rode on. Oswin swam. Oswin was glad.\n\n"
+    couple = (
+        "Mr. and Mrs. Pennock sat at dinner. Mrs. Pennock smiled, and she sang.\n\n"
+        "Later Mr. and Mrs. Pennock went to church.\n\n"
+    )
+    father = "Mr. Pennock slept. Mr. Pennock prayed, and he slept. Mr. Pennock was old."
+    cast = _cast((son + wife) * 4 + couple + father)
+    assert _owner(cast, "Mr. Pennock") == _owner(cast, "Oswin")

@@ -170,7 +170,15 @@ class _Clustering:
             return False
         if self.elders[words[0]] < ELDER_MIN or words[0] not in cluster.last_names:
             return False
-        return sum(cluster.forms[(None, (f,))] for f in cluster.first_names) >= BROTHER_NAMED
+        if any(
+            c.gender == "female"
+            and words[0] in c.last_names
+            and "married" in {honorific_class(h) for h in c.honorifics}
+            and _bare_given_uses(c) >= BROTHER_NAMED
+            for c in self.clusters.values()
+        ):
+            return False  # "Mrs. Vance" goes by her given name too: the couple is the young generation
+        return _bare_given_uses(cluster) >= BROTHER_NAMED
 
     def son(self, form: _FormKey, owner: int) -> int:
         """The cluster a "young Mr. Vance" names: the one man of that surname other than the owner of
@@ -596,8 +604,12 @@ def _brothers(candidates: list[_Cluster]) -> bool:
 
 def _known_by_given_name(cluster: _Cluster) -> bool:
     """Whether ``cluster`` is a man the text calls by his bare given name `BROTHER_NAMED` times."""
-    bare = sum(cluster.forms[(None, (f,))] for f in cluster.first_names)
-    return cluster.gender == "male" and bare >= BROTHER_NAMED
+    return cluster.gender == "male" and _bare_given_uses(cluster) >= BROTHER_NAMED
+
+
+def _bare_given_uses(cluster: _Cluster) -> int:
+    """How often the text calls ``cluster`` by a bare given name of his or hers."""
+    return sum(cluster.forms[(None, (f,))] for f in cluster.first_names)
 
 
 def _dominant(candidates: list[_Cluster], factor: float = DOMINANCE) -> _Cluster | None:
