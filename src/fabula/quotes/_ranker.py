@@ -1036,10 +1036,11 @@ def _kept_rows(
     none of yet are made (``make(missing, *args)``) and kept: the readings of the beam give a turn the
     same few candidates in different orders, so each row is made once."""
     row_of = holder.row_of
-    try:
-        return holder.matrix.take([row_of[who] for who in candidates], axis=0)
-    except KeyError:  # some rows not made yet
-        pass
+    if row_of:
+        try:
+            return holder.matrix.take([row_of[who] for who in candidates], axis=0)
+        except KeyError:  # some rows not made yet
+            pass
     missing = [who for who in candidates if who not in row_of]
     if missing:
         found = make(missing, *args)
