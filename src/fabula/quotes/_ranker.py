@@ -302,6 +302,7 @@ class _StaticBook:
     anchors: dict[int, list[tuple[int, str]]]  # conversation -> (turn, speaker) of its name-tagged turns
     anchor_speakers: dict[int, list[str]]  # conversation -> those speakers, each once, in order
     gendered: dict[int, list[tuple[int, str]]]  # conversation -> (turn, gender) of its he/she-tagged turns
+    tag_genders: list[str | None]  # per turn, `_tag_gender` (the quote-tags family reads it too)
     name_starts: list[int]  # the start of every name mention of `context.names`, in its order
     name_ids: list[str]  # the character of each
     name_turns: list[int]  # the turn whose quote holds each (-1: narration; see `_QuotedText`)
@@ -329,6 +330,8 @@ class _StaticBook:
         for index, turn in enumerate(turns):
             first, _ = conversations.get(turn.conversation, (index, index))
             conversations[turn.conversation] = (first, index + 1)
+        text = context.book.text
+        tag_genders = [_tag_gender(text, turn) for turn in turns]
         return cls(
             mention_counts,
             max(1, max(mention_counts.values(), default=1)),
@@ -339,7 +342,8 @@ class _StaticBook:
                 conversation: list(dict.fromkeys(who for _, who in marks))
                 for conversation, marks in anchors.items()
             },
-            _gendered_tags(context, turns),
+            _gendered_tags(turns, tag_genders),
+            tag_genders,
             name_starts,
             name_ids,
             [quoted.turn_at(start) for start in name_starts],
@@ -554,7 +558,7 @@ def _quote_tags(t: TurnRows) -> None:
             if kind == "pronoun":
                 t.put(quote.speaker_id, "beat_pronoun")
     if t.tag_gender is None:
-        t.tag_gender = _tag_gender(book.text, t.turn)
+        t.tag_gender = t.book.tag_genders[t.index]  # `_tag_gender`, computed once per turn
 
 
 def _gendered_tag(t: TurnRows) -> None:
@@ -629,12 +633,11 @@ def _named_inside(t: TurnRows) -> list[str]:
     ]
 
 
-def _gendered_tags(context: SieveContext, turns: list[Turn]) -> dict[int, list[tuple[int, str]]]:
-    """The turns whose tag gives the speaker's gender and no name ("…," she said), by conversation."""
-    text = context.book.text
+def _gendered_tags(turns: list[Turn], genders: list[str | None]) -> dict[int, list[tuple[int, str]]]:
+    """The turns whose tag gives the speaker's gender and no name ("…," she said), by conversation
+    (``genders``: each turn's `_tag_gender`)."""
     tags: dict[int, list[tuple[int, str]]] = {}
-    for index, turn in enumerate(turns):
-        gender = _tag_gender(text, turn)
+    for index, (turn, gender) in enumerate(zip(turns, genders, strict=True)):
         if gender is not None:
             tags.setdefault(turn.conversation, []).append((index, gender))
     return tags
