@@ -1021,3 +1021,16 @@ def test_a_couple_who_go_by_their_given_names_is_the_young_generation() -> None:
     father = "Mr. Pennock slept. Mr. Pennock prayed, and he slept. Mr. Pennock was old."
     cast = _cast((son + wife) * 4 + couple + father)
     assert _owner(cast, "Mr. Pennock") == _owner(cast, "Oswin")
+
+
+def test_the_word_an_oath_swears_by_is_no_one_in_any_spelling() -> None:
+    # "my Gawd!", "O Gawd", "by Gawd": a dialect spelling of an oath's word, not a character
+    text = (
+        '"My Gawd!" cried Berenice, and she wept. "O Gawd, he is gone!"\n\n'
+        '"By Gawd, I will find him," said Amos. Amos ran out; he was angry.\n\n'
+        '"My Gawd, my Gawd," said Berenice. "Gawd knows where he is." Berenice sat down.\n\n'
+        '"Oh, Amos!" said Berenice. Amos came back, and he smiled.'
+    )
+    cast = _cast(text)
+    assert not any("Gawd" in names for names in cast.values()), cast
+    assert _owner(cast, "Amos") != _owner(cast, "Berenice")

@@ -154,6 +154,10 @@ _TITLE_OF = re.compile(rf"({_CAP_WORD})\s+of\s+$")
 _POSSESSIVES = frozenset({"your", "his", "her", "their", "our", "its"})
 
 
+#: the words an oath puts before the name it swears by ("my God", "by Jove", "O Lawd", "my Gawd")
+_OATH_OPENERS = frozenset({"my", "by", "o"})
+
+
 #: person verbs any noun takes ("what Latitude was", "the Severn had"): weak evidence on their own
 _AUXILIARIES = frozenset({"was", "is", "had", "has"})
 
@@ -225,6 +229,7 @@ class _Occurrence:
     pronoun_after: bool  # "he"/"she" soon after it in its sentence ("the fault of Philomena is that she")
     place_prep: bool
     possessed: bool  # "your Majesty", "his Lordship": a form of address, not a name
+    oath: bool = False  # after "my", "by" or "O" ("my Gawd!", "by Jove"): what an oath swears by
     title_of: bool = False  # "(the Queen) of Clubs": the complement of a capitalised title
     to_before: bool = False  # "went to Vienna", "drove to the Pincio": where one goes, or to whom
 
@@ -335,6 +340,7 @@ def _copy(o: _Occurrence) -> _Occurrence:
         o.possessed,
         o.title_of,
         o.to_before,
+        o.oath,
     )
 
 
@@ -424,6 +430,7 @@ def _occurrence(text: str, m: re.Match[str]) -> _Occurrence | None:
         pronoun_after=_SUBJECT_PRONOUN_AFTER.match(text, end) is not None,
         place_prep=prev_word in PLACE_PREPOSITIONS,
         possessed=prev_word in _POSSESSIVES,
+        oath=prev_word in _OATH_OPENERS,
         title_of=title is not None and not is_sentence_initial(text, title.start(1)),
         to_before=prev_word == "to",
     )
@@ -554,6 +561,8 @@ def _accept(
             continue  # "Norwood" where the book also says "Upper Norwood"
         if sum(1 for o in occ if o.possessed) > 0.5 * capital and honored == 0:
             continue  # "your Majesty", "his Lordship": how one is addressed, not who
+        if sum(1 for o in occ if o.oath) > 0.5 * capital and honored == 0 and speech == 0:
+            continue  # "my Gawd!", "by Jove", "O Lawd": an oath's word, in any spelling, not a person
         if all(o.title_of for o in occ) and honored == 0 and speech == 0:
             continue  # "Clubs" only ever in "the Queen/Knave of Clubs": a part of a title, no one
         if titled_only:
