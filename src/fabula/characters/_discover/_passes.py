@@ -19,7 +19,8 @@ NER pipeline, when the user names one, adds PERSON evidence (`_ner.py`); Chinese
    given-name variants. Every join is vetoed by cannot-link evidence: names sharing sentences, or
    tagging the turns of one conversation; a pet name also needs to be used where its formal name's
    bearer is (between the first and last chapter naming them: "Bill" of the first chapters is not
-   the "William" of the last).
+   the "William" of the last). Generations: "Mr. and Mrs. Vance" or "old Mr. Vance" make "Mr. Vance"
+   the elder, never the son the text calls by his given name; "young Mr. Vance" is that son.
 
 The steps are one ordered table of passes (`PASSES`), each a function of the `Discovery` under way,
 each switchable by name (`discover_characters(book, skip={...})`, `scripts/discovery_passes.py` prints
