@@ -214,9 +214,10 @@ def test_per_reading_families_sit_where_features_writes_them_out() -> None:
     # `_features` replays three runs of static proposing families and writes out the per-reading ones
     # between them, in table order: a family moved in the table must be moved there too
     plan = [(is_static, [f.name for f in group]) for is_static, group in _PROPOSING_PLAN]
-    assert [is_static for is_static, _ in plan] == [True, False, True, False, True]
+    assert [is_static for is_static, _ in plan] == [True, False, True, False, True, False]
     assert plan[1][1] == ["same-gender speakers"]
     assert plan[3][1] == ["tag verb", "neighbour speakers", "recent speakers", "addressed by neighbours"]
+    assert plan[5][1] == ["chain breaks"]  # after the third static run
     # only the static proposing families run as functions
     assert all((f.compute is not None) == (f.static and f.proposes) for f in FEATURE_FAMILIES)
 
@@ -294,3 +295,20 @@ def test_he_and_she_tags_anchor_the_alternation_by_gender() -> None:
     assert _feature(fourth, "knightley", "gender_anchor_even_match") == 0.0
     quotes = rank_speakers(_book(text), load_model()[0])
     assert [q.speaker_id for q in quotes] == ["emma", "knightley", "emma", "knightley", "emma"]
+
+
+def test_chain_breaks_after_a_narration_paragraph() -> None:
+    exchange = '"Good morning," said Emma.\n\n"Good morning," said Mr. Knightley.\n\n'
+    _, items = _items(exchange + "Harriet came in and sat down by the window.\n\n" + '"Is it raining?"\n')
+    last = items[-1]
+    assert _feature(last, "knightley", "prev1_after_narration") == 1.0
+    assert _feature(last, "emma", "parity_after_narration") == 1.0  # A-B-A read across the narration
+    assert _feature(last, "knightley", "anchor_before_odd") == 1.0
+    assert _feature(last, "knightley", "anchor_odd_unbroken") == 0.0  # the narration breaks the chain
+    assert _feature(last, "harriet", "entering_after_narration") == 1.0  # named there, has not spoken
+    _, items = _items(exchange + '"Is it raining?"\n')
+    last = items[-1]
+    assert _feature(last, "knightley", "prev1_after_narration") == 0.0
+    assert _feature(last, "emma", "parity_after_narration") == 0.0
+    assert _feature(last, "emma", "parity") == 1.0
+    assert _feature(last, "knightley", "anchor_odd_unbroken") == 1.0

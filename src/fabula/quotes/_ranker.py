@@ -309,6 +309,7 @@ class _StaticBook:
     positions: dict[str, list[int]]  # character -> the positions of their mentions in that order
     paragraph_starts: list[int]  # the book's paragraphs (as Python ints)
     paragraph_ends: list[int]
+    breaks: list[int]  # per turn: how many turns up to it follow a narration paragraph (`_chain_breaks`)
     turns: dict[int, _StaticTurn] = field(default_factory=dict)  # turn -> `_StaticTurn`
 
     @classmethod
@@ -350,7 +351,13 @@ class _StaticBook:
             positions,
             context.book.paragraphs.starts.tolist(),
             context.book.paragraphs.ends.tolist(),
+            _chain_breaks(turns),
         )
+
+    def unbroken(self, a: int, b: int) -> bool:
+        """Whether no narration paragraph stands between turns ``a`` and ``b`` (of one conversation)."""
+        low, high = min(a, b), max(a, b)
+        return self.breaks[high] == self.breaks[low]
 
     def named(self, start: int, end: int, skip: int = -2) -> list[tuple[int, str]]:
         """(offset, character id) of the name mentions in ``[start, end)``, but those inside the quotes
@@ -405,6 +412,39 @@ def _name_tag_anchors(context: SieveContext, turns: list[Turn]) -> dict[int, lis
     return anchors
 
 
+def _after_narration(previous: Turn | None, turn: Turn) -> bool:
+    """Whether a paragraph without speech (narration) stands between ``previous`` and ``turn``: the
+    exchange may have moved on (someone acts, a third person comes in), so turn-taking read across it
+    is weaker evidence (on the tuning novels the speaker two turns back speaks again 83 % of the time
+    between adjacent paragraphs, 46 % across narration)."""
+    return (
+        previous is not None
+        and previous.paragraph >= 0
+        and turn.first_paragraph >= 0
+        and turn.first_paragraph - previous.paragraph > 1
+    )
+
+
+def _named_between(book: _StaticBook, previous: Turn | None, turn: Turn) -> list[str]:
+    """The characters named in the paragraphs between ``previous`` and ``turn`` (narration), each once."""
+    if previous is None or previous.paragraph < 0 or turn.first_paragraph <= previous.paragraph + 1:
+        return []
+    start, end = book.paragraph_starts[previous.paragraph + 1], book.paragraph_starts[turn.first_paragraph]
+    return list(dict.fromkeys(who for _, who in book.named(start, end)))
+
+
+def _chain_breaks(turns: list[Turn]) -> list[int]:
+    """Per turn, how many turns up to it (itself included) follow a narration paragraph (`_after_narration`)
+    within their conversation: two turns of a conversation have no break between them when equal."""
+    out: list[int] = []
+    count = 0
+    for index, turn in enumerate(turns):
+        if index > 0 and turns[index - 1].conversation == turn.conversation:
+            count += _after_narration(turns[index - 1], turn)
+        out.append(count)
+    return out
+
+
 @dataclass(slots=True)
 class _StaticTurn:
     """What one turn's features read that no pass changes, computed once: the candidates the families
@@ -428,6 +468,8 @@ class _StaticTurn:
     before: int  # turns of the same conversation right before this one, at most `_HISTORY`
     after: tuple[Turn | None, ...]  # the next three turns of the conversation (None: outside it)
     tagged: tuple[bool, bool, bool]  # the sieve read turn -1 / -2 / +2 off a tag or beat
+    breaks: tuple[bool, bool]  # narration before this turn / before the turn before (`_after_narration`)
+    entering: list[str]  # characters named in the narration paragraphs right before this turn, if any
     other_conversation: tuple[bool, ...]  # per earlier turn (1, 2, ... `_RECENT_TURNS` back): not this one's
     previous_vocatives: list[str]  # whom the turn before addressed (empty if outside the conversation)
     next_vocatives: list[str]  # whom the turn after addresses (likewise)
@@ -667,6 +709,7 @@ def _tag_anchors(t: TurnRows) -> None:
         return
     tagged = t.book.anchor_speakers[t.turn.conversation]
     two_party = len(tagged) <= 2
+    own_tag = any(index == t.index for index, _ in anchors)  # its own name tag outweighs its neighbours'
     for who in tagged:
         t.put(who, "tagged_in_conversation")
     for index, speaker in _nearest(anchors, t.index):
@@ -677,6 +720,8 @@ def _tag_anchors(t: TurnRows) -> None:
         t.put(speaker, f"anchor_{side}_{parity}", value)
         if two_party:
             t.put(speaker, f"anchor_{parity}_two_party", value)
+        if not own_tag and t.book.unbroken(index, t.index):  # no narration between: the chain holds
+            t.put(speaker, f"anchor_{parity}_unbroken", value)
 
 
 def _untagged(turn: Turn) -> bool:
@@ -783,6 +828,8 @@ FEATURE_FAMILIES: tuple[FeatureFamily, ...] = (
             "anchor_after_odd",
             "anchor_even_two_party",
             "anchor_odd_two_party",
+            "anchor_even_unbroken",
+            "anchor_odd_unbroken",
             "tagged_in_conversation",
         ),
         static=True,
@@ -819,6 +866,11 @@ FEATURE_FAMILIES: tuple[FeatureFamily, ...] = (
         False,
     ),
     FeatureFamily(
+        "chain breaks",
+        None,
+        ("prev1_after_narration", "parity_after_narration", "entering_after_narration"),
+    ),
+    FeatureFamily(
         "gender anchors",
         None,
         ("gender_anchor_even_match", "gender_anchor_odd_match"),
@@ -844,6 +896,9 @@ _PARTICIPANT, _MULTI_PARTY = _INDEX["conversation_participant"], _INDEX["multi_p
 _PARITY, _PARITY_MULTI_PARTY = _INDEX["parity"], _INDEX["parity_multi_party"]
 _RUN_BEFORE, _RUN_AFTER = _INDEX["two_party_run_before"], _INDEX["two_party_run_after"]
 _TURN_SHARE = _INDEX["conversation_turn_share"]
+_PREV1_AFTER_NARRATION = _INDEX["prev1_after_narration"]
+_PARITY_AFTER_NARRATION = _INDEX["parity_after_narration"]
+_ENTERING_AFTER_NARRATION = _INDEX["entering_after_narration"]
 _PREV_SPEAKER_SAME_GENDER = (_INDEX["pronoun_prev_speaker_1"], _INDEX["pronoun_prev_speaker_2"])
 _RECENT_SPEAKER, _RECENT_SPEAKER_RANK = _INDEX["recent_speaker"], _INDEX["recent_speaker_rank"]
 _RECENT_OTHER_CONVERSATION = _INDEX["recent_speaker_other_conversation"]
@@ -955,6 +1010,9 @@ def _features(
             ones.append(rows[who] + _ADDRESSED_BY_NEXT)
     for who in third:
         rows.setdefault(who, len(rows) * _WIDTH)
+    for who in static.entering:  # chain breaks: named in the narration between, not yet a speaker here
+        if who not in back[:before]:
+            ones.append(rows.setdefault(who, len(rows) * _WIDTH) + _ENTERING_AFTER_NARRATION)
     if not rows:
         return None
     candidates = list(rows)
@@ -964,6 +1022,10 @@ def _features(
         ones.append(rows[behind[1]] + _PARITY)
         if multi_party:
             ones.append(rows[behind[1]] + _PARITY_MULTI_PARTY)
+        if static.breaks[0] or static.breaks[1]:  # chain breaks: narration between the three turns
+            ones.append(rows[behind[1]] + _PARITY_AFTER_NARRATION)
+    if behind[0] is not None and static.breaks[0]:  # the speaker before the narration goes on?
+        ones.append(rows[behind[0]] + _PREV1_AFTER_NARRATION)
     if behind[0] is not None and behind[0] == behind[2] and behind[1] is not None:  # an A-B-A-B run before
         ones.append(rows[behind[1]] + _RUN_BEFORE)
     if ahead.run_after is not None and ahead.run_after in rows:  # ... and after
@@ -1094,6 +1156,7 @@ def _static_turn(context: SieveContext, turns: list[Turn], index: int, book: _St
         distance = abs(index - other)
         column = _GENDER_ANCHOR_EVEN if distance % 2 == 0 else _GENDER_ANCHOR_ODD
         gender_anchors.append((column, gender, 1.0 / math.sqrt(distance)))
+    broken = _after_narration(previous, turn)
     return _StaticTurn(
         runs,
         t.rows,
@@ -1109,6 +1172,8 @@ def _static_turn(context: SieveContext, turns: list[Turn], index: int, book: _St
         before,
         tuple(near[_NEAR + 1 :]),
         tagged,
+        (broken, previous is not None and _after_narration(near[_NEAR - 2], previous)),
+        _named_between(book, previous, turn) if broken else [],
         (False,) * inside + (True,) * (earlier - inside),
         list(previous.vocatives) if previous is not None else [],
         list(following.vocatives) if following is not None else [],
