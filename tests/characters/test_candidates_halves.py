@@ -28,3 +28,17 @@ def test_halves_give_the_candidates_of_one_scan(novel: str, monkeypatch: pytest.
     occurrences, lowercase = candidates_and_lowercase(book, dialogue)
     assert occurrences == _candidates(book, dialogue)
     assert list(lowercase.items()) == list(lowercase_words(book).items())
+
+
+def test_a_copied_occurrence_keeps_every_field() -> None:
+    """`_copy` (used when `PrefixLayers` reuse the whole book's occurrences) passes the fields by position: a
+    field added out of order once swapped three flags of every reused occurrence."""
+    import dataclasses
+
+    from fabula.characters._discover._candidates import _copy, _Occurrence
+
+    fields = dataclasses.fields(_Occurrence)
+    # every field a value no other field has, so any swap shows
+    values = {f.name: (f.name,) if f.name == "words" else f"{f.name}-value" for f in fields}
+    occurrence = _Occurrence(**values)  # type: ignore[arg-type]
+    assert dataclasses.asdict(_copy(occurrence)) == dataclasses.asdict(occurrence)

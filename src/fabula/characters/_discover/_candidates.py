@@ -325,6 +325,7 @@ def candidates_and_lowercase(book: Book, dialogue: Regions) -> tuple[list[_Occur
 
 
 def _copy(o: _Occurrence) -> _Occurrence:
+    """A copy of ``o`` (positional, in `_Occurrence`'s field order: faster than `dataclasses.replace`)."""
     return _Occurrence(
         o.start,
         o.end,
@@ -338,9 +339,9 @@ def _copy(o: _Occurrence) -> _Occurrence:
         o.pronoun_after,
         o.place_prep,
         o.possessed,
+        o.oath,
         o.title_of,
         o.to_before,
-        o.oath,
     )
 
 
