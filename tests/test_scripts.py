@@ -198,6 +198,11 @@ def test_recap_learned_runs(tmp_path: Path) -> None:
     assert "frozen, minus closest-5:" in out and "paired bootstrap 95 %" in out
 
 
+def test_cluster_evidence_runs(pdnc: Path) -> None:
+    out = run("cluster_evidence.py", pdnc, "A", "B")
+    assert "=== A" in out and "=== B" in out
+
+
 def test_discovery_passes_runs(pdnc: Path) -> None:
     out = run("discovery_passes.py", pdnc, "--split", "all")
     assert "recall" in out
