@@ -249,18 +249,9 @@ def main() -> None:
         f"leave one novel out (all {len(rows)}): {value:.1f}  closest-5 {f1(rows, closest):.1f}  [{detail}]"
     )
     print(f"frozen: {f1(frozen, chosen):.1f}  closest-5 {f1(frozen, closest):.1f}")
-    from recap_weights import bootstrap  # scripts/ is on the path when run as a script
+    from recap_weights import bootstrap_orders  # scripts/ is on the path when run as a script
 
-    def as_scores(rank: Ranker) -> Callable[[Row], np.ndarray]:
-        def score(row: Row) -> np.ndarray:
-            out = np.zeros(len(row["distance"]))
-            out[rank(row)] = np.arange(len(out), 0, -1)
-            return out
-
-        return score
-
-    boot = [{"gold": r["gold"], "parts": r} for r in frozen]
-    diff, low, high = bootstrap(boot, as_scores(chosen), as_scores(closest))
+    diff, low, high = bootstrap_orders(frozen, chosen, closest)
     print(f"frozen, minus closest-5: {diff:+.1f}, paired bootstrap 95 % [{low:+.1f}, {high:+.1f}]")
 
 

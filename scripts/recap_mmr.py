@@ -142,7 +142,7 @@ def held_out(rows: list[Row], pool: list[Row]) -> tuple[float, list[str]]:
 
 
 def main() -> None:
-    from recap_weights import bootstrap  # scripts/ is on the path when run as a script
+    from recap_weights import bootstrap_orders  # scripts/ is on the path when run as a script
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", type=Path, default=Path("data/recap/gold.jsonl"))
@@ -172,16 +172,7 @@ def main() -> None:
     print("\n".join(lines))
     print(f"frozen: {f1(frozen, chosen):.1f}  closest-5 {f1(frozen, closest_order):.1f}")
 
-    def as_scores(rank: Callable[[Row], list[int]]) -> Callable[[dict[str, Any]], np.ndarray]:
-        def score(parts: dict[str, Any]) -> np.ndarray:
-            out = np.zeros(len(parts["distance"]))
-            out[rank(parts)] = np.arange(len(out), 0, -1)
-            return out
-
-        return score
-
-    boot_rows = [{"gold": r["gold"], "parts": r} for r in frozen]
-    diff, low, high = bootstrap(boot_rows, as_scores(chosen), as_scores(closest_order))
+    diff, low, high = bootstrap_orders(frozen, chosen, closest_order)
     print(f"frozen, minus closest-5: {diff:+.1f}, paired bootstrap 95 % [{low:+.1f}, {high:+.1f}]")
 
 

@@ -85,6 +85,23 @@ def bootstrap(rows: list[dict[str, Any]], a: Scorer, b: Scorer, n: int = 5000) -
     return float(f1(pa) - f1(pb)), float(low), float(high)
 
 
+def bootstrap_orders(
+    rows: list[dict[str, Any]], a: Callable[[Any], list[int]], b: Callable[[Any], list[int]]
+) -> tuple[float, float, float]:
+    """`bootstrap` for rankers that give an order of a row's candidates (best first) instead of scores;
+    each row is both the target's gold (``row["gold"]``) and what the rankers read."""
+
+    def as_scores(rank: Callable[[Any], list[int]]) -> Scorer:
+        def score(row: Any) -> np.ndarray:
+            out = np.zeros(len(row["distance"]))
+            out[rank(row)] = np.arange(len(out), 0, -1)
+            return out
+
+        return score
+
+    return bootstrap([{"gold": r["gold"], "parts": r} for r in rows], as_scores(a), as_scores(b))
+
+
 def linear(decay: float, weights: dict[str, float]) -> Scorer:
     def score(parts: Features) -> np.ndarray:
         total = np.exp(-(parts["distance"] - 1.0) / decay)
