@@ -19,7 +19,12 @@ Tune on the 14; look only at the 7's means, never at their individual errors.
 from __future__ import annotations
 
 import argparse
+import bisect
+import dataclasses
+import itertools
 import json
+import random
+import re
 import sys
 from collections import Counter
 from pathlib import Path
@@ -28,6 +33,7 @@ from typing import Any
 import numpy as np
 from scipy.optimize import minimize
 
+from fabula.book import book_from_text
 from fabula.characters import find_characters
 from fabula.datasets import PDNC_FROZEN, PdncNovel, find_pdnc_novels, load_pdnc_novel
 from fabula.metrics import match_quotes
@@ -68,6 +74,70 @@ def training_groups(novel: PdncNovel, first_pass: np.ndarray | None = None) -> G
         if speaker in item.candidates:
             groups.append((item.features, item.candidates.index(speaker)))
     return groups
+
+
+_MARKS = frozenset('"“”')
+_TAG_END = re.compile(
+    r'[.!?;]|\n\s*\n|["“]'
+)  # where a tag after a quote stops: a sentence's end, the paragraph's, the next quote
+_LEAD_START = re.compile(r"(?:[.!?;]\s|\n\s*\n)(?!.*(?:[.!?;]\s|\n\s*\n))", re.S)
+_BLANKED_LINE = re.compile(r"(?<=\S)[ \t]*\n[ \t]+(?=\n)")  # a line of spaces right after a line of text
+_TAG_CHARS = 100  # a tag after a quote is this short or left alone
+_LEAD_CHARS = 60  # a lead-in ("Emma said, ...") likewise
+
+
+def hide_tags(novel: PdncNovel, fraction: float) -> PdncNovel:
+    """A copy of ``novel`` in which ``fraction`` of the gold quotes PDNC types explicit or anaphoric lose
+    their speech tags (a sparse-tag novel simulated): the narration between the quote's own spans, a short
+    clause right after its last span (to the sentence's end, before the next quote) and a short lead-in
+    ending in ',' or ':' before it are blanked to spaces (quote marks kept, offsets unchanged, so the gold
+    spans still hold). Which quotes is drawn per novel, reproducibly (seeded by the novel's name)."""
+    text = list(novel.book.text)
+    raw = novel.book.text
+    draw = random.Random(f"hide-tags {novel.name}")
+
+    starts = novel.book.paragraphs.starts.tolist()
+    ends = novel.book.paragraphs.ends.tolist()
+
+    def blank(start: int, end: int) -> None:
+        """Blank ``[start, end)`` clipped to the paragraph ``start`` is in (paragraphs never merge)."""
+        k = bisect.bisect_right(starts, start) - 1
+        if k < 0 or start >= ends[k]:
+            return
+        for i in range(max(start, starts[k]), min(end, ends[k])):
+            if raw[i] not in _MARKS and raw[i] != "\n":  # line breaks kept: line lengths decide paragraphs
+                text[i] = " "
+
+    for quote in novel.quotes:
+        if draw.random() >= fraction or quote.type not in ("explicit", "anaphoric"):
+            continue
+        spans = quote.spans
+        for left, right in itertools.pairwise(spans):
+            if right.start - left.end <= _TAG_CHARS:
+                blank(left.end, right.start)
+        end = spans[-1].end
+        while end < len(raw) and raw[end] in _MARKS:
+            end += 1
+        stop = _TAG_END.search(raw, end, end + _TAG_CHARS)
+        if stop is not None and any(c.isalpha() for c in raw[end : stop.start()]):
+            blank(end, stop.start() + (1 if raw[stop.start()] in ".!?;" else 0))
+        start = spans[0].start
+        while start > 0 and raw[start - 1] in _MARKS:
+            start -= 1
+        window = raw[max(0, start - _LEAD_CHARS) : start]
+        lead = _LEAD_START.search(window)
+        if lead is not None and window.rstrip().endswith((",", ":")):
+            k = bisect.bisect_right(starts, start) - 1  # the quote's own paragraph only
+            first = max(start - len(window) + lead.end(), starts[k] if k >= 0 else 0)
+            while first < start and raw[first].isspace():
+                first += 1
+            if first > 0 and raw[first - 1] != "\n":  # a line starting in spaces would start a paragraph
+                blank(first, start)
+    hidden = "".join(text)
+    # a line blanked whole would read as a blank line (a paragraph break): join it to the line before
+    hidden = _BLANKED_LINE.sub(lambda m: " " * len(m.group(0)), hidden) if hidden != raw else hidden
+    book = book_from_text(hidden, source=novel.book.meta.source)
+    return dataclasses.replace(novel, book=book)
 
 
 def fit(groups: Groups, l2: float) -> np.ndarray:
@@ -116,11 +186,21 @@ def validation_split(novels: list[PdncNovel]) -> tuple[list[PdncNovel], list[Pdn
     return [n for n in ordered if n.name not in PDNC_FROZEN], [n for n in ordered if n.name in PDNC_FROZEN]
 
 
-def trained(novels: list[PdncNovel], groups: dict[str, Groups], l2: float, second_pass: bool) -> np.ndarray:
-    """Weights fitted on ``novels`` (refitted on second-pass features with ``second_pass``)."""
-    weights = fit([g for n in novels for g in groups[n.name]], l2)
+def trained(
+    novels: list[PdncNovel],
+    groups: dict[str, Groups],
+    l2: float,
+    second_pass: bool,
+    extra: dict[str, PdncNovel] | None = None,
+) -> np.ndarray:
+    """Weights fitted on ``novels`` (refitted on second-pass features with ``second_pass``); with
+    ``extra`` (novel name -> another copy, e.g. `hide_tags`'s, whose groups are in ``groups`` under
+    its name + " hidden"), those copies' turns are trained on too."""
+    copies = [extra[n.name] for n in novels] if extra else []
+    keys = [n.name for n in novels] + [f"{c.name} hidden" for c in copies]
+    weights = fit([g for key in keys for g in groups[key]], l2)
     if second_pass:
-        weights = fit([g for n in novels for g in training_groups(n, weights)], l2)
+        weights = fit([g for n in [*novels, *copies] for g in training_groups(n, weights)], l2)
     return weights
 
 
@@ -154,16 +234,41 @@ def main() -> None:
         help="validation split: cross-validate within the 14 tuning novels, score the 7 frozen ones"
         " (every third folder) with a model trained on the 14",
     )
+    parser.add_argument(
+        "--hide-tags",
+        type=float,
+        default=0.0,
+        metavar="FRACTION",
+        help="also score each held-out novel with FRACTION of its tagged quotes' speech tags blanked"
+        " (`hide_tags`: a sparse-tag novel simulated), as the 'gold hidden' mode",
+    )
+    parser.add_argument(
+        "--train-hidden",
+        type=float,
+        default=0.0,
+        metavar="FRACTION",
+        help="train on each training novel twice: as it is and with FRACTION of its tags blanked",
+    )
     args = parser.parse_args()
     folders = find_pdnc_novels(args.pdnc)
     novels = [load_pdnc_novel(f) for f in folders]
     groups = {n.name: training_groups(n) for n in novels}
+    hidden: dict[str, PdncNovel] = {}  # the sparse-tag copies scored ('gold hidden')
+    if args.hide_tags > 0:
+        hidden = {n.name: hide_tags(n, args.hide_tags) for n in novels}
+        for copy in hidden.values():
+            detect_quotes(copy.book)
+    augmented: dict[str, PdncNovel] = {}  # the sparse-tag copies trained on (`--train-hidden`)
+    if args.train_hidden > 0:
+        augmented = {n.name: hide_tags(n, args.train_hidden) for n in novels}
+        for copy in augmented.values():
+            groups[f"{copy.name} hidden"] = training_groups(copy)
     print(f"{sum(len(g) for g in groups.values())} labelled turns from {len(novels)} novels", file=sys.stderr)
     modes = [
         f"{characters}{'' if beam == args.beam[0] else f' beam={beam}'}"
         for characters in ("gold", "predicted")
         for beam in args.beam
-    ]
+    ] + (["gold hidden"] if hidden else [])
     results: dict[str, dict[str, dict[str, Any]]] = {mode: {} for mode in modes}
     tuning, validation = validation_split(novels) if args.split else (novels, [])
 
@@ -173,14 +278,18 @@ def main() -> None:
             results[f"gold{suffix}"][novel.name] = score_with(novel, weights, "gold", beam)
             if args.predicted:
                 results[f"predicted{suffix}"][novel.name] = score_with(novel, weights, "predicted", beam)
+        if hidden:
+            results["gold hidden"][novel.name] = score_with(hidden[novel.name], weights, "gold", args.beam[0])
 
     for fold in range(args.folds):
         held_out = [n for i, n in enumerate(tuning) if i % args.folds == fold]
-        weights = trained([n for n in tuning if n not in held_out], groups, args.l2, args.second_pass)
+        weights = trained(
+            [n for n in tuning if n not in held_out], groups, args.l2, args.second_pass, augmented
+        )
         for novel in held_out:
             score(novel, weights)
     if validation:
-        weights = trained(tuning, groups, args.l2, args.second_pass)
+        weights = trained(tuning, groups, args.l2, args.second_pass, augmented)
         for novel in validation:
             score(novel, weights)
     for mode in modes:
@@ -204,7 +313,7 @@ def main() -> None:
     if args.json is not None:
         split = {"tuning": [n.name for n in tuning], "validation": [n.name for n in validation]}
         args.json.write_text(json.dumps({**results, "split": split}, indent=1))
-    weights = trained(novels, groups, args.l2, args.second_pass)
+    weights = trained(novels, groups, args.l2, args.second_pass, augmented)
     for name, w in sorted(zip(FEATURES, weights, strict=True), key=lambda x: -abs(x[1])):
         print(f"  {name:32s} {w:+.3f}", file=sys.stderr)
     if not args.no_write:
