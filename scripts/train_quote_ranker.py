@@ -13,7 +13,13 @@ order, indices 2, 5, …, 20) are scored by a model trained on the other 14 only
 cross-validation within the 14 (novel i of the 14 in fold i mod ``--folds``); both means are printed.
 Tune on the 14; look only at the 7's means, never at their individual errors.
 
-    python scripts/train_quote_ranker.py ../shared/data/pdnc [--folds 7] [--second-pass] [--predicted] [--split] [--json OUT]
+With ``--hide-tags F``, each held-out novel is also scored with a share F of its tagged quotes' speech
+tags blanked (`hide_tags`; the 'gold hidden' mode): a sparse-tag novel simulated, the worst case of the
+held-out novels (a dialogue-heavy novel with few speech tags). ``--train-hidden F`` trains on such
+copies of the training novels as well as the novels themselves.
+
+    python scripts/train_quote_ranker.py ../shared/data/pdnc [--folds 7] [--second-pass] [--predicted] [--split]
+        [--hide-tags F] [--train-hidden F] [--json OUT]
 """
 
 from __future__ import annotations

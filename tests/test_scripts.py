@@ -90,8 +90,38 @@ def test_diagnose_quotes_runs(pdnc: Path) -> None:
 
 
 def test_train_quote_ranker_runs(pdnc: Path, tmp_path: Path) -> None:
-    run("train_quote_ranker.py", pdnc, "--folds", "2", "--no-write", "--json", tmp_path / "cv.json")
-    assert (tmp_path / "cv.json").is_file()
+    run(
+        "train_quote_ranker.py",
+        pdnc,
+        "--folds",
+        "2",
+        "--no-write",
+        "--json",
+        tmp_path / "cv.json",
+        "--hide-tags",
+        "0.5",
+        "--train-hidden",
+        "0.5",
+    )
+    scores = json.loads((tmp_path / "cv.json").read_text())
+    assert set(scores["gold hidden"]) == {"A", "B"}  # each novel scored with half its tags hidden too
+
+
+def test_hide_tags_blanks_the_tags_only(pdnc: Path) -> None:
+    """The sparse-tag simulation: every speech tag blanked, quotes and paragraphs where they were."""
+    from scripts.train_quote_ranker import hide_tags
+
+    from fabula.datasets import load_pdnc_novel
+
+    novel = load_pdnc_novel(pdnc / "A")
+    hidden = hide_tags(novel, 1.0)
+    before, after = novel.book.text, hidden.book.text
+    assert "said Anna" in before and "said Anna" not in after and "said Ben" not in after
+    assert len(after) == len(before)
+    assert all(after[s.start : s.end] == before[s.start : s.end] for q in novel.quotes for s in q.spans)
+    assert len(hidden.book.paragraphs.starts) == len(novel.book.paragraphs.starts)
+    assert after.endswith("Anna and Ben walked home together, and Anna smiled at Ben.\n")  # narration kept
+    assert hide_tags(novel, 0.0).book.text == before
 
 
 def test_compare_eval_reports_runs(pdnc: Path, tmp_path: Path) -> None:
