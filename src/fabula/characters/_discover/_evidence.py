@@ -74,17 +74,21 @@ def _gender_evidence(text: str, occurrences: list[_Occurrence]) -> _GenderEviden
     return _GenderEvidence(votes, styled, frozenset(given))
 
 
-#: "Mr. and Mrs. Vance" (the surname right after, not "Mr. and Mrs. Tobias Vance")
-_COUPLE = re.compile(r"\bMr\.?\s+and\s+Mrs\.?\s+([A-Z][\w-]*)(?![\w-]|\s+[A-Z])")
+#: "Mr. and Mrs. Vance" (the surname right after, not "Mr. and Mrs. Tobias Vance"). These patterns open
+#: with their first letter and check the word boundary before it afterwards (``(?<!\w.)``, what ``\b``
+#: says before a letter), so `re` skips through the text to those letters instead of trying every offset:
+#: the same matches, 10-50 times faster on a novel (tests/characters/test_generation_marks.py)
+_COUPLE = re.compile(r"M(?<!\w.)r\.?\s+and\s+Mrs\.?\s+([A-Z][\w-]*)(?![\w-]|\s+[A-Z])")
 #: generation markers: "old Mr. Vance", "the elder Mr. Vance", "Mr. Vance, senior" ...
 _ELDER_MARK = re.compile(
-    r"\b(?:[Oo]ld|[Tt]he\s+elder)\s+Mr\.?\s+([A-Z][\w-]*)(?![\w-]|\s+[A-Z])"
-    r"|\bMr\.?\s+([A-Z][\w-]*),?\s+(?:[Ss]enior|[Ss]en\.|[Ss]r\.)"
+    r"[OoTtM](?<!\w.)(?:(?:(?<=[Oo])ld|(?<=[Tt])he\s+elder)\s+Mr\.?\s+([A-Z][\w-]*)(?![\w-]|\s+[A-Z])"
+    r"|(?<=M)r\.?\s+([A-Z][\w-]*),?\s+(?:[Ss]enior|[Ss]en\.|[Ss]r\.))"
 )
-#: ... and "young Mr. Vance", "the younger Mr. Vance", "Mr. Vance, Jr." (the group is the "Mr.")
+#: ... and "young Mr. Vance", "the younger Mr. Vance", "Mr. Vance, Jr." (group 1: the "Mr." after "young";
+#: a match without it starts at its "Mr.")
 _YOUNGER_MARK = re.compile(
-    r"\b(?:[Yy]oung|[Tt]he\s+younger)\s+(Mr\.?)\s+[A-Z][\w-]*(?![\w-]|\s+[A-Z])"
-    r"|\b(Mr\.?)\s+[A-Z][\w-]*,?\s+(?:[Jj]unior|[Jj]un\.|[Jj]r\.?)(?!\w)"
+    r"[YyTtM](?<!\w.)(?:(?:(?<=[Yy])oung|(?<=[Tt])he\s+younger)\s+(Mr\.?)\s+[A-Z][\w-]*(?![\w-]|\s+[A-Z])"
+    r"|(?<=M)r\.?\s+[A-Z][\w-]*,?\s+(?:[Jj]unior|[Jj]un\.|[Jj]r\.?)(?!\w))"
 )
 
 
@@ -106,7 +110,7 @@ def _younger_marks(book: Book) -> dict[int, tuple[int, int]]:
     start = book.body.start
     body = book.text[start : book.body.end]
     return {
-        start + m.start(m.lastindex or 1): (start + m.start(), start + m.end())
+        start + (m.start(1) if m.lastindex else m.start()): (start + m.start(), start + m.end())
         for m in _YOUNGER_MARK.finditer(body)
     }
 
