@@ -35,6 +35,7 @@ from fabula.quotes._rules import SieveContext, Turn, finish_turns, run_sieve
 SIEVE_RULES = ("tag", "beat", "vocative", "alternation", "paragraph", "recent")
 PRONOUN_STEPS = ("addressed", "paragraph", "narration", "participant", "layer")  # see _rules._resolve_pronoun
 _FAR = 3000.0  # mention distances are capped here (characters): further is "not near"
+_LOG_FAR = math.log1p(_FAR)  # distances are scaled by it to [0, 1]
 _DISTANCE_STEPS = 60  # a distance walk gives up after this many other names (a busy passage)
 _RECENT_TURNS = 12  # earlier turns whose speakers are candidates
 _RECENT_SPEAKERS = 5  # at most this many distinct earlier speakers
@@ -385,7 +386,7 @@ class _StaticBook:
             steps, distance = position - here, self.name_starts[position] - offset
         if distance >= _FAR or steps >= _DISTANCE_STEPS:
             return 1.0
-        return math.log1p(distance) / math.log1p(_FAR)
+        return math.log1p(distance) / _LOG_FAR
 
 
 _PRONOUN_TAGS = frozenset({"he", "she", "i", "they", "we"})
@@ -921,7 +922,6 @@ _PREV_PARAGRAPH_LAST, _PREV_NARRATION_FIRST = (
 )
 _NEXT_PARAGRAPH, _NAMED_RECENTLY = _INDEX["next_paragraph_name"], _INDEX["named_recently"]
 _FIRST_NAME_UNTAGGED = _INDEX["own_paragraph_first_name_untagged"]
-_SHARE_COLUMNS = np.array([_SPEAKER_SHARE, _MENTION_SHARE, _NARRATOR])
 _WIDTH = len(FEATURES)
 _RECENT_RANKS = [1.0 - k / (_RECENT_SPEAKERS + 1) for k in range(_RECENT_SPEAKERS + 1)]  # by the rank k
 
@@ -1030,10 +1030,10 @@ def _features(
         ones.append(rows[behind[1]] + _RUN_BEFORE)
     if ahead.run_after is not None and ahead.run_after in rows:  # ... and after
         ones.append(rows[ahead.run_after] + _RUN_AFTER)
-    counts = dict(ahead.counts)  # the candidate's share of the scene's turns (this reading's before it)
-    for who in back[:before]:
-        if who is not None:
-            counts[who] = counts.get(who, 0) + 1
+    # the candidate's share of the scene's turns (this reading's before it)
+    counts = dict(ahead.counts)
+    for who in back[:before]:  # None (no speaker) is counted too, and skipped below: it has no row
+        counts[who] = counts.get(who, 0) + 1
     scene_size = max(1, before + len(static.scene_after))
     for who, count in counts.items():
         if who in rows:
@@ -1058,14 +1058,14 @@ class _Ahead:
 
     speakers: tuple[str | None, str | None, str | None]
     run_after: str | None
-    counts: dict[str, int]
+    counts: dict[str | None, int]  # (a reading's counts add None: no speaker, no row)
     row_of: dict[str, int] = field(default_factory=dict)  # candidate -> their row of `matrix`
     matrix: np.ndarray = field(default_factory=lambda: _NO_ROWS)
 
     @classmethod
     def of(cls, static: _StaticTurn) -> _Ahead:
         a, b, c = (_speaker_of(other) for other in static.after)
-        counts: dict[str, int] = {}
+        counts: dict[str | None, int] = {}
         for other in static.scene_after:
             if other.speaker is not None:
                 counts[other.speaker] = counts.get(other.speaker, 0) + 1
@@ -1085,7 +1085,11 @@ class _Ahead:
         """New rows of these candidates: the static columns and the book shares."""
         found = static.stack(candidates, context, stats.book)
         narrator, share = context.narrator_id, stats.share
-        found[:, _SHARE_COLUMNS] = [(*share(who), float(who == narrator)) for who in candidates]
+        cells = found.reshape(-1)  # set one by one: faster than a fancy-indexed assignment of a list
+        for offset, who in zip(range(0, len(candidates) * _WIDTH, _WIDTH), candidates, strict=True):
+            cells[offset + _SPEAKER_SHARE], cells[offset + _MENTION_SHARE] = share(who)
+            if who == narrator:
+                cells[offset + _NARRATOR] = 1.0
         return found
 
 
