@@ -33,9 +33,17 @@ def hide_unseen_names(book: Book) -> None:
     """
     mentioned = {m.character_id for m in book.mentions if m.character_id}
     kept: list[Character] = []
+    found: dict[str, bool] = {}  # name -> `_appears` (a character's name is mostly one of its aliases)
+
+    def appears(name: str) -> bool:
+        seen = found.get(name)
+        if seen is None:
+            seen = found[name] = _appears(book.text, name)
+        return seen
+
     for character in book.characters:
-        visible = {alias: n for alias, n in character.aliases.items() if _appears(book.text, alias)}
-        name_visible = _appears(book.text, character.name)
+        visible = {alias: n for alias, n in character.aliases.items() if appears(alias)}
+        name_visible = appears(character.name)
         if not (name_visible or visible) and character.id not in mentioned:
             continue
         character.aliases = visible
