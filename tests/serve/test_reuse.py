@@ -147,7 +147,7 @@ def _local_layers(book: Book) -> dict[str, Any]:
     return {  # dataclasses compare field by field
         "quotes": quotes,
         "candidates": _candidates(book, dialogue_regions(book)),
-        "lowercase": lowercase_words(book),
+        "lowercase": list(lowercase_words(book).items()),  # the counts in their order of first appearance
         "pronouns": pronoun_matches(book),
     }
 

@@ -109,18 +109,27 @@ def lowercase_words(book: Book) -> Counter[str]:
     text, start, end = book.text, book.body.start, book.body.end
     if layers is None:
         return Counter(_LOWER_WORD.findall(text, start, end))
-    found = layers.layer("characters.lowercase")
-    kept = bisect.bisect_left(found[0], layers.settled(book))
-    resume = found[1][kept - 1] if kept else start
-    counts = Counter(found[2][:kept])
+    starts, ends, words, counted = layers.layer("characters.lowercase")
+    kept = bisect.bisect_left(starts, layers.settled(book))
+    resume = ends[kept - 1] if kept else start
+    # the counts of the first `_COUNTED_EVERY` * k words, then the words after them: the same counts, and
+    # the same order of first appearance, as counting the kept words afresh
+    k = min(kept // _COUNTED_EVERY, len(counted))
+    counts = counted[k - 1].copy() if k else Counter()
+    counts.update(words[k * _COUNTED_EVERY : kept])
     counts.update(_LOWER_WORD.findall(text, resume, end))
     return counts
 
 
+_COUNTED_EVERY = 16384  # words between the whole book's running counts kept (`_lowercase_list`)
+
+
 @prefix_stable("characters.lowercase")
-def _lowercase_list(book: Book) -> tuple[array[int], array[int], list[str]]:
+def _lowercase_list(book: Book) -> tuple[array[int], array[int], list[str], list[Counter[str]]]:
     """The starts, ends and words of every `_LOWER_WORD` match in the body, in order (the offsets as
-    arrays and each word one shared string: a novel has ~150K of them, a few thousand distinct)."""
+    arrays and each word one shared string: a novel has ~150K of them, a few thousand distinct), and
+    the counts of the first `_COUNTED_EVERY`, 2 * `_COUNTED_EVERY`, ... of them (a cut counts only the
+    words after the last of these it holds)."""
     starts, ends, words = array("q"), array("q"), []
     vocabulary: dict[str, str] = {}
     for m in _LOWER_WORD.finditer(book.text, book.body.start, book.body.end):
@@ -128,7 +137,12 @@ def _lowercase_list(book: Book) -> tuple[array[int], array[int], list[str]]:
         ends.append(m.end())
         word = m.group()
         words.append(vocabulary.setdefault(word, word))
-    return starts, ends, words
+    counted: list[Counter[str]] = []
+    running: Counter[str] = Counter()
+    for first in range(0, len(words) - _COUNTED_EVERY + 1, _COUNTED_EVERY):
+        running.update(words[first : first + _COUNTED_EVERY])
+        counted.append(running.copy())
+    return starts, ends, words, counted
 
 
 #: "the" and the lowercase word after it; opens with the literal "the" (the engine searches for it) and
