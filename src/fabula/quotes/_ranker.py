@@ -1040,11 +1040,14 @@ def _features(
             rank_cells.append(rows[who] + _TURN_SHARE)
             rank_values.append(count / scene_size)
     matrix = ahead.stack(candidates, context, stats, static)
+    flat = matrix.reshape(-1)  # cells set one by one: faster than ndarray.put of these short lists
     if multi_party:
-        matrix[:, _MULTI_PARTY] = 1.0
-    flat = matrix.reshape(-1)
-    flat.put(ones, 1.0)
-    flat.put(rank_cells, rank_values)  # no cell twice, none of `ones`
+        for cell in range(_MULTI_PARTY, len(candidates) * _WIDTH, _WIDTH):
+            flat[cell] = 1.0
+    for cell in ones:
+        flat[cell] = 1.0
+    for cell, value in zip(rank_cells, rank_values, strict=True):  # no cell twice, none of `ones`
+        flat[cell] = value
     return TurnCandidates(index, candidates, matrix)
 
 
