@@ -58,6 +58,9 @@ def hide_unseen_names(book: Book) -> None:
         quote.addressee_ids = [a for a in quote.addressee_ids if a in ids]
 
 
+_WORD_CHAR = re.compile(r"\w")
+
+
 def _appears(text: str, name: str) -> bool:
     """Whether ``name`` occurs in ``text`` as whole words (any white space between its words).
 
@@ -68,6 +71,17 @@ def _appears(text: str, name: str) -> bool:
     parts = name.split()
     if not parts:
         return False
+    # most names are written with single spaces somewhere: a plain substring search finds one (the
+    # pattern below matches there when no word character touches it), several times faster than the
+    # pattern when the first word is common ("Mr.", "the")
+    literal = " ".join(parts)
+    at = text.find(literal)
+    if (
+        at >= 0
+        and not (at and _WORD_CHAR.match(text, at - 1))
+        and not _WORD_CHAR.match(text, at + len(literal))
+    ):
+        return True
     first = parts[0]
     pattern = (
         re.escape(first)
