@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from fabula.characters import find_characters
-from fabula.characters._discover import _clustering
+from fabula.characters._discover import _clustering, _joins
 from fabula.datasets import find_pdnc_novels, load_pdnc_novel, pdnc_split
 from fabula.quotes import detect_quotes
 from fabula.tasks.pdnc_characters import score_novel_characters
@@ -27,14 +27,15 @@ METRICS = ("recall", "merge_rate", "split_rate")
 
 def sweep(pdnc: Path, name: str, values: list[float]) -> list[dict[str, Any]]:
     """One row per (novel, value)."""
-    current = getattr(_clustering, name)
+    module = _clustering if hasattr(_clustering, name) else _joins
+    current = getattr(module, name)
     rows: list[dict[str, Any]] = []
     try:
         for folder in find_pdnc_novels(pdnc):
             novel = load_pdnc_novel(folder)
             detect_quotes(novel.book)
             for value in values:
-                setattr(_clustering, name, value)
+                setattr(module, name, value)
                 scores, details = score_novel_characters(novel, find_characters(novel.book))
                 rows.append(
                     {
@@ -46,7 +47,7 @@ def sweep(pdnc: Path, name: str, values: list[float]) -> list[dict[str, Any]]:
                     }
                 )
     finally:
-        setattr(_clustering, name, current)
+        setattr(module, name, current)
     return rows
 
 
@@ -64,13 +65,16 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("pdnc", type=Path)
-    parser.add_argument("name", help="a module constant of fabula.characters._discover._clustering")
+    parser.add_argument(
+        "name", help="a module constant of fabula.characters._discover._clustering or ._joins"
+    )
     parser.add_argument("values", help="comma-separated values")
     parser.add_argument("--json", type=Path, help="write the per-novel rows here")
     args = parser.parse_args()
-    if not hasattr(_clustering, args.name):
-        parser.error(f"no constant {args.name} in fabula.characters._discover._clustering")
-    current = float(getattr(_clustering, args.name))
+    module = _clustering if hasattr(_clustering, args.name) else _joins
+    if not hasattr(module, args.name):
+        parser.error(f"no constant {args.name} in fabula.characters._discover._clustering or ._joins")
+    current = float(getattr(module, args.name))
     values = [float(v) for v in args.values.split(",")]
     rows = sweep(args.pdnc, args.name, values)
     if args.json:

@@ -1034,3 +1034,54 @@ def test_the_word_an_oath_swears_by_is_no_one_in_any_spelling() -> None:
     cast = _cast(text)
     assert not any("Gawd" in names for names in cast.values()), cast
     assert _owner(cast, "Amos") != _owner(cast, "Berenice")
+
+
+def _chapters(*bodies: str) -> str:
+    """The bodies as chapters "CHAPTER I", "CHAPTER II", ..."""
+    romans = ("I", "II", "III", "IV", "V", "VI")[: len(bodies)]
+    return "".join(f"CHAPTER {roman}\n\n{body}\n\n" for roman, body in zip(romans, bodies, strict=True))
+
+
+def test_a_maiden_name_that_gives_way_to_the_husbands_joins_the_wife() -> None:
+    # "Miss Quill" is courted by Mr. Ashdown ("Mr. Ashdown and Miss Quill") in the early chapters;
+    # from the wedding on, the narrator calls her "Mrs. Ashdown": one woman
+    nora = "Nora Fenwick walked in the garden; she was thoughtful. Nora sat down, and Nora read.\n\n"
+    ashdown = "Mr. Ashdown rode to town; he was cheerful. Mr. Ashdown laughed.\n\n"
+    courtship = (
+        "Miss Quill came to tea; she was shy. Mr. Ashdown and Miss Quill danced. Miss Quill smiled.\n\n"
+        "Everyone watched Mr. Ashdown and Miss Quill. Miss Quill blushed, and she sang.\n\n"
+    )
+    married = "Mrs. Ashdown poured the tea; she was pleased. Mrs. Ashdown sang, and Mrs. Ashdown laughed.\n\n"
+    cast = _cast(
+        _chapters(
+            nora + ashdown + courtship, nora + courtship + ashdown, nora + ashdown + married, nora + married
+        )
+    )
+    assert _owner(cast, "Mrs. Ashdown") == _owner(cast, "Miss Quill")
+    assert _owner(cast, "Mrs. Ashdown") != _owner(cast, "Mr. Ashdown")
+
+
+def test_a_mother_in_law_keeps_her_name_from_the_bride() -> None:
+    # "Mrs. Ashdown" is Mr. Ashdown's mother, named all along: Nora, whom he courts ("Mr. Ashdown and
+    # Nora") and who is named in every chapter, is not she
+    nora = "Nora Fenwick walked in the garden; she was thoughtful. Nora sat down, and Nora read.\n\n"
+    mother = "Mrs. Ashdown sat by the fire; she was old. Mrs. Ashdown knitted.\n\n"
+    courtship = "Mr. Ashdown and Nora walked out. Later Mr. Ashdown and Nora came back. She was happy.\n\n"
+    cast = _cast(
+        _chapters(nora + mother + courtship, nora + courtship + mother, nora + mother, nora + mother)
+    )
+    assert _owner(cast, "Mrs. Ashdown") != _owner(cast, "Nora")
+
+
+def test_mrs_and_her_husbands_full_name_joins_the_woman_named_with_him() -> None:
+    # "Mrs. John Ashdown" is John Ashdown's wife (never his mother): the woman named with him ("John
+    # and Perdita") is she, though the family calls her "Perdita" all along
+    family = (
+        "John Ashdown came to dinner; he was tired. John laughed. Later John and Perdita sang together.\n\n"
+        "Perdita smiled; she was glad. Perdita sat down. Mrs. John Ashdown was a pretty woman, and she "
+        "knew it. John and Perdita went home.\n\n"
+        "Mrs. John Ashdown wrote a letter. Emma Fenwick read; she was alone. Emma sat down, and Emma slept.\n\n"
+    )
+    cast = _cast(_chapters(family, family, family))
+    assert _owner(cast, "Mrs. John Ashdown") == _owner(cast, "Perdita")
+    assert _owner(cast, "Perdita") != _owner(cast, "John Ashdown")

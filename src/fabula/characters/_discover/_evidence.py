@@ -4,6 +4,7 @@ the text states or implies ("Miss Quarrie, now Mrs Jukes", a vocative answered b
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import Counter, defaultdict
 from collections.abc import Callable
@@ -246,6 +247,23 @@ def _textual_links(
         ):
             links[(_form(a), _form(b))] += 1
     return links
+
+
+#: two names joined by "and" ("Tobias and Perdita", "Mr. Ashdown and Miss Quill")
+_AND_GAP = re.compile(r"[ \t]*\n?[ \t]*and\s+")
+
+
+def _coordinated(text: str, occurrences: list[_Occurrence]) -> Counter[tuple[_FormKey, _FormKey]]:
+    """Pairs of forms the text joins with "and" ("Tobias and Perdita"), counted in both orders: couples
+    are named so (`_joins._join_married_names`), as are siblings and friends."""
+    pairs: Counter[tuple[_FormKey, _FormKey]] = Counter()
+    for a, b in itertools.pairwise(occurrences):
+        if b.start - a.end <= 8 and _AND_GAP.fullmatch(text, a.end, b.start):
+            fa, fb = _form(a), _form(b)
+            if fa != fb:
+                pairs[(fa, fb)] += 1
+                pairs[(fb, fa)] += 1
+    return pairs
 
 
 def _vocative_replies(

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator
 
+from fabula.characters._choice import clear_winner
 from fabula.characters._discover._candidates import (
     _CIVIL_CLASSES,
     _FIRST_NAME_TITLES,
@@ -350,3 +351,107 @@ def _join_spelling_variants(state: _Clustering) -> None:
         ):
             continue
         _absorb(clusters, assign, target, cluster)
+
+
+#: a wife's given or maiden name is joined with her husband's names ("Tobias and Perdita") this often...
+COUPLE_MIN = 2
+#: ... and this many times as often as any other woman's
+COUPLE_LEAD = 2.0
+
+
+def _husband(state: _Clustering, wife: _Cluster) -> _Cluster | None:
+    """The man whose name a "Mrs." cluster bears: the owner of "Tobias Vance" for "Mrs. Tobias
+    Vance", else of "Mr. Vance" for "Mrs. Vance"; None when the names disagree."""
+    clusters, assign = state.clusters, state.assign
+    titles = [w for (h, w) in wife.forms if honorific_class(h) == "married"]
+    # "Mrs. Tobias Vance" names her husband more surely than "Mrs. Vance" does
+    found = {
+        c.id
+        for words in titles
+        if len(words) > 1
+        for c in clusters.values()
+        if c.gender != "female" and words[0] in c.first_names and words[-1] in c.last_names
+    } or {
+        assign[("mr", words)]
+        for words in titles
+        if len(words) == 1 and ("mr", words) in assign and assign[("mr", words)] in clusters
+    }
+    return clusters[found.pop()] if len(found) == 1 else None
+
+
+#: a "Mrs." cluster that names the husband ("Mrs. Tobias Vance") in this share of its uses is his
+#: wife's for sure
+HUSBAND_NAMED_SHARE = 0.5
+
+
+#: the share of a bride's name uses that must fall in chapters before the first one naming the wife:
+#: a maiden name gives way to the married one ("Miss Quill" before "Mrs. Ashdown"), while the
+#: husband's mother is "Mrs. Ashdown" all along
+MAIDEN_SHARE = 0.75
+
+
+def _maiden_before(state: _Clustering, bride: _Cluster, wife: _Cluster) -> bool:
+    """Whether `MAIDEN_SHARE` of ``bride``'s uses come in chapters before ``wife``'s first one."""
+    wife_chapters = [ch for f in wife.forms for ch in state.chapters.get(f, ())]
+    bride_chapters = Counter[int]()
+    for f in bride.forms:
+        bride_chapters.update(state.chapters.get(f, Counter()))
+    if not wife_chapters or not bride_chapters:
+        return False  # no chapters: no telling a maiden name from a mother-in-law
+    first = min(wife_chapters)
+    before = sum(n for ch, n in bride_chapters.items() if ch < first)
+    return before >= MAIDEN_SHARE * sum(bride_chapters.values())
+
+
+def _join_married_names(state: _Clustering) -> None:
+    """A wife known as "Mrs. Vance" or "Mrs. Tobias Vance" joins the woman the text names with
+    her husband ("Tobias and Perdita", "Mr. Ashdown and Miss Quill") `COUPLE_MIN` times and
+    `COUPLE_LEAD` times as often as any other woman: her given or maiden name. Never a woman of the
+    husband's own surname (a daughter, a sister), nor one sharing sentences or turns with the wife's
+    names as two people do."""
+    clusters, assign = state.clusters, state.assign
+    for wife in sorted(clusters.values(), key=lambda c: -c.size):
+        if wife.id not in clusters or wife.gender == "male":
+            continue
+        if not any(honorific_class(h) == "married" for (h, _) in wife.forms):
+            continue
+        own_first = {w[0] for (h, w) in wife.forms if len(w) > 1 and honorific_class(h) != "married"}
+        if own_first or any(h is None and len(w) == 1 for (h, w) in wife.forms):
+            continue  # she has a given name already ("Rosina Pettigrew")
+        husband = _husband(state, wife)
+        if husband is None:
+            continue
+        named: Counter[int] = Counter()
+        for (a, b), n in state.coordinated.items():
+            if a in husband.forms and b in assign and assign[b] in clusters:
+                named[assign[b]] += n
+        women = [
+            (clusters[cid], n)
+            for cid, n in named.items()
+            if cid not in (wife.id, husband.id)
+            and _maybe_woman(clusters[cid])
+            and not clusters[cid].last_names & husband.last_names
+            and not any(honorific_class(h) == "married" for h in clusters[cid].honorifics)
+        ]
+        bride = clear_winner(women, at_least=COUPLE_MIN, factor=COUPLE_LEAD)
+        if bride is None:
+            continue
+        # "Mrs. Tobias Vance" is Tobias Vance's wife, never his mother: her given name may be used
+        # all along; a bare "Mrs. Vance" may be his mother, unless the bride's name gives way to it
+        specific = sum(
+            n for (h, w), n in wife.forms.items() if honorific_class(h) == "married" and len(w) > 1
+        )
+        if specific < HUSBAND_NAMED_SHARE * wife.size and not _maiden_before(state, bride, wife):
+            continue
+        if any(state.conflict(form, wife) for form in bride.forms):
+            continue
+        small, large = sorted((wife, bride), key=lambda c: c.size)
+        _absorb(clusters, assign, large, small)
+
+
+def _maybe_woman(cluster: _Cluster) -> bool:
+    """Whether ``cluster`` may be a woman: not male, and no bare name of it a man's given name (a son
+    named with his father: "Tobias and Amos")."""
+    return cluster.gender != "male" and not any(
+        h is None and len(w) == 1 and given_name_gender(w[0]) == "male" for (h, w) in cluster.forms
+    )

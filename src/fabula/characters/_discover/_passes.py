@@ -63,6 +63,7 @@ from fabula.characters._discover._clustering import (
 )
 from fabula.characters._discover._evidence import (
     _address_replies,
+    _coordinated,
     _elders,
     _form_chapters,
     _gender_evidence,
@@ -75,6 +76,7 @@ from fabula.characters._discover._evidence import (
 from fabula.characters._discover._joins import (
     _join_addressed,
     _join_linked,
+    _join_married_names,
     _join_name_variants,
     _join_nicknames,
     _join_orphans,
@@ -202,6 +204,10 @@ def _family_title_replies(d: Discovery) -> None:
     d.clustering.links.update(_vocative_replies(d.book, d.occurrences, d.dialogue))
 
 
+def _couples_named(d: Discovery) -> None:
+    d.clustering.coordinated.update(_coordinated(d.book.text, d.occurrences))
+
+
 def _addressed_names(d: Discovery) -> None:
     d.clustering.addressed.update(_address_replies(d.book, d.occurrences, d.dialogue))
 
@@ -265,6 +271,7 @@ PASSES: tuple[Pass, ...] = (
         "a family title answered by a tagged formal name",
     ),
     Pass("address_replies", "evidence", _addressed_names, "a vocative answered by a tagged name"),
+    Pass("coordinated", "evidence", _couples_named, "names joined by 'and' ('Tobias and Perdita')"),
     Pass("full_names", "clustering", _on_clusters(_cluster_full_names), "full names make clusters"),
     Pass(
         "first_names",
@@ -300,6 +307,12 @@ PASSES: tuple[Pass, ...] = (
     ),
     Pass(
         "join_name_variants", "joins", _on_clusters(_join_name_variants), "given-name variants of one surname"
+    ),
+    Pass(
+        "join_married_names",
+        "joins",
+        _on_clusters(_join_married_names),
+        "'Mrs. Vance' is the woman named with her husband ('Tobias and Perdita')",
     ),
     Pass(
         "join_spelling_variants",
