@@ -294,3 +294,55 @@ def test_quote_error_kinds_runs(pdnc: Path, tmp_path: Path) -> None:
     out = run("quote_error_kinds.py", pdnc, samples, "--split", "all")
     assert "| two-person | 4 | 1 | 25.0 % |" in out
     assert "| ... of which flips | | 1 |" in out
+
+
+LLM_CLIENT = """
+import sys
+from fabula.llm import GenerateOptions, get_llm
+llm = get_llm(sys.argv[1], cache=None)
+for prompt in sys.argv[2:]:
+    generation = llm.generate(prompt, GenerateOptions(max_tokens=8, temperature=0.0))
+    print(repr(generation.text), generation.finish_reason, generation.error is not None)
+"""
+
+
+def test_llm_batch_runs(tmp_path: Path) -> None:
+    """record writes each distinct request once; replay answers them as generated (text, finish reason,
+    a generated context error) and counts a request that was never generated, with a non-zero exit."""
+    client = tmp_path / "client.py"
+    client.write_text(LLM_CLIENT)
+    requests = tmp_path / "requests.jsonl"
+    command = ["--", sys.executable, client, "{llm}"]
+    out = run("llm_batch.py", "record", requests, *command, "first", "second", "first")
+    assert "2 new requests (2 in" in out and out.count("'(recorded)' stop False") == 3
+    rows = [json.loads(line) for line in requests.read_text().splitlines()]
+    assert [row["messages"][-1]["content"] for row in rows] == ["first", "second"]
+    assert all(row["max_tokens"] == 8 and row["temperature"] == 0.0 for row in rows)
+    answers = tmp_path / "answers.jsonl"
+    answers.write_text(
+        json.dumps(
+            {
+                "key": rows[0]["key"],
+                "text": "one",
+                "prompt_tokens": 3,
+                "completion_tokens": 1,
+                "finish_reason": "stop",
+            }
+        )
+        + "\n"
+        + json.dumps(
+            {"key": rows[1]["key"], "error": "Requested tokens (9000) exceed context window of 8192"}
+        )
+        + "\n"
+    )
+    out = run("llm_batch.py", "replay", answers, *command, "first", "second")
+    assert "'one' stop False" in out and "1 answered, 1 errors as generated, 0 not generated" in out
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)])}
+    done = subprocess.run(
+        [sys.executable, str(SCRIPTS / "llm_batch.py"), "replay", str(answers), *map(str, command), "third"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode != 0 and "0 answered, 0 errors as generated, 1 not generated" in done.stdout
