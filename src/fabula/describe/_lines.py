@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from collections.abc import Collection
 from functools import lru_cache
 from itertools import chain
 from typing import Any
@@ -42,9 +43,7 @@ def characteristic_lines(book: Book, limit: int = 3) -> dict[str, list[str]]:
     english = book.meta.language != "zh"
     out: dict[str, list[str]] = {}
     for speaker, lines in said.items():
-        mine = Counter(chain.from_iterable(words for _, words in lines))
-        z = _log_odds(mine, everyone)
-        scored: list[tuple[float, int, str]] = []
+        kept: list[tuple[int, str, tuple[str, ...]]] = []  # the lines that may stand for the voice
         seen: set[str] = set()
         for order, (text, words) in enumerate(lines):
             key = " ".join(words)
@@ -53,7 +52,16 @@ def characteristic_lines(book: Book, limit: int = 3) -> dict[str, list[str]]:
             if _content_count(text, english) < MIN_CONTENT_WORDS:
                 continue
             seen.add(key)
-            scored.append((sum(z.get(w, 0.0) for w in words) / len(words), order, text))
+            kept.append((order, text, words))
+        if not kept:
+            out[speaker] = []
+            continue
+        # the z-scores of the kept lines' words only (the others' are never read)
+        mine = Counter(chain.from_iterable(words for _, words in lines))
+        z = _log_odds(mine, everyone, {w for _, _, words in kept for w in words})
+        scored = [
+            (sum(z.get(w, 0.0) for w in words) / len(words), order, text) for order, text, words in kept
+        ]
         scored.sort(key=lambda row: (-row[0], row[1]))
         out[speaker] = [text for _, _, text in scored[:limit]]
     return out
@@ -92,15 +100,17 @@ def _content_analyzer(english: bool) -> Any:
     return Analyzer("en" if english else "zh", stem=False, stopwords="en_plus" if english else "zh")
 
 
-def _log_odds(mine: Counter[str], everyone: Counter[str]) -> dict[str, float]:
-    """z-scores of the log-odds ratio of each word, this speaker versus the others."""
+def _log_odds(mine: Counter[str], everyone: Counter[str], words: Collection[str]) -> dict[str, float]:
+    """z-scores of the log-odds ratio of each of ``words`` (some of ``mine``), this speaker versus the
+    others."""
     total_all = sum(everyone.values())
     total_mine = sum(mine.values())
     total_rest = total_all - total_mine
     scores: dict[str, float] = {}
     if total_rest <= 0:  # the only speaker: no one to contrast with
         return scores
-    for word, count in mine.items():
+    for word in words:
+        count = mine[word]
         prior = PRIOR_STRENGTH * everyone[word] / total_all
         rest = everyone[word] - count
         a = math.log((count + prior) / (total_mine + PRIOR_STRENGTH - count - prior))
