@@ -62,6 +62,7 @@ from fabula.characters._discover._clustering import (
     _Clustering,
 )
 from fabula.characters._discover._evidence import (
+    _MR,
     _address_replies,
     _coordinated,
     _elders,
@@ -188,8 +189,11 @@ def _evidence(d: Discovery) -> None:
 
 
 def _elder_generation(d: Discovery) -> None:
-    d.clustering.elders.update(_elders(d.book))
-    d.younger = _younger_marks(d.book)
+    book = d.book
+    mrs = [m.start() for m in _MR.finditer(book.text, book.body.start, book.body.end)]
+    mrs = [q - book.body.start for q in mrs]  # offsets in the body, where both look
+    d.clustering.elders.update(_elders(book, mrs))
+    d.younger = _younger_marks(book, mrs)
 
 
 def _turns_apart(d: Discovery) -> None:
