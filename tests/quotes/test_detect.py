@@ -104,3 +104,31 @@ def test_ids_are_in_text_order_and_set_on_the_book() -> None:
     quotes = detect_quotes(book)
     assert [q.id for q in quotes] == ["Q0", "Q1"]
     assert book.quotes is quotes
+
+
+def test_single_open_counts_what_the_plain_pattern_counted() -> None:
+    """`_SINGLE_OPEN` opens with the mark (so `re` skips to marks) and checks the character before it
+    afterwards: as many matches as the plain pattern it replaced, on random texts of marks, spaces and
+    letters (from any position, as a scan resumed after a match reads) and on the shared novels."""
+    import random
+    import re
+
+    from fabula.quotes._detect import _SINGLE_OPEN
+    from tests.conftest import PDNC_DIR, pdnc_novel_dir
+
+    plain = re.compile(r"(?:^|[\s(\[—])[‘'](?=[A-Z])")
+    rng = random.Random(29)
+    pieces = ["‘", "'", "’", " ", "\n", "(", "[", "—", "A", "a", "Z", ".", "-", "\t"]
+    for _ in range(5000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 25)))
+        assert len(_SINGLE_OPEN.findall(text)) == len(plain.findall(text)), text
+        resume = [m.end() for m in _SINGLE_OPEN.finditer(text)]  # where `_prefix_segments` resumes
+        for at in resume:
+            assert len(_SINGLE_OPEN.findall(text, at)) == len(plain.findall(text, at)), (text, at)
+    pdnc_novel_dir("Emma")  # skips when the shared data is absent
+    found = 0
+    for path in sorted(PDNC_DIR.glob("*/novel_text.txt")):
+        text = path.read_text(encoding="utf-8")
+        found += len(_SINGLE_OPEN.findall(text))
+        assert len(_SINGLE_OPEN.findall(text)) == len(plain.findall(text)), path.parent.name
+    assert found > 100

@@ -104,7 +104,10 @@ class QuoteStyle:
         return self.kind
 
 
-_SINGLE_OPEN = re.compile(r"(?:^|[\s(\[—])[‘'](?=[A-Z])")  # a single mark opening a capitalised speech
+#: a single mark opening a capitalised speech, at the text's start or after white space, "(", "[" or "—";
+#: the mark itself is the match and the character before it is checked afterwards, so `re` skips to the
+#: marks instead of trying every offset (as many matches as ``(?:^|[\s(\[—])[‘'](?=[A-Z])``, one per mark)
+_SINGLE_OPEN = re.compile(r"[‘'](?<![^\s(\[—].)(?=[A-Z])")
 _DASH_LINE = re.compile(r"(?m)^[ \t]*(?:[—―]|--)")  # a line that opens with a dash
 
 
