@@ -1109,6 +1109,8 @@ def _kept_rows(
     same few candidates in different orders, so each row is made once."""
     row_of = holder.row_of
     if row_of:
+        if candidates == list(row_of):  # the rows as kept (often: the readings agree on the order)
+            return holder.matrix.copy()
         try:
             return holder.matrix.take([row_of[who] for who in candidates], axis=0)
         except KeyError:  # some rows not made yet
