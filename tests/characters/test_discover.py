@@ -1085,3 +1085,19 @@ def test_mrs_and_her_husbands_full_name_joins_the_woman_named_with_him() -> None
     cast = _cast(_chapters(family, family, family))
     assert _owner(cast, "Mrs. John Ashdown") == _owner(cast, "Perdita")
     assert _owner(cast, "Perdita") != _owner(cast, "John Ashdown")
+
+
+def test_a_form_of_address_alone_is_the_one_person_styled_so() -> None:
+    # "the Signora" is the one woman the text styles "Signora Vasari"; "Monsieur" alone, with two
+    # men styled so, may be either (even beside one named far more often): no one's, and no one new
+    text = (
+        "Signora Vasari kept the pension; she was kind. Signora Vasari smiled at her guests.\n\n"
+        "Nora Fenwick came down; she was hungry. The Signora brought soup, and the Signora laughed.\n\n"
+        '"Thank you, Signora," said Nora. Later the Signora sang, and Nora listened.\n\n'
+        "Monsieur Lacoste bowed; he was old. Monsieur Lacoste sat. Monsieur Lacoste read the paper.\n\n"
+        "Monsieur Lacoste slept. Monsieur Duret came in; he was young.\n\n"
+        '"Monsieur!" cried Nora, and Monsieur was silent. Later Monsieur laughed, and Nora went out.'
+    )
+    cast = _cast(text)
+    assert _owner(cast, "the Signora") == _owner(cast, "Signora Vasari")
+    assert not any("Monsieur" in names for names in cast.values()), cast

@@ -5,7 +5,7 @@ honorific classes, families)."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from fabula.characters._choice import DOMINANCE, clear_winner
@@ -64,6 +64,12 @@ NEAR_SHARE = 0.5
 MIN_SURNAME_USES = 3  # a bare surname seen fewer times is left unresolved where a family shares it
 
 
+#: "Mademoiselle" alone is the one styled so this many times as often as any other: in effect, only
+#: the one person the text styles so (a lead of 3 or 10 gave one frozen novel a merge; leave-one-novel-out
+#: over 3, 10, 30 and this keeps this for all 21 novels)
+ADDRESS_HOLDER_LEAD = 1e9
+
+
 TITLE_HOLDER_LEAD = 3.0  # "the Admiral" is Admiral Strand when he bears the title 3x as often as any other
 
 
@@ -86,6 +92,16 @@ FULL_NAME_LEAD = 2.0
 #: the narrator names one of several in full ("Amos Quarrie") or styles one "Miss Posy Lumb" at
 #: least this often, and this many times as often as any other, to make them the surname's owner
 STYLED_MIN, STYLED_LEAD = 3, 3.0
+
+
+#: abbreviated forms of address and the words they stand for ("Mlle. Vasari" is "Mademoiselle Vasari")
+_FULL_ADDRESS = {"mlle": "mademoiselle", "mme": "madame", "m": "monsieur"}
+
+
+def _address(word: str) -> bool:
+    """Whether the lowercase ``word`` is a form of address ("monsieur", "signora"), not a rank or a
+    family title (`title_holder` treats ranks; "Aunt" is a kinship word)."""
+    return word in HONORIFICS and word not in _KINSHIP and word not in STANDALONE_TITLES
 
 
 @dataclass(slots=True)
@@ -228,25 +244,44 @@ class _Clustering:
         named_man = any(c.gender == "male" for c in named)
         return unknown[0] if len(unknown) == 1 and (named_man or not mister) else None
 
+    def _bearers(self, bears: Callable[[str], bool]) -> list[tuple[_Cluster, int]]:
+        """Each cluster with how often the text names it with an honorific that ``bears`` accepts."""
+        return [
+            (c, sum(n for (h, _), n in c.forms.items() if h not in (None, "the") and bears(h)))
+            for c in self.clusters.values()
+        ]
+
+    def address_bearers(self, word: str) -> int:
+        """How many clusters the text names with the form of address ``word`` ("Monsieur Lacoste")."""
+        address = _FULL_ADDRESS.get(word.lower(), word.lower())
+        return sum(1 for _, n in self._bearers(lambda h: _FULL_ADDRESS.get(h, h) == address) if n)
+
     def title_holder(self, form: _FormKey) -> _Cluster | None:
         """For a bare title ("the Admiral", "Colonel"), the one cluster that bears it ("Admiral Strand"),
         or the bearer named with it at least three times as often as any other (Strand 14, Ferris 4)."""
         words = form[1]
-        if len(words) != 1 or words[0].lower() not in STANDALONE_TITLES:
+        word = words[0].lower() if len(words) == 1 else ""
+        if word in STANDALONE_TITLES:
+            title = honorific_class(word)
+
+            def bears(h: str) -> bool:
+                return honorific_class(h) == title
+
+        elif _address(word):
+            # a form of address alone ("Mademoiselle", "Mlle", "Signora") is the one person the text
+            # names with it: the same word, or its abbreviation ("Mlle. Vasari"), not its whole class
+            # (a "Miss Vance" is no "Mademoiselle")
+            address = _FULL_ADDRESS.get(word, word)
+
+            def bears(h: str) -> bool:
+                return _FULL_ADDRESS.get(h, h) == address
+
+        else:
             return None
-        title = honorific_class(words[0].lower())
-        uses = [
-            (
-                c,
-                sum(
-                    n
-                    for (h, _), n in c.forms.items()
-                    if h not in (None, "the") and honorific_class(h) == title
-                ),
-            )
-            for c in self.clusters.values()
-        ]
-        holder = clear_winner(uses, at_least=1, factor=TITLE_HOLDER_LEAD)
+        uses = self._bearers(bears)
+        # ... far more clearly for a form of address: "Monsieur" alone may be any of the men so styled
+        lead = TITLE_HOLDER_LEAD if word in STANDALONE_TITLES else ADDRESS_HOLDER_LEAD
+        holder = clear_winner(uses, at_least=1, factor=lead)
         return None if holder is None or self.conflict(form, holder) else holder
 
     def by_first_name(self, form: _FormKey, gender: str) -> _Cluster | None:
@@ -434,6 +469,8 @@ def _cluster_bare_words(state: _Clustering) -> None:
         if holder is not None:
             state.add(holder, form)
             continue
+        if _address(word.lower()) and state.address_bearers(word) >= 2:
+            continue  # "Monsieur" alone, with two men styled so: either of them, no one new
         gender = _gender_of(None, words, state.votes)
         by_last = _family(state.clusters, word)
         target = _surname_owner(state, form, by_last)
