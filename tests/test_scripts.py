@@ -280,6 +280,8 @@ def test_personhood_loo_runs(pdnc: Path) -> None:
 def test_sweep_discovery_constant_runs(pdnc: Path) -> None:
     out = run("sweep_discovery_constant.py", pdnc, "CONFLICT_SHARE", "0.05,0.1")
     assert "leave-one-novel-out" in out and "| 0.1 |" in out
+    out = run("sweep_discovery_constant.py", pdnc, "COUPLE_MIN", "2,3")  # a constant of the joins
+    assert "COUPLE_MIN (now 2.0)" in out and "| 3.0 |" in out
 
 
 def test_quote_error_kinds_runs(pdnc: Path, tmp_path: Path) -> None:
