@@ -142,7 +142,7 @@ class _Clustering:
     #: surname -> times the text marks its "Mr." as the elder generation ("Mr. and Mrs. <surname>",
     #: "old Mr. <surname>": `_evidence._elders`)
     elders: Counter[str] = field(default_factory=Counter)
-    #: forms the text joins with "and" ("John and Isabella": `_evidence._coordinated`)
+    #: forms the text joins with "and" ("Tobias and Perdita": `_evidence._coordinated`)
     coordinated: Counter[tuple[_FormKey, _FormKey]] = field(default_factory=Counter)
 
     def new_cluster(self, form: _FormKey, gender: str) -> _Cluster:
