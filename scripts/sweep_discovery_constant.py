@@ -14,10 +14,11 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from fabula.characters import find_characters
-from fabula.characters._discover import _clustering, _joins
+from fabula.characters._discover import _clustering, _joins, _passes
 from fabula.datasets import find_pdnc_novels, load_pdnc_novel, pdnc_split
 from fabula.quotes import detect_quotes
 from fabula.tasks.pdnc_characters import score_novel_characters
@@ -25,9 +26,14 @@ from fabula.tasks.pdnc_characters import score_novel_characters
 METRICS = ("recall", "merge_rate", "split_rate")
 
 
+def _module(name: str) -> ModuleType:
+    """The discovery module defining the constant ``name`` (`_clustering`, `_joins` or `_passes`)."""
+    return next((m for m in (_clustering, _joins, _passes) if hasattr(m, name)), _clustering)
+
+
 def sweep(pdnc: Path, name: str, values: list[float]) -> list[dict[str, Any]]:
     """One row per (novel, value)."""
-    module = _clustering if hasattr(_clustering, name) else _joins
+    module = _module(name)
     current = getattr(module, name)
     rows: list[dict[str, Any]] = []
     try:
@@ -66,14 +72,16 @@ def main() -> None:
     )
     parser.add_argument("pdnc", type=Path)
     parser.add_argument(
-        "name", help="a module constant of fabula.characters._discover._clustering or ._joins"
+        "name", help="a module constant of fabula.characters._discover._clustering, ._joins or ._passes"
     )
     parser.add_argument("values", help="comma-separated values")
     parser.add_argument("--json", type=Path, help="write the per-novel rows here")
     args = parser.parse_args()
-    module = _clustering if hasattr(_clustering, args.name) else _joins
+    module = _module(args.name)
     if not hasattr(module, args.name):
-        parser.error(f"no constant {args.name} in fabula.characters._discover._clustering or ._joins")
+        parser.error(
+            f"no constant {args.name} in fabula.characters._discover._clustering, ._joins or ._passes"
+        )
     current = float(getattr(module, args.name))
     values = [float(v) for v in args.values.split(",")]
     rows = sweep(args.pdnc, args.name, values)

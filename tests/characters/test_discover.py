@@ -1101,3 +1101,16 @@ def test_a_form_of_address_alone_is_the_one_person_styled_so() -> None:
     cast = _cast(text)
     assert _owner(cast, "the Signora") == _owner(cast, "Signora Vasari")
     assert not any("Monsieur" in names for names in cast.values()), cast
+
+
+def test_a_role_the_narration_tags_speeches_with_is_a_character() -> None:
+    # "said the boatman," five times: a character known only by his role; "the man" (anyone) and
+    # "the son" (someone's son, a named person's epithet) are no entries of their own
+    scene = (
+        'Nora Fenwick stepped into the boat; she was cold. "Is it far?" she asked.\n\n'
+        '"Not far, miss," said the boatman, and he rowed on.\n\n'
+        '"Is the water deep?" asked Nora. "Very deep," said the man. "Deep enough," said the son.\n\n'
+    )
+    cast = _cast(scene * 5)
+    assert _owner(cast, "the boatman") != _owner(cast, "Nora")
+    assert not any({"the man", "the son"} & set(names) for names in cast.values()), cast

@@ -1298,3 +1298,19 @@ def clear_given_names(gender: HonorificGender) -> list[str]:
         for name, (name_gender, ratio) in _given_names().items()
         if name_gender == gender and ratio >= CLEAR_GIVEN_NAME
     )
+
+
+#: "the man", "the girl": roles too common to name one person (a role name written in lowercase,
+#: "the boatman", does)
+GENERIC_PEOPLE = frozenset(
+    {"man", "woman", "girl", "boy", "child", "lad", "lass", "lady", "gentleman", "person", "voice", "friend",
+     "other", "others", "first", "second", "third", "latter", "former", "stranger", "one", "two", "youth",
+     "old", "young", "little", "elder", "younger"}
+)  # fmt: skip
+
+
+#: "said the son": whose son is another person's story; a relation names no one by itself
+RELATIVES = frozenset(
+    {"son", "daughter", "father", "mother", "brother", "sister", "husband", "wife", "uncle", "aunt",
+     "nephew", "niece", "cousin", "grandfather", "grandmother", "children", "parents", "family"}
+)  # fmt: skip
