@@ -64,7 +64,7 @@ NEAR_SHARE = 0.5
 MIN_SURNAME_USES = 3  # a bare surname seen fewer times is left unresolved where a family shares it
 
 
-#: "Mademoiselle" alone is the one styled so this many times as often as any other: in effect, only
+#: "Fräulein" alone is the one styled so this many times as often as any other: in effect, only
 #: the one person the text styles so (a lead of 3 or 10 gave one frozen novel a merge; leave-one-novel-out
 #: over 3, 10, 30 and this keeps this for all 21 novels)
 ADDRESS_HOLDER_LEAD = 1e9
@@ -94,7 +94,7 @@ FULL_NAME_LEAD = 2.0
 STYLED_MIN, STYLED_LEAD = 3, 3.0
 
 
-#: abbreviated forms of address and the words they stand for ("Mlle. Vasari" is "Mademoiselle Vasari")
+#: abbreviated forms of address and the words they stand for ("Mlle. Vasari" is the mademoiselle Vasari)
 _FULL_ADDRESS = {"mlle": "mademoiselle", "mme": "madame", "m": "monsieur"}
 
 
@@ -268,9 +268,9 @@ class _Clustering:
                 return honorific_class(h) == title
 
         elif _address(word):
-            # a form of address alone ("Mademoiselle", "Mlle", "Signora") is the one person the text
+            # a form of address alone ("Fräulein", "Mlle", "Signorina") is the one person the text
             # names with it: the same word, or its abbreviation ("Mlle. Vasari"), not its whole class
-            # (a "Miss Vance" is no "Mademoiselle")
+            # (a "Miss Vance" is no "Fräulein")
             address = _FULL_ADDRESS.get(word, word)
 
             def bears(h: str) -> bool:
