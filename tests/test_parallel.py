@@ -16,6 +16,7 @@ import pytest
 
 from fabula import _parallel
 from fabula._parallel import can_fork, fork_call
+from tests.conftest import like_a_terminal_job
 
 ROOT = Path(__file__).resolve().parents[1]
 needs_fork = pytest.mark.skipif(
@@ -156,6 +157,9 @@ def test_ctrl_c_in_the_parent_kills_and_reaps_the_child(tmp_path: Path) -> None:
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
+        # SIGINT at its default, as a shell starts a job: a test process that ignores it (pytest-xdist's
+        # workers, or a test before this one) would otherwise pass that on and the child never sees Ctrl-C
+        preexec_fn=like_a_terminal_job,
     )
     deadline = time.monotonic() + 30
     while not pid_file.exists() or not pid_file.read_text():
