@@ -27,16 +27,13 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 
 from fabula.book import Book, Character, Mention
-from fabula.characters._lexicon import HONORIFICS, NAME_PARTICLES, NON_NAMES
+from fabula.characters._lexicon import COMMON_PEOPLE, HONORIFICS, NAME_PARTICLES, NON_NAMES
 from fabula.characters._text import split_honorific, unqualified
 
 RECENCY_WINDOW = 4000  # characters: how far back "mentioned recently" looks
 _ARTICLES = ("the ", "a ", "an ")
 _PARTICLES = NAME_PARTICLES - {"of"}
 DERIVED_CONFIDENCE = 0.8  # a surname or "Mr. X" taken from a listed "Mr. John X"
-_GENERIC_PEOPLE = frozenset(
-    {"man", "woman", "girl", "boy", "child", "lad", "lass", "lady", "gentleman", "person", "voice", "friend"}
-)  # "the man": too common to be a role name written in lowercase
 FIRST_NAME_CONFIDENCE = 0.6  # a first name taken from a listed full name: others may share it
 _NAME_FOLLOWS = re.compile(r"\s+[A-Z]")
 _BARE_ADDRESS = frozenset({"mademoiselle", "madame", "monsieur", "signora", "signorina", "signor"})
@@ -80,7 +77,7 @@ def _variants(name: str) -> set[str]:
                 tail = form[len(article) :]
                 out.add(article + tail)
                 out.add(article.capitalize() + tail)
-                if article == "the " and tail.lower() not in _GENERIC_PEOPLE:
+                if article == "the " and tail.lower() not in COMMON_PEOPLE:
                     # annotators capitalise role names ("The Boatman") that the text writes in
                     # lowercase ("said the mariner"); not "a man" (someone new) or "the girl" (anyone)
                     out.add(article + tail.lower())

@@ -1300,11 +1300,16 @@ def clear_given_names(gender: HonorificGender) -> list[str]:
     )
 
 
-#: "the man", "the girl": roles too common to name one person (a role name written in lowercase,
-#: "the boatman", does)
-GENERIC_PEOPLE = frozenset(
-    {"man", "woman", "girl", "boy", "child", "lad", "lass", "lady", "gentleman", "person", "voice", "friend",
-     "other", "others", "first", "second", "third", "latter", "former", "stranger", "one", "two", "youth",
+#: "the man", "the girl": person nouns too common to be a role name written in lowercase ("the boatman"
+#: is one); gold matching reads a listed "the X" alias as a role unless X is one of these
+COMMON_PEOPLE = frozenset(
+    {"man", "woman", "girl", "boy", "child", "lad", "lass", "lady", "gentleman", "person", "voice", "friend"}
+)  # fmt: skip
+
+#: ... and, for discovery's speaking roles, the words that stand for anyone in a scene ("the other",
+#: "the stranger", "the elder")
+GENERIC_PEOPLE = COMMON_PEOPLE | frozenset(
+    {"other", "others", "first", "second", "third", "latter", "former", "stranger", "one", "two", "youth",
      "old", "young", "little", "elder", "younger"}
 )  # fmt: skip
 
