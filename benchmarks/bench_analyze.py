@@ -145,10 +145,20 @@ def main() -> None:
             )
     print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     if not args.skip_corpus:
-        code, wall, peak, _, _ = run(
+        code, wall, peak, cpu, _ = run(
             [*fabula, "analyze", *map(str, novels), "-o", str(args.out / "corpus"), "--jobs", "2"], env=env
         )
-        print(f"whole corpus, one command, --jobs 2: exit {code}, {wall:.1f} s, parent peak {peak:.0f} MB")
+        words = sum(r[0] for r in rows.values()) if len(rows) == len(novels) else 0
+        per = (
+            f", {wall / words * 150_000:.1f} s wall and {cpu / words * 150_000:.1f} s CPU per 150K words"
+            " (one start-up per worker, both cores busy)"
+            if words
+            else ""
+        )
+        print(
+            f"whole corpus, one command, --jobs 2: exit {code}, {wall:.1f} s wall, {cpu:.1f} s CPU{per}, "
+            f"parent peak {peak:.0f} MB"
+        )
         code, again, _, _, _ = run(
             [*fabula, "analyze", *map(str, novels), "-o", str(args.out / "corpus"), "--jobs", "2"], env=env
         )

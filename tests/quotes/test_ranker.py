@@ -312,3 +312,38 @@ def test_chain_breaks_after_a_narration_paragraph() -> None:
     assert _feature(last, "emma", "parity_after_narration") == 0.0
     assert _feature(last, "emma", "parity") == 1.0
     assert _feature(last, "knightley", "anchor_odd_unbroken") == 1.0
+
+
+def test_scores_equal_the_feature_rows_times_the_weights() -> None:
+    """`_scores` (per-family sums, what attribution uses) gives each candidate what its `_features` row
+    times the weights gives, up to the rounding of the sum's order, for the turns' own earlier speakers
+    and for other readings of them (as the beam passes), on a real novel."""
+    from fabula.datasets import load_pdnc_novel
+    from fabula.quotes._ranker import _HISTORY, _BookStats, _features, _scores, _StaticBook, rerank
+    from tests.conftest import pdnc_novel_dir
+
+    novel = load_pdnc_novel(pdnc_novel_dir("DaisyMiller"))
+    book = novel.book
+    detect_quotes(book)
+    find_characters(book)
+    weights, _ = load_model()
+    context, turns = run_sieve(book)
+    statics = _StaticBook.of(context, turns)
+    rerank(context, turns, weights, 1, statics)
+    stats = _BookStats.of(context, turns, statics, weights)
+    speakers = [turn.speaker for turn in turns]
+    compared = 0
+    for index in range(len(turns)):
+        own = tuple(speakers[k] for k in range(index - 1, max(-1, index - 1 - _HISTORY), -1))
+        for back in (None, own[1:] + own[:1], tuple(reversed(own))):
+            item = _features(context, turns, index, stats, back)
+            scored = _scores(context, turns, index, stats, back)
+            if item is None:
+                assert scored is None
+                continue
+            assert scored is not None
+            candidates, scores = scored
+            assert candidates == item.candidates
+            np.testing.assert_allclose(scores, item.features @ weights, rtol=1e-12, atol=1e-12)
+            compared += 1
+    assert compared > 1000

@@ -95,11 +95,13 @@ def rerank(
     statics: _StaticBook | None = None,
 ) -> None:
     """Give every turn its top-scoring candidate, ``passes`` times: each pass sees the previous pass's
-    speakers of the neighbouring turns."""
+    speakers of the neighbouring turns (every turn is scored before any choice is applied)."""
     for _ in range(passes):
-        picks = [(item, item.features @ weights) for item in turn_candidates(context, turns, statics)]
-        for item, scores in picks:
-            apply_choice(turns[item.turn], item, scores)
+        stats = _BookStats.of(context, turns, statics, weights)
+        picks = [(index, _scores(context, turns, index, stats)) for index in range(len(turns))]
+        for index, scored in picks:
+            if scored is not None:
+                apply_choice(turns[index], *scored)
 
 
 @dataclass(slots=True)  # not frozen: a frozen dataclass's __init__ is several times slower
@@ -113,7 +115,7 @@ class _Hypothesis:
     score: float
     turn: int
     speaker: str | None
-    log_p: np.float64 | None
+    log_p: float | None
     previous: _Hypothesis | None
     history: tuple[str | None, ...] = ()
 
@@ -138,13 +140,13 @@ def beam_decode(
     so a strong tag that either reading can follow moves little: on the validation split this is
     worth +0.0 to +0.4 points, not more (docs/benchmarks.md). Readings that agree on the turns a
     turn's features read share one computation."""
-    stats = _BookStats.of(context, turns, statics)
+    stats = _BookStats.of(context, turns, statics, weights)
     index = 0
     while index < len(turns):
         end = index
         while end < len(turns) and turns[end].conversation == turns[index].conversation:
             end += 1
-        _decode_conversation(context, turns, range(index, end), weights, width, stats)
+        _decode_conversation(context, turns, range(index, end), width, stats)
         index = end
 
 
@@ -152,7 +154,6 @@ def _decode_conversation(
     context: SieveContext,
     turns: list[Turn],
     conversation: range,
-    weights: np.ndarray,
     width: int,
     stats: _BookStats,
 ) -> None:
@@ -164,8 +165,8 @@ def _decode_conversation(
         for k in range(conversation.start - 1, max(-1, conversation.start - 1 - _HISTORY), -1)
     )
     for index in conversation:
-        grown: list[tuple[float, int, _Hypothesis | None, TurnCandidates | None, np.ndarray | None, int]] = []
-        seen: dict[tuple[str | None, ...], tuple[TurnCandidates | None, np.ndarray | None]] = {}
+        grown: list[tuple[float, int, _Hypothesis | None, list[str] | None, list[float] | None, int]] = []
+        seen: dict[tuple[str | None, ...], tuple[list[str], list[float], list[int]] | None] = {}
         for hypothesis in beams:
             if hypothesis is not None and len(grown) >= width:
                 # readings come best first, and a reading's continuations score at most its own score
@@ -176,30 +177,34 @@ def _decode_conversation(
                 if sum(1 for entry in grown if entry[0] <= floor) >= width:
                     break
             history = hypothesis.history if hypothesis is not None else ()
-            found = seen.get(history)
-            if found is None:
+            if history in seen:
+                found = seen[history]
+            else:
                 # the reading's speakers of the turns before (its own choices, then the turns before the
                 # conversation, decided already); the turns after are read as the previous pass left them
                 back = history + earlier[: _HISTORY - len(history)] if len(history) < _HISTORY else history
-                item = _features(context, turns, index, stats, back)
-                log_p = None
-                if item is not None:  # the reductions ndarray.max() and .sum() run, without their wrappers
-                    scores = item.features @ weights
-                    log_p = scores - np.maximum.reduce(scores)
-                    log_p -= np.log(np.add.reduce(np.exp(log_p)))
-                found = seen[history] = (item, log_p)
-            item, log_p = found
+                scored = _scores(context, turns, index, stats, back)
+                found = None
+                if scored is not None:
+                    candidates, scores = scored
+                    log_p = _log_softmax(scores)
+                    # the `width` best, a tie in candidate order (a stable sort)
+                    order = sorted(range(len(log_p)), key=log_p.__getitem__, reverse=True)[:width]
+                    found = (candidates, log_p, order)
+                seen[history] = found
             base = hypothesis.score if hypothesis is not None else 0.0
-            if item is None or log_p is None:
+            if found is None:
                 grown.append((-base, len(grown), hypothesis, None, None, -1))
                 continue
-            values = log_p.tolist()  # the same floats as float(log_p[i])
-            for best in (-log_p).argsort()[:width].tolist():
-                grown.append((-(base + values[best]), len(grown), hypothesis, item, log_p, best))
+            candidates, log_p, order = found
+            for best in order:
+                grown.append((-(base + log_p[best]), len(grown), hypothesis, candidates, log_p, best))
         grown.sort()  # by score, best first; a tie in the order grown (a stable sort by score)
         beams = []
-        for negative, _, previous, item, log_p, best in grown[:width]:  # only the kept readings are made
-            speaker = item.candidates[best] if item is not None else turns[index].speaker
+        for negative, _, previous, candidates, log_p, best in grown[
+            :width
+        ]:  # only the kept readings are made
+            speaker = candidates[best] if candidates is not None else turns[index].speaker
             reading = _Hypothesis(
                 -negative, index, speaker, log_p[best] if log_p is not None else None, previous
             )
@@ -208,21 +213,30 @@ def _decode_conversation(
             beams.append(reading)
     best = beams[0]
     node = best
-    while node is not None:  # the probabilities of the kept reading only (np.exp of the same scalar)
+    while node is not None:  # the probabilities of the kept reading only
         turn = turns[node.turn]
-        probability = float(np.exp(node.log_p)) if node.log_p is not None else 0.0
+        probability = math.exp(node.log_p) if node.log_p is not None else 0.0
         if probability > 0:
             turn.speaker, turn.rule, turn.confidence = node.speaker, "ranker", round(probability, 4)
         node = node.previous
 
 
-def apply_choice(turn: Turn, item: TurnCandidates, scores: np.ndarray) -> None:
-    """Give the turn its top-scoring candidate, with the softmax probability as confidence."""
-    probabilities = np.exp(scores - scores.max())
-    probabilities /= probabilities.sum()
-    best = int(np.argmax(scores))
-    turn.speaker, turn.rule = item.candidates[best], "ranker"
-    turn.confidence = round(float(probabilities[best]), 4)
+def _log_softmax(scores: list[float]) -> list[float]:
+    """The log-probabilities of the softmax over ``scores`` (Python floats: a turn has a few candidates,
+    where numpy's per-call cost is most of the work)."""
+    top = max(scores)
+    shifted = [score - top for score in scores]
+    log_z = math.log(math.fsum([math.exp(value) for value in shifted]))
+    return [value - log_z for value in shifted]
+
+
+def apply_choice(turn: Turn, candidates: list[str], scores: list[float]) -> None:
+    """Give the turn its top-scoring candidate (the first of a tie), with the softmax probability as
+    confidence."""
+    top = max(scores)
+    best = scores.index(top)
+    turn.speaker, turn.rule = candidates[best], "ranker"
+    turn.confidence = round(1.0 / math.fsum([math.exp(score - top) for score in scores]), 4)
 
 
 def settle_quotes(turn: Turn) -> None:
@@ -264,19 +278,32 @@ class _BookStats:
     quote_counts: dict[str, int]  # quotes per speaker (the current speakers of the turns)
     total_quotes: int
     book: _StaticBook
+    weights: np.ndarray | None = None  # the model's weights, when the pass scores turns (`_scores`)
+    weight_list: list[float] = field(default_factory=list)  # the same as Python floats
     shares: dict[str, tuple[float, float]] = field(default_factory=dict)  # speaker_share, mention_share
     ahead: dict[int, _Ahead] = field(default_factory=dict)  # turn -> what it reads of the turns after it
 
     @classmethod
-    def of(cls, context: SieveContext, turns: list[Turn], statics: _StaticBook | None = None) -> _BookStats:
+    def of(
+        cls,
+        context: SieveContext,
+        turns: list[Turn],
+        statics: _StaticBook | None = None,
+        weights: np.ndarray | None = None,
+    ) -> _BookStats:
         quote_counts: dict[str, int] = {}
         for turn in turns:
             if turn.speaker is not None:
                 quote_counts[turn.speaker] = quote_counts.get(turn.speaker, 0) + len(turn.quotes)
+        book = statics if statics is not None else _StaticBook.of(context, turns)
+        if weights is not None:
+            book.scoring_with(weights)
         return cls(
             quote_counts,
             max(1, sum(quote_counts.values())),
-            statics if statics is not None else _StaticBook.of(context, turns),
+            book,
+            weights,
+            weights.tolist() if weights is not None else [],
         )
 
     def share(self, who: str) -> tuple[float, float]:
@@ -312,6 +339,14 @@ class _StaticBook:
     paragraph_ends: list[int]
     breaks: list[int]  # per turn: how many turns up to it follow a narration paragraph (`_chain_breaks`)
     turns: dict[int, _StaticTurn] = field(default_factory=dict)  # turn -> `_StaticTurn`
+    weights: np.ndarray | None = None  # the weights the turns' `_StaticTurn.score_of` were scored with
+
+    def scoring_with(self, weights: np.ndarray) -> None:
+        """Forget the turns' static scores unless they were scored with these very weights."""
+        if self.weights is not weights:
+            for static in self.turns.values():
+                static.score_of.clear()
+            self.weights = weights
 
     @classmethod
     def of(cls, context: SieveContext, turns: list[Turn]) -> _StaticBook:
@@ -480,6 +515,7 @@ class _StaticTurn:
     # column, and its "tagged" column where the sieve read that turn off a tag or beat (`tagged`)
     row_of: dict[str, int] = field(default_factory=dict)  # candidate -> their row of `matrix`
     matrix: np.ndarray = field(default_factory=lambda: _NO_ROWS)  # `vectors` rows (never changed in place)
+    score_of: dict[str, float] = field(default_factory=dict)  # candidate -> `score` (`_StaticBook.weights`)
 
     def stack(self, candidates: list[str], context: SieveContext, book: _StaticBook) -> np.ndarray:
         """The candidates' `vectors` rows in their order, as a new array (`_kept_rows`)."""
@@ -496,25 +532,39 @@ class _StaticTurn:
         to anyone; 1/sqrt(turns) for the candidates of that gender); the first name of the paragraph
         when no quote of the turn has a tag."""
         found = np.zeros((len(candidates), _WIDTH))
-        cells = found.reshape(-1)  # set one by one: faster than ndarray.put of lists here
-        gender, tag_gender, distance = context.gender, self.tag_gender, book.log_distance
+        flat = found.reshape(-1)  # set one by one: faster than ndarray.put of lists here
         for offset, who in zip(range(0, len(candidates) * _WIDTH, _WIDTH), candidates, strict=True):
-            proposed = self.proposed.get(who)
-            if proposed is not None:
-                for i, value in proposed.items():
-                    cells[offset + i] = value
-                cells[offset + _FIRST_NAME_UNTAGGED] = proposed.get(_FIRST_NAME, 0.0) * self.untagged
-            if who in self.named_inside:
-                cells[offset + _NAMED_INSIDE] = 1.0
-            cells[offset + _DISTANCE_BEFORE] = distance(who, self.start, self.here_start, before=True)
-            cells[offset + _DISTANCE_AFTER] = distance(who, self.end, self.here_end, before=False)
-            if tag_gender is not None or self.gender_anchors:
-                sex = gender(who)
-                if tag_gender is not None:
-                    cells[offset + (_GENDER_MATCH if sex == tag_gender else _GENDER_MISMATCH)] = 1.0
-                for column, anchor_gender, value in self.gender_anchors:
-                    if sex == anchor_gender and value > cells[offset + column]:
-                        cells[offset + column] = value
+            for column, value in self.cells(who, context, book).items():
+                flat[offset + column] = value
+        return found
+
+    def cells(self, who: str, context: SieveContext, book: _StaticBook) -> dict[int, float]:
+        """The static columns of ``who``'s row (`vectors`): column -> value, the columns left out are 0."""
+        proposed = self.proposed.get(who)
+        out = dict(proposed) if proposed is not None else {}
+        if proposed is not None:
+            out[_FIRST_NAME_UNTAGGED] = proposed.get(_FIRST_NAME, 0.0) * self.untagged
+        if who in self.named_inside:
+            out[_NAMED_INSIDE] = 1.0
+        out[_DISTANCE_BEFORE] = book.log_distance(who, self.start, self.here_start, before=True)
+        out[_DISTANCE_AFTER] = book.log_distance(who, self.end, self.here_end, before=False)
+        tag_gender = self.tag_gender
+        if tag_gender is not None or self.gender_anchors:
+            sex = context.gender(who)
+            if tag_gender is not None:
+                out[_GENDER_MATCH if sex == tag_gender else _GENDER_MISMATCH] = 1.0
+            for column, anchor_gender, value in self.gender_anchors:
+                if sex == anchor_gender and value > out.get(column, 0.0):
+                    out[column] = value
+        return out
+
+    def score(self, who: str, context: SieveContext, book: _StaticBook, weight: list[float]) -> float:
+        """``who``'s static columns times the weights (`_scores`), computed once per turn and candidate."""
+        found = self.score_of.get(who)
+        if found is None:
+            found = self.score_of[who] = sum(
+                [weight[column] * value for column, value in self.cells(who, context, book).items()]
+            )
         return found
 
 
@@ -937,9 +987,65 @@ def _features(
     candidate was found) the describing ones. ``back`` holds the speakers of the turns before it,
     newest first (at least `_HISTORY` of them, or all there are; default: the turns' own speakers):
     the beam passes each reading's. The static families' part of each row comes from the turn's
-    `_StaticTurn` (computed on first use); the per-reading families are written out here, each on
-    its own columns, so the rows are the ones every family running in table order would give: the
-    candidates in the order first proposed, and each per-reading cell as its family sets it."""
+    `_StaticTurn` (computed on first use); the per-reading families are written out in `_reading`,
+    each on its own columns, so the rows are the ones every family running in table order would give:
+    the candidates in the order first proposed, and each per-reading cell as its family sets it."""
+    found = _reading(context, turns, index, stats, back)
+    if found is None:
+        return None
+    candidates, ones, rank_cells, rank_values, multi_party, static, ahead = found
+    matrix = ahead.stack(candidates, context, stats, static)
+    flat = matrix.reshape(-1)  # cells set one by one: faster than ndarray.put of these short lists
+    if multi_party:
+        for cell in range(_MULTI_PARTY, len(candidates) * _WIDTH, _WIDTH):
+            flat[cell] = 1.0
+    for cell in ones:
+        flat[cell] = 1.0
+    for cell, value in zip(rank_cells, rank_values, strict=True):  # no cell twice, none of `ones`
+        flat[cell] = value
+    return TurnCandidates(index, candidates, matrix)
+
+
+def _scores(
+    context: SieveContext,
+    turns: list[Turn],
+    index: int,
+    stats: _BookStats,
+    back: tuple[str | None, ...] | None = None,
+) -> tuple[list[str], list[float]] | None:
+    """One turn's candidates and their scores under ``stats.weights``: what `_features`' rows times the
+    weights give, summed per family instead of per row. Each candidate's static columns and book shares
+    are scored once per pass (`_Ahead.scores`); a reading adds the weight of each per-reading cell it
+    sets (times the cell's value). The same scores as the matrix product up to the rounding of the
+    sum's order (`tests/quotes/test_ranker.py`), without an array per reading."""
+    found = _reading(context, turns, index, stats, back)
+    if found is None:
+        return None
+    candidates, ones, rank_cells, rank_values, multi_party, static, ahead = found
+    scores = ahead.scores(candidates, context, stats, static)
+    weight = stats.weight_list
+    if multi_party:
+        extra = weight[_MULTI_PARTY]
+        scores = [score + extra for score in scores]
+    for cell in dict.fromkeys(ones):  # a cell set twice is still 1.0
+        row, column = divmod(cell, _WIDTH)
+        scores[row] += weight[column]
+    for cell, value in zip(rank_cells, rank_values, strict=True):  # no cell twice, none of `ones`
+        row, column = divmod(cell, _WIDTH)
+        scores[row] += weight[column] * value
+    return candidates, scores
+
+
+def _reading(
+    context: SieveContext,
+    turns: list[Turn],
+    index: int,
+    stats: _BookStats,
+    back: tuple[str | None, ...] | None = None,
+) -> tuple[list[str], list[int], list[int], list[float], bool, _StaticTurn, _Ahead] | None:
+    """What `_features` and `_scores` share: the turn's candidates in the order first proposed, the
+    cells (row start + column) the per-reading families set to 1.0, those they set to other values
+    and the values, whether the scene is multi-party, and the turn's `_StaticTurn` and `_Ahead`."""
     book = stats.book
     static = book.turns.get(index)
     if static is None:
@@ -1039,16 +1145,7 @@ def _features(
         if who in rows:
             rank_cells.append(rows[who] + _TURN_SHARE)
             rank_values.append(count / scene_size)
-    matrix = ahead.stack(candidates, context, stats, static)
-    flat = matrix.reshape(-1)  # cells set one by one: faster than ndarray.put of these short lists
-    if multi_party:
-        for cell in range(_MULTI_PARTY, len(candidates) * _WIDTH, _WIDTH):
-            flat[cell] = 1.0
-    for cell in ones:
-        flat[cell] = 1.0
-    for cell, value in zip(rank_cells, rank_values, strict=True):  # no cell twice, none of `ones`
-        flat[cell] = value
-    return TurnCandidates(index, candidates, matrix)
+    return candidates, ones, rank_cells, rank_values, multi_party, static, ahead
 
 
 @dataclass(slots=True)
@@ -1064,6 +1161,7 @@ class _Ahead:
     counts: dict[str | None, int]  # (a reading's counts add None: no speaker, no row)
     row_of: dict[str, int] = field(default_factory=dict)  # candidate -> their row of `matrix`
     matrix: np.ndarray = field(default_factory=lambda: _NO_ROWS)
+    score_of: dict[str, float] = field(default_factory=dict)  # candidate -> their row's score (`scores`)
 
     @classmethod
     def of(cls, static: _StaticTurn) -> _Ahead:
@@ -1080,6 +1178,23 @@ class _Ahead:
         """The candidates' rows (static columns and book shares) in their order, as a new array
         (`_kept_rows`)."""
         return _kept_rows(self, candidates, _Ahead._rows, context, stats, static)
+
+    def scores(
+        self, candidates: list[str], context: SieveContext, stats: _BookStats, static: _StaticTurn
+    ) -> list[float]:
+        """The candidates' rows (as `stack` gives them) times ``stats.weights``, as a new list: the static
+        columns' part once per turn and candidate (`_StaticTurn.score`), the book shares once per pass."""
+        score_of = self.score_of
+        for who in candidates:
+            if who not in score_of:
+                weight, book = stats.weight_list, stats.book
+                speaks, named = stats.share(who)
+                found = static.score(who, context, book, weight)
+                found += weight[_SPEAKER_SHARE] * speaks + weight[_MENTION_SHARE] * named
+                if who == context.narrator_id:
+                    found += weight[_NARRATOR]
+                score_of[who] = found
+        return [score_of[who] for who in candidates]
 
     @staticmethod
     def _rows(
