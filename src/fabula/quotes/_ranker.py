@@ -691,7 +691,7 @@ def _narration_names(t: TurnRows) -> None:
     if turn.first_paragraph > 0:
         q = turn.first_paragraph - 1
         before = named(starts[q], ends[q], index - 1 if index > 0 else -2)
-        for _, who in before:
+        for who in dict.fromkeys(who for _, who in before):  # a cell set twice is set once
             put(who, _PREV_PARAGRAPH)
         if before:
             put(before[-1][1], _PREV_PARAGRAPH_LAST)
@@ -700,11 +700,18 @@ def _narration_names(t: TurnRows) -> None:
                 put(before[0][1], _PREV_NARRATION_FIRST)
     if turn.paragraph + 1 < len(starts):
         q = turn.paragraph + 1
-        for _, who in named(starts[q], ends[q], index + 1 if index + 1 < len(t.turns) else -2):
+        for who in dict.fromkeys(
+            who for _, who in named(starts[q], ends[q], index + 1 if index + 1 < len(t.turns) else -2)
+        ):
             put(who, _NEXT_PARAGRAPH)
-    for who in dict.fromkeys(
-        who for _, who in named(starts[max(0, turn.first_paragraph - _RECENT_PARAGRAPHS)], p_start)
-    ):
+    # every mention of the paragraphs before (none skipped: `named` with no turn), each character once
+    name_starts = t.book.name_starts
+    recent = t.book.name_ids[
+        bisect.bisect_left(name_starts, starts[max(0, turn.first_paragraph - _RECENT_PARAGRAPHS)]) : (
+            bisect.bisect_left(name_starts, p_start)
+        )
+    ]
+    for who in dict.fromkeys(recent):
         put(who, _NAMED_RECENTLY)
 
 
