@@ -197,22 +197,19 @@ def _decode_conversation(
                 grown.append((-base, len(grown), hypothesis, None, None, -1))
                 continue
             candidates, log_p, order = found
-            for best in order:
-                grown.append((-(base + log_p[best]), len(grown), hypothesis, candidates, log_p, best))
+            for pick in order:
+                grown.append((-(base + log_p[pick]), len(grown), hypothesis, candidates, log_p, pick))
         grown.sort()  # by score, best first; a tie in the order grown (a stable sort by score)
         beams = []
-        for negative, _, previous, candidates, log_p, best in grown[
-            :width
-        ]:  # only the kept readings are made
-            speaker = candidates[best] if candidates is not None else turns[index].speaker
+        for negative, _, previous, among, chosen, pick in grown[:width]:  # only the kept readings are made
+            speaker = among[pick] if among is not None else turns[index].speaker
             reading = _Hypothesis(
-                -negative, index, speaker, log_p[best] if log_p is not None else None, previous
+                -negative, index, speaker, chosen[pick] if chosen is not None else None, previous
             )
             older = previous.history[: _HISTORY - 1] if previous is not None else ()
             reading.history = (speaker, *older)
             beams.append(reading)
-    best = beams[0]
-    node = best
+    node: _Hypothesis | None = beams[0]
     while node is not None:  # the probabilities of the kept reading only
         turn = turns[node.turn]
         probability = math.exp(node.log_p) if node.log_p is not None else 0.0
