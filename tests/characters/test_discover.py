@@ -1114,3 +1114,46 @@ def test_a_role_the_narration_tags_speeches_with_is_a_character() -> None:
     cast = _cast(scene * 5)
     assert _owner(cast, "the boatman") != _owner(cast, "Nora")
     assert not any({"the man", "the son"} & set(names) for names in cast.values()), cast
+
+
+def test_a_dialect_form_of_address_joins_the_one_it_names() -> None:
+    # "Marse" is no honorific the lexicon knows: the book shows it before a man's given name, and of the
+    # two men named Tressel "Marse Tressel" is the one the narration calls "Mr. Tressel", not his son Dick
+    text = (
+        "".join(
+            f'"Good {x}," said Mr. Tressel. Amos Tressel was old, and he smiled. Dick Tressel laughed; Dick '
+            f'was young.\n\n"Go {x}, Dick," said Mr. Tressel. "Yes," said Dick.\n\n'
+            for x in ["day", "night", "morning", "evening", "luck", "grief"]
+        )
+        + "Old Mr. Tressel went to church. Old Mr. Tressel came home.\n\n"
+        + "".join(
+            f'Old Pompey came {x}.\n\n"Marse Tressel is coming," cried Pompey. "Marse Dick is with him."\n\n'
+            for x in ["late", "early"]
+        )
+    )
+    cast = _cast(text)
+    assert _owner(cast, "Marse Tressel") == _owner(cast, "Amos Tressel")
+    assert _owner(cast, "Marse Dick") == _owner(cast, "Dick Tressel")
+    assert _owner(cast, "Amos Tressel") != _owner(cast, "Dick Tressel")
+
+
+def test_a_short_given_name_before_the_surname_joins_the_full_name() -> None:
+    text = "".join(
+        f"Gwendolen Pellow came {x}, and she smiled. Gwendolen laughed; Gwendolen Pellow was kind.\n\n"
+        for x in ["early", "late", "home", "back", "in", "out"]
+    ) + "".join(f'Tom Brand came home {x}.\n\n"Well," said Gwen Pellow.\n\n' for x in ["late", "early"])
+    cast = _cast(text)
+    assert _owner(cast, "Gwen Pellow") == _owner(cast, "Gwendolen Pellow")
+
+
+def test_a_rare_name_beside_the_name_it_ends_with_is_another_person() -> None:
+    # "Oswin, Tybalt, and Pellam Oswin, the cousin": a list of cousins, not Oswin under another name
+    text = (
+        "".join(
+            f'"Good {x}," said Oswin Otterby. Oswin was young, and he smiled. Oswin laughed.\n\n'
+            for x in ["day", "night", "morning", "evening", "luck", "grief"]
+        )
+        + "The cousins were Tybalt, Oswin, and Pellam Oswin, who played the violin. Pellam Oswin came home.\n\n"
+    )
+    cast = _cast(text)
+    assert "Pellam Oswin" not in cast.get(_owner(cast, "Oswin Otterby"), set())

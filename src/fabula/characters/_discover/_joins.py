@@ -455,3 +455,111 @@ def _maybe_woman(cluster: _Cluster) -> bool:
     return cluster.gender != "male" and not any(
         h is None and len(w) == 1 and given_name_gender(w[0]) == "male" for (h, w) in cluster.forms
     )
+
+
+#: a cluster named only "<word> <name>" joins the owner of the name when that owner is this many times
+#: as large (the rare form is a way of speaking to or of that person, not a second person)
+PREFIX_LEAD = 3.0
+
+
+#: words that mark another generation or another person of the name ("old Jolyon", "Little Nell")
+_GENERATION_WORDS = frozenset(
+    {"old", "young", "little", "elder", "younger", "big", "junior", "senior", "late"}
+)
+
+
+def _short_form(word: str, cluster: _Cluster) -> bool:
+    """Whether ``word`` is a short or pet form of one of ``cluster``'s first names ("Gwen" of "Gwendolen",
+    "Jim" of "James")."""
+    low = word.lower()
+    return any(
+        (len(low) >= 3 and first.lower().startswith(low) and first.lower() != low)
+        or _variant_names(word, first)
+        for first in cluster.first_names
+    )
+
+
+def _join_prefixed_names(state: _Clustering) -> None:
+    """A cluster whose every form is one word before another cluster's given name or surname, the word
+    naming no one ("Marse Dick", "Doc Lanyon", a dialect or lisped form of address; "Neither Tamsin", a
+    common word the capitals run into) or being a short form of that person's given name ("Gwen
+    Pellow" of "Gwendolen Pellow", with "Gwen" alone), joins that cluster when it is `PREFIX_LEAD` times
+    as large, the genders agree and the names never share sentences as two people's do. A prefix that
+    is a given name ("Anne Cox" beside "Miss Cox": a sister) or a generation word ("old Jolyon") joins
+    nothing. Where a family shares the name, the word's other uses tell whom it addresses: the gender of
+    the people it goes with elsewhere ("Marse Dick"), and of those the one the text names with that
+    surname and a form of address of that gender ("Marse Tressel" is the "Mr. Tressel")."""
+    clusters, assign = state.clusters, state.assign
+
+    def owners(name: str, besides: _Cluster) -> list[_Cluster]:
+        return [c for c in clusters.values() if c is not besides and any(name in w for (_, w) in c.forms)]
+
+    def named_so(head: str, besides: _Cluster) -> bool:
+        # whether the word is someone's name; heading names ("Marse Pellow" beside "Marse Dick"), or
+        # standing alone as nothing else ("Marse!"), does not make it one
+        return any(
+            c is not besides
+            and any(head in w and not (h is None and len(w) == 2 and w[0] == head) for (h, w) in c.forms)
+            and not all(h is None and w[0] == head and len(w) <= 2 for (h, w) in c.forms)
+            for c in clusters.values()
+        )
+
+    def targets_of(form: _FormKey, cluster: _Cluster, gender: str) -> list[_Cluster]:
+        head, name = form[1]
+        found = [c for c in owners(name, cluster) if _compatible(c.gender, cluster.gender)]
+        if len(found) > 1:
+            found = [c for c in found if _short_form(head, c)] or found
+        if len(found) > 1 and gender != "unknown":
+            # the one of the family addressed with an honorific of that gender and the surname alone
+            found = [
+                c
+                for c in found
+                if c.gender == gender
+                and any(h and HONORIFICS.get(h) == gender and w == (name,) for (h, w) in c.forms)
+            ]
+        return found
+
+    def eligible(form: _FormKey, cluster: _Cluster) -> bool:
+        honorific, words = form
+        if honorific is not None or len(words) != 2:
+            return False
+        head, name = words
+        if head.lower() in _GENERATION_WORDS or head.lower() in HONORIFICS or named_so(head, cluster):
+            return False  # another generation, a known honorific, or someone's name
+        return given_name_gender(head) == "unknown" or any(
+            _short_form(head, c) for c in owners(name, cluster)
+        )
+
+    # the gender of the people each prefix word goes with where the name is one person's
+    head_genders: dict[str, Counter[str]] = {}
+    for cluster in clusters.values():
+        for form in cluster.forms:
+            if eligible(form, cluster):
+                found = targets_of(form, cluster, "unknown")
+                if len(found) == 1 and found[0].gender != "unknown":
+                    head_genders.setdefault(form[1][0], Counter())[found[0].gender] += 1
+    for cluster in sorted(clusters.values(), key=lambda c: c.size):
+        if cluster.id not in clusters:
+            continue
+        named = [form for form in cluster.forms if len(form[1]) == 2]
+        if not named or not all(eligible(form, cluster) for form in named):
+            continue
+        chosen: set[int] = set()
+        for form in named:
+            genders = head_genders.get(form[1][0], Counter())
+            gender = genders.most_common(1)[0][0] if len(genders) == 1 else "unknown"
+            found = targets_of(form, cluster, gender)
+            chosen |= {c.id for c in found} if len(found) == 1 else {-1, -2}
+        if len(chosen) != 1:
+            continue
+        target = clusters[chosen.pop()]
+        short = {(None, (form[1][0],)) for form in named if _short_form(form[1][0], target)}
+        if any(form not in named and form not in short for form in cluster.forms):
+            continue  # the word alone ("Gwen") goes with the name only as a short form of the given name
+        if (
+            target.size < PREFIX_LEAD * cluster.size
+            or any(state.conflict(form, target) for form in cluster.forms)
+            or any(state.together.get((form, other), 0) for form in cluster.forms for other in target.forms)
+        ):
+            continue  # "Oswin, Tybalt, and Pellam Oswin": a rare form beside the name is another
+        _absorb(clusters, assign, target, cluster)

@@ -82,6 +82,7 @@ from fabula.characters._discover._joins import (
     _join_name_variants,
     _join_nicknames,
     _join_orphans,
+    _join_prefixed_names,
     _join_spelling_variants,
 )
 from fabula.characters._lexicon import GENERIC_PEOPLE, RELATIVES, SPEECH_VERBS
@@ -376,6 +377,12 @@ PASSES: tuple[Pass, ...] = (
         "joins",
         _on_clusters(_join_spelling_variants),
         "a name spelt one letter apart (or lisped) joins the usual spelling",
+    ),
+    Pass(
+        "join_prefixed_names",
+        "joins",
+        _on_clusters(_join_prefixed_names),
+        "'Marse Dick', 'Doc Lanyon', 'Gwen Pellow': a word before one person's name is that person",
     ),
 )
 PASS_NAMES: tuple[str, ...] = tuple(p.name for p in PASSES)
