@@ -1157,3 +1157,19 @@ def test_a_rare_name_beside_the_name_it_ends_with_is_another_person() -> None:
     )
     cast = _cast(text)
     assert "Pellam Oswin" not in cast.get(_owner(cast, "Oswin Otterby"), set())
+
+
+def test_a_plain_mr_joins_the_one_man_known_by_a_rank() -> None:
+    # "Mr. Ferrand" in a letter is Colonel Ferrand, the one man of the name; "Lord Quimby" and "Mr.
+    # Quimby" (a title of nobility) stay apart: a peer and his son share a surname
+    text = "".join(
+        f'"Good {x}," said Colonel Ferrand. Colonel Ferrand was old, and he smiled. '
+        f'"Come {x}," said Lord Quimby, and he laughed.\n\n'
+        for x in ["day", "night", "morning", "evening", "luck", "grief"]
+    ) + "".join(
+        f"Tom Brand came home {x}. He had a letter from Mr. Ferrand.\n\nMr. Quimby was {x} again.\n\n"
+        for x in ["late", "early"]
+    )
+    cast = _cast(text)
+    assert _owner(cast, "Mr. Ferrand") == _owner(cast, "Colonel Ferrand")
+    assert _owner(cast, "Mr. Quimby") != _owner(cast, "Lord Quimby")

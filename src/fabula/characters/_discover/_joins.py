@@ -563,3 +563,46 @@ def _join_prefixed_names(state: _Clustering) -> None:
         ):
             continue  # "Oswin, Tybalt, and Pellam Oswin": a rare form beside the name is another
         _absorb(clusters, assign, target, cluster)
+
+
+#: ranks a man is known by that a "Mr." of the same surname may be his plain form ("Colonel Vance" is
+#: "Mr. Vance" to his old acquaintance); titles of nobility and royalty are not among them ("Lord
+#: Vance" and "Mr. Vance" are often father and son)
+_RANKS = frozenset(
+    {"colonel", "captain", "capt", "major", "general", "admiral", "lieutenant", "sergeant", "doctor", "dr",
+     "professor", "inspector", "detective", "judge", "governor", "squire", "vicar", "rector", "curate",
+     "chaplain", "rev", "reverend"}
+)  # fmt: skip
+
+
+def _join_plain_to_rank(state: _Clustering) -> None:
+    """A cluster of plain forms of address before one surname ("Mr. Vance", "Monsieur Vance") joins the
+    one man of that surname the text knows by a rank ("Colonel Vance", `_RANKS`) when no other man
+    bears the surname, he is `PREFIX_LEAD` times as often named, the "Mr. Vance" is not marked as the
+    elder generation, and the names never share a sentence."""
+    clusters, assign = state.clusters, state.assign
+    for cluster in sorted(clusters.values(), key=lambda c: c.size):
+        if cluster.id not in clusters:
+            continue
+        surnames = {w[-1] for (_, w) in cluster.forms}
+        if len(surnames) != 1 or not all(
+            h is not None and honorific_class(h) == "plain" and len(w) == 1 for (h, w) in cluster.forms
+        ):
+            continue
+        (surname,) = surnames
+        men = [
+            c
+            for c in clusters.values()
+            if c is not cluster and surname in c.last_names and c.gender != "female"
+        ]
+        if len(men) != 1 or not men[0].honorifics & _RANKS:
+            continue
+        (man,) = men
+        if (
+            man.size < PREFIX_LEAD * cluster.size
+            or not _compatible(man.gender, cluster.gender)
+            or any(state.elder(form, man) or state.conflict(form, man) for form in cluster.forms)
+            or any(state.together.get((form, other), 0) for form in cluster.forms for other in man.forms)
+        ):
+            continue
+        _absorb(clusters, assign, man, cluster)

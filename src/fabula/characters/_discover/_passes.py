@@ -82,6 +82,7 @@ from fabula.characters._discover._joins import (
     _join_name_variants,
     _join_nicknames,
     _join_orphans,
+    _join_plain_to_rank,
     _join_prefixed_names,
     _join_spelling_variants,
 )
@@ -383,6 +384,12 @@ PASSES: tuple[Pass, ...] = (
         "joins",
         _on_clusters(_join_prefixed_names),
         "'Marse Dick', 'Doc Lanyon', 'Gwen Pellow': a word before one person's name is that person",
+    ),
+    Pass(
+        "join_plain_to_rank",
+        "joins",
+        _on_clusters(_join_plain_to_rank),
+        "'Mr. Vance' is the one man of the surname known by a rank ('Colonel Vance')",
     ),
 )
 PASS_NAMES: tuple[str, ...] = tuple(p.name for p in PASSES)
