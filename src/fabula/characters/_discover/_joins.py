@@ -491,17 +491,28 @@ def _join_prefixed_names(state: _Clustering) -> None:
     surname and a form of address of that gender ("Marse Tressel" is the "Mr. Tressel")."""
     clusters, assign = state.clusters, state.assign
 
+    # the forms holding each word, once; a form's cluster is looked up as it stands (joins move forms)
+    forms_with: dict[str, list[_FormKey]] = {}
+    for form in assign:
+        for word in set(form[1]):
+            forms_with.setdefault(word, []).append(form)
+
     def owners(name: str, besides: _Cluster) -> list[_Cluster]:
-        return [c for c in clusters.values() if c is not besides and any(name in w for (_, w) in c.forms)]
+        found = {assign[form] for form in forms_with.get(name, ())} - {besides.id}
+        return [c for c in clusters.values() if c.id in found]
 
     def named_so(head: str, besides: _Cluster) -> bool:
         # whether the word is someone's name; heading names ("Marse Pellow" beside "Marse Dick"), or
         # standing alone as nothing else ("Marse!"), does not make it one
+        found = {
+            assign[form]
+            for form in forms_with.get(head, ())
+            if not (form[0] is None and len(form[1]) == 2 and form[1][0] == head)
+        } - {besides.id}
         return any(
-            c is not besides
-            and any(head in w and not (h is None and len(w) == 2 and w[0] == head) for (h, w) in c.forms)
-            and not all(h is None and w[0] == head and len(w) <= 2 for (h, w) in c.forms)
-            for c in clusters.values()
+            not all(h is None and w[0] == head and len(w) <= 2 for (h, w) in clusters[cid].forms)
+            for cid in found
+            if cid in clusters
         )
 
     def targets_of(form: _FormKey, cluster: _Cluster, gender: str) -> list[_Cluster]:
