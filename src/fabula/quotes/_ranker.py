@@ -536,7 +536,8 @@ class _StaticTurn:
         return found
 
     def cells(self, who: str, context: SieveContext, book: _StaticBook) -> dict[int, float]:
-        """The static columns of ``who``'s row (`vectors`): column -> value, the columns left out are 0."""
+        """The static columns of ``who``'s row (`vectors`; `score` sums them): column -> value, the
+        columns left out are 0."""
         proposed = self.proposed.get(who)
         out = dict(proposed) if proposed is not None else {}
         if proposed is not None:
@@ -1204,7 +1205,9 @@ class _Ahead:
     def _rows(
         candidates: list[str], context: SieveContext, stats: _BookStats, static: _StaticTurn
     ) -> np.ndarray:
-        """New rows of these candidates: the static columns and the book shares."""
+        """New rows of these candidates: the static columns and the book shares (`scores` sums the same
+        columns without the rows: a column added here goes there too; `tests/quotes/test_ranker.py`
+        compares the two)."""
         found = static.stack(candidates, context, stats.book)
         narrator, share = context.narrator_id, stats.share
         cells = found.reshape(-1)  # set one by one: faster than a fancy-indexed assignment of a list
