@@ -1173,3 +1173,25 @@ def test_a_plain_mr_joins_the_one_man_known_by_a_rank() -> None:
     cast = _cast(text)
     assert _owner(cast, "Mr. Ferrand") == _owner(cast, "Colonel Ferrand")
     assert _owner(cast, "Mr. Quimby") != _owner(cast, "Lord Quimby")
+
+
+def test_a_lisped_form_of_address_before_two_names_is_no_one_alone() -> None:
+    # a child's "Mithter" goes before the names of two men: it is how he addresses them, so "Mithter"
+    # alone is no cast entry, and "Mithter Tressel" is a name of Mr. Tressel's, never his display name
+    text = (
+        "".join(
+            f'"Good {x}," said Mr. Tressel. Amos Tressel was old, and he smiled. Dick Tressel laughed; Dick '
+            f'was young.\n\n"Go {x}, Dick," said Mr. Tressel. "Yes," said Dick.\n\n'
+            for x in ["day", "night", "morning", "evening", "luck", "grief"]
+        )
+        + "Old Mr. Tressel went to church. Old Mr. Tressel came home.\n\n"
+        + "".join(
+            f'Little Pompey came {x}.\n\n"Mithter Tressel ith coming," cried Pompey. "Mithter Dick ith with '
+            f'him. Yeth, Mithter, he ith."\n\n"Mithter!" cried Pompey. Mithter was what he called them all.\n\n'
+            for x in ["late", "early", "home", "back"]
+        )
+    )
+    cast = _cast(text)
+    assert not any(name == "Mithter" for names in cast.values() for name in names)
+    assert _owner(cast, "Mithter Tressel") == "Mr. Tressel"
+    assert _owner(cast, "Mithter Dick") == _owner(cast, "Dick Tressel")

@@ -112,6 +112,8 @@ class _Cluster:
     first_names: set[str] = field(default_factory=set)
     last_names: set[str] = field(default_factory=set)
     honorifics: set[str] = field(default_factory=set)
+    #: forms joined as a word before one of the cluster's names ("Marse Dick"): never its display name
+    prefixed: set[tuple[str | None, tuple[str, ...]]] = field(default_factory=set)
 
     @property
     def size(self) -> int:
@@ -560,6 +562,7 @@ def _absorb(
     target.honorifics |= cluster.honorifics
     target.first_names |= cluster.first_names
     target.last_names |= cluster.last_names
+    target.prefixed |= cluster.prefixed
     for form in cluster.forms:
         assign[form] = target.id
     del clusters[cluster.id]

@@ -488,7 +488,8 @@ def _join_prefixed_names(state: _Clustering) -> None:
     is a given name ("Anne Cox" beside "Miss Cox": a sister) or a generation word ("old Jolyon") joins
     nothing. Where a family shares the name, the word's other uses tell whom it addresses: the gender of
     the people it goes with elsewhere ("Marse Dick"), and of those the one the text names with that
-    surname and a form of address of that gender ("Marse Tressel" is the "Mr. Tressel")."""
+    surname and a form of address of that gender ("Marse Tressel" is the "Mr. Tressel"). A word joined so
+    to two or more people is a form of address: alone it is no cast entry."""
     clusters, assign = state.clusters, state.assign
 
     # the forms holding each word, once; a form's cluster is looked up as it stands (joins move forms)
@@ -549,6 +550,7 @@ def _join_prefixed_names(state: _Clustering) -> None:
                 found = targets_of(form, cluster, "unknown")
                 if len(found) == 1 and found[0].gender != "unknown":
                     head_genders.setdefault(form[1][0], Counter())[found[0].gender] += 1
+    addressed: dict[str, set[int]] = {}  # each prefix word -> the people it was joined to
     for cluster in sorted(clusters.values(), key=lambda c: c.size):
         if cluster.id not in clusters:
             continue
@@ -573,7 +575,18 @@ def _join_prefixed_names(state: _Clustering) -> None:
             or any(state.together.get((form, other), 0) for form in cluster.forms for other in target.forms)
         ):
             continue  # "Oswin, Tybalt, and Pellam Oswin": a rare form beside the name is another
+        cluster.prefixed.update(named)
         _absorb(clusters, assign, target, cluster)
+        for form in named:
+            addressed.setdefault(form[1][0], set()).add(target.id)
+    # a word that went so before the names of two or more people is a form of address: alone ("Marse!",
+    # a lisped "Mithter") it names no one, as "Mademoiselle" alone does not where two are so styled
+    addresses = {head for head, people in addressed.items() if len(people) >= 2}
+    for cluster in list(clusters.values()):
+        if all(h is None and len(w) == 1 and w[0] in addresses for (h, w) in cluster.forms):
+            for form in cluster.forms:
+                del assign[form]
+            del clusters[cluster.id]
 
 
 #: ranks a man is known by that a "Mr." of the same surname may be his plain form ("Colonel Vance" is

@@ -484,8 +484,10 @@ def _canonical(cluster: _Cluster) -> str:
         return name
 
     total = cluster.size
-    frequent = [f for f, n in cluster.forms.items() if n >= max(2, 0.1 * total)]
+    # "Marse Dick" joined to Dick Tressel is how someone speaks to him, not his name
+    forms = Counter({f: n for f, n in cluster.forms.items() if f not in cluster.prefixed}) or cluster.forms
+    frequent = [f for f, n in forms.items() if n >= max(2, 0.1 * total)]
     if frequent:
-        best = max(frequent, key=lambda f: (len(f[1]), f[0] not in (None, "the"), cluster.forms[f]))
+        best = max(frequent, key=lambda f: (len(f[1]), f[0] not in (None, "the"), forms[f]))
         return render(best)
-    return render(cluster.forms.most_common(1)[0][0])
+    return render(forms.most_common(1)[0][0])
