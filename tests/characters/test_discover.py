@@ -1195,3 +1195,15 @@ def test_a_lisped_form_of_address_before_two_names_is_no_one_alone() -> None:
     assert not any(name == "Mithter" for names in cast.values() for name in names)
     assert _owner(cast, "Mithter Tressel") == "Mr. Tressel"
     assert _owner(cast, "Mithter Dick") == _owner(cast, "Dick Tressel")
+
+
+def test_a_lowercase_word_made_of_particles_is_no_part_of_a_name() -> None:
+    # "later" is "la" + "ter" run together: a word, not two name particles ("Somewhat later Robin came")
+    from fabula.characters._discover._passes import run_passes
+
+    text = "Robin Vance came home, and he smiled. Robin was kind.\n\n" * 4 + (
+        "Somewhat later Robin came up, carrying his bag. Charles d'Aubigny and Mr. van der Vorst came too.\n\n"
+    )
+    runs = {o.words for o in run_passes(book_from_text(text), until="persons").occurrences}
+    assert not any("later" in words for words in runs)
+    assert ("Charles", "d'Aubigny") in runs and ("van", "der", "Vorst") in runs

@@ -57,6 +57,12 @@ _FULL_ALT = "|".join(
 
 
 _GAP = r"[ \t]*\n?[ \t]*"  # words of one name may be split by a line break, never by a blank line
+#: ... and after a particle, at least a space or a line break: "la" and "ter" run together are the word
+#: "later" ("Somewhat later Robert came"), no particles; only "d'" joins its word ("d'Aubigny")
+_PARTICLE_GAP = r"(?:[ \t]+\n?|\n)[ \t]*"
+_INNER_PARTICLES = "|".join(
+    sorted((p for p in NAME_PARTICLES if p not in {"of", "d'"}), key=len, reverse=True)
+)
 
 
 #: particles that may open a surname after an honorific: "Mrs. van der Vorst", "Monsieur de Vaucelles"
@@ -65,7 +71,7 @@ _LEADING_PARTICLES = "van|von|der|den|de|du|des|la|le|di|da|del|della|ten|ter"
 
 _RUN = re.compile(
     rf"(?<![\w'’.])(?<!\w-)(?:(?:(?P<abbr>{_ABBREV_ALT})\.?|(?P<hon>{_FULL_ALT})){_GAP})?"
-    rf"(?P<name>(?:(?(abbr)|(?(hon)|(?!)))(?:{_LEADING_PARTICLES})(?:[ \t]+(?:{_LEADING_PARTICLES}))?[ \t]+)?{_CAP_WORD}(?:{_GAP}(?:(?:{'|'.join(p for p in NAME_PARTICLES if p != 'of')}){_GAP}){{0,2}}(?!(?:{_HONORIFIC_ALT})\b)(?:{_CAP_WORD}|[{_UPPER}]\.))*)"
+    rf"(?P<name>(?:(?(abbr)|(?(hon)|(?!)))(?:{_LEADING_PARTICLES})(?:[ \t]+(?:{_LEADING_PARTICLES}))?[ \t]+)?{_CAP_WORD}(?:{_GAP}(?:(?:{_INNER_PARTICLES}){_PARTICLE_GAP}|d'){{0,2}}(?!(?:{_HONORIFIC_ALT})\b)(?:{_CAP_WORD}|[{_UPPER}]\.))*)"
     rf"(?P<poss>['’]s)?(?![\w])"
 )
 
