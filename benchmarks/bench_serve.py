@@ -7,7 +7,9 @@ installed): from starting the ``fabula serve`` process to the reading page showi
 and the recaps at the reader's first screen; (2) the same requests the page makes, over HTTP only. Then per
 endpoint: the first request at a new position (which computes the analysis of the book up to the
 position's checkpoint) and requests at positions whose checkpoint is already analysed (the common case
-while reading: one analysis serves every position up to the next checkpoint), median and worst of N.
+while reading: one analysis serves every position up to the next checkpoint), median and worst of N. Then a
+reader reading on, and ``--late-jumps`` more jumps to new checkpoints near the end of the book (where a new
+checkpoint takes longest), for the spread of that time rather than one sample.
 
     python benchmarks/bench_serve.py --book ../shared/data/pdnc/Emma/novel_text.txt
 """
@@ -129,6 +131,14 @@ def main() -> None:
     )
     parser.add_argument("--book", type=Path, default=ROOT.parent / "shared/data/pdnc/Emma/novel_text.txt")
     parser.add_argument("--repeat", type=int, default=20, help="requests per endpoint at analysed positions")
+    parser.add_argument(
+        "--late-jumps",
+        type=int,
+        default=6,
+        help="then this many more jumps to new checkpoints late in the book (98, 96, 94, 88, 86, 84 %%, ...: "
+        "backwards, so the look-ahead, which prepares the checkpoint after, never prepares the next one), "
+        "for the spread of a new checkpoint's time where it is longest (0: none)",
+    )
     args = parser.parse_args()
 
     browser = browser_time(args.book, tempfile.mkdtemp(prefix="fabula-serve-bench-"))
@@ -221,7 +231,22 @@ def main() -> None:
             f"member's sheet at each step median {statistics.median(sheets[1:]):.0f} ms, worst "
             f"{max(sheets[1:]):.0f} ms"
         )
-        warm = [r for r in rows if r[4] > 1]
+        late = [98, 96, 94, *range(88, 0, -2)][: max(0, args.late_jumps)]
+        jumps = []
+        for percent in late:
+            time.sleep(2.0)  # the look-ahead of the jump before settles (it is stopped by the jump anyway)
+            at = meta["body_start"] + span * percent // 100
+            cpu_before = cpu_seconds(process.pid)
+            cold_cast, _ = timed(f"{api}/characters?at={at}")
+            jumps.append((percent, cold_cast, (cpu_seconds(process.pid) - cpu_before) * 1000))
+        if jumps:
+            walls = [wall for _, wall, _ in jumps]
+            print(
+                f"late jumps to new checkpoints ({len(jumps)}, {late[0]}-{late[-1]} %, 2 s apart): cast wall "
+                f"median {statistics.median(walls):.0f} ms, worst {max(walls):.0f} ms; each (wall / server CPU): "
+                + ", ".join(f"{p} % {wall:.0f} / {cpu:.0f} ms" for p, wall, cpu in jumps)
+            )
+        warm = [r for r in rows if r[4] > 0 and not r[1].endswith("first request")]  # analysed positions
         print(
             f"\nanalysed positions: median of medians {statistics.median(r[2] for r in warm):.1f} ms, "
             f"worst {max(r[3] for r in warm):.1f} ms; a character's sheet at its first request "
