@@ -1207,3 +1207,18 @@ def test_a_lowercase_word_made_of_particles_is_no_part_of_a_name() -> None:
     runs = {o.words for o in run_passes(book_from_text(text), until="persons").occurrences}
     assert not any("later" in words for words in runs)
     assert ("Charles", "d'Aubigny") in runs and ("van", "der", "Vorst") in runs
+
+
+def test_names_joined_by_and_stay_two_people_despite_a_run_together_full_name() -> None:
+    # a missing comma ran the maid and the servant into one "full name" once; "Pompey and Dulcie",
+    # written twice, says they are two people
+    text = (
+        "".join(
+            f"Pompey bowed {x}; he was old. Dulcie curtsied; she was young.\n\n"
+            for x in ["low", "again", "twice", "gravely", "slowly"]
+        )
+        + "Behind the old lady marched Pompey and Dulcie Pompey in his frockcoat.\n\n"
+        + "Pompey and Dulcie rushed to her. Later Pompey and Dulcie went home.\n\n"
+    )
+    cast = _cast(text)
+    assert _owner(cast, "Pompey") != _owner(cast, "Dulcie")

@@ -37,6 +37,10 @@ CONFLICT_SHARE = 0.05
 CONFLICT_MIN = 3  # sentences: a name beside another twice may be a slip of the segmenter
 
 
+#: names the text joins with "and" this often are two people (one "Pompey and Dulcie" may be a slip)
+COORDINATED_APART = 2
+
+
 #: how many times more often the leading brother must be mentioned to be the "Mr. X"
 BROTHERS_DOMINANCE = 4.0
 
@@ -175,10 +179,16 @@ class _Clustering:
             self.add(target, form)
 
     def conflict(self, form: _FormKey, cluster: _Cluster) -> bool:
-        return _conflict(self.apart, self.counts, form, cluster)
+        return _conflict(self.apart, self.counts, form, cluster) or self.joined_by_and(form, cluster)
 
     def sentence_conflict(self, form: _FormKey, cluster: _Cluster) -> bool:
-        return _conflict(self.together, self.counts, form, cluster)
+        return _conflict(self.together, self.counts, form, cluster) or self.joined_by_and(form, cluster)
+
+    def joined_by_and(self, form: _FormKey, cluster: _Cluster) -> bool:
+        """Whether the text names ``form`` and a name of ``cluster`` together with "and" ("Pompey and
+        Dulcie") `COORDINATED_APART` times: two people, even where a slip of the text ran the two into
+        one full name ("Dulcie Pompey") that would make them parts of one name."""
+        return sum(self.coordinated.get((form, other), 0) for other in cluster.forms) >= COORDINATED_APART
 
     def elder(self, form: _FormKey, cluster: _Cluster) -> bool:
         """Whether "Mr. Vance" is of the elder generation (the text names "Mr. and Mrs. Vance" or

@@ -580,7 +580,7 @@ def _join_prefixed_names(state: _Clustering) -> None:
         for form in named:
             addressed.setdefault(form[1][0], set()).add(target.id)
     # a word that went so before the names of two or more people is a form of address: alone ("Marse!",
-    # a lisped "Mithter") it names no one, as "Mademoiselle" alone does not where two are so styled
+    # a lisped "Mithter") it names no one, as "Fräulein" alone does not where two are so styled
     addresses = {head for head, people in addressed.items() if len(people) >= 2}
     for cluster in list(clusters.values()):
         if all(h is None and len(w) == 1 and w[0] in addresses for (h, w) in cluster.forms):
