@@ -204,7 +204,9 @@ def test_llm_attribution_through_a_scripted_server(
 
 # Modules that `fabula analyze` without --llm never needs: the other commands, the evaluation tasks, the
 # server, the LLM layer's client code (its settings module alone is read for --timeout's default), the
-# LLM attribution methods and their prompts, scipy (through bm25s's package).
+# LLM attribution methods and their prompts, scipy (through bm25s's package), the retrievers (the
+# analysis reads only `fabula.retrieval.Analyzer`), blingfire's Python wrapper (its library is loaded
+# directly).
 NOT_FOR_ANALYZE = (
     "fabula.cli._eval",
     "fabula.cli._serve",
@@ -221,6 +223,10 @@ NOT_FOR_ANALYZE = (
     "fabula.prompts",
     "scipy",
     "sqlite3",
+    "fabula.retrieval._base",
+    "fabula.retrieval._context",
+    "fabula.retrieval._index",
+    "blingfire",
 )
 
 
@@ -246,3 +252,34 @@ def test_analyze_imports_only_what_it_uses(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "alice_in_wonderland" / "report.html").is_file()
     assert done.stdout.strip().splitlines()[-1] == "[]", done.stdout
+
+
+# What the analysis needs but ``fabula analyze --help`` (or a command line refused before any work) does
+# not: the pipeline, the writers and the report with jinja2.
+NOT_FOR_ANALYZE_HELP = ("fabula.pipeline", "fabula.corpus", "fabula.report", "fabula.annotation", "jinja2")
+
+
+@pytest.mark.parametrize("args", [["--help"], ["--no-such-option", "x.txt"]])
+def test_analyze_help_imports_no_analysis(args: list[str]) -> None:
+    """``fabula analyze --help`` and a refused command line answer without importing
+    `NOT_FOR_ANALYZE_HELP` (the command imports them when it runs)."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys\nfrom fabula.cli import main\n"
+        "try:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
+        f"print(sorted(m for m in sys.modules if m.startswith({NOT_FOR_ANALYZE_HELP!r})))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe, "analyze", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.stdout.strip().splitlines()[-1] == "[]", done.stdout + done.stderr
+    if args == ["--help"]:
+        assert "Analyse novels" in done.stdout
+    else:
+        assert "No such option" in done.stderr

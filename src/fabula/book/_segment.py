@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 from array import array
 from collections.abc import Iterable
+from functools import cache
+from typing import Any
 
 import numpy as np
 
@@ -220,6 +222,30 @@ def _en_sentences_batch(paragraphs: list[str]) -> list[list[tuple[int, int]]]:
     return result
 
 
+@cache
+def _blingfire_library() -> Any:
+    """blingfire's compiled library, loaded as its own ``__init__`` loads it, without importing that module.
+
+    Importing ``blingfire`` finds its own folder with ``inspect.getframeinfo`` (which looks up the module of
+    every loaded one) and imports ``numpy.ctypeslib``: 10-50 ms of every ``fabula`` process that reads a
+    book. None when the package is not laid out as expected (the caller then uses blingfire's wrapper).
+    """
+    import ctypes
+    import importlib.util
+    import os
+    import platform
+
+    spec = importlib.util.find_spec("blingfire")
+    folders = list(spec.submodule_search_locations or []) if spec is not None else []
+    name = {"Windows": "blingfiretokdll.dll", "Darwin": "libblingfiretokdll.dylib"}.get(
+        platform.system(), "libblingfiretokdll.so"
+    )
+    path = os.path.join(folders[0], name) if folders else ""
+    if not os.path.isfile(path):  # pragma: no cover - another layout
+        return None
+    return ctypes.cdll.LoadLibrary(path)
+
+
 def _blingfire_sentences(text: str) -> list[tuple[int, int]]:
     """blingfire's sentence offsets (character offsets, end exclusive).
 
@@ -228,15 +254,14 @@ def _blingfire_sentences(text: str) -> list[tuple[int, int]]:
     """
     import ctypes
 
-    import blingfire
-
     if not text:
         return []
-    library = getattr(blingfire, "blingfire", None)
-    function = getattr(library, "TextToSentencesWithOffsets", None)
+    function = getattr(_blingfire_library(), "TextToSentencesWithOffsets", None)
     data = text.encode("utf-8")
     size = len(data) * 2 + 16
     if function is None:  # pragma: no cover - another blingfire layout: use its wrapper
+        import blingfire
+
         return [(int(s), int(e)) for s, e in blingfire.text_to_sentences_and_offsets(text)[1]]
     out = ctypes.create_string_buffer(size)
     byte_starts = (ctypes.c_int32 * size)()

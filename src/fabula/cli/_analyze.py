@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.progress import Progress, SpinnerColumn, TaskID
@@ -27,17 +27,11 @@ from fabula.cli._options import (
     UntilOption,
 )
 from fabula.cli._progress import bar_columns
-from fabula.corpus import (
-    AnalyzeSettings,
-    BookOutcome,
-    CorpusInterrupted,
-    analyze_corpus,
-    expand_inputs,
-    fewer_collections,
-)
 from fabula.errors import ConfigError
 from fabula.llm import DEFAULT_TIMEOUT
-from fabula.pipeline import STAGES
+
+if TYPE_CHECKING:
+    from fabula.corpus import BookOutcome
 
 DEFAULT_JOBS = min(2, os.cpu_count() or 1)
 
@@ -78,6 +72,17 @@ def analyze_command(
     and settings are skipped, so an interrupted run resumes. With --until the folder is
     OUTDIR/<name>.until-<POS>/, so spoiler-safe results never replace whole-book ones.
     """
+    # the analysis, its writers and the report (jinja2) are imported here, not when the command is
+    # registered: ``fabula analyze --help`` and a mistyped option do not load them
+    from fabula.corpus import (
+        AnalyzeSettings,
+        CorpusInterrupted,
+        analyze_corpus,
+        expand_inputs,
+        fewer_collections,
+    )
+    from fabula.pipeline import STAGES
+
     check_engine(engine, ray_address)
     books = expand_inputs(books)
     if gold_characters is not None and len(books) > 1:

@@ -15,15 +15,17 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cache
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jinja2
 import orjson
 from markupsafe import Markup
 
 from fabula._version import __version__
 from fabula.analysis import Analysis
 from fabula.report._view import build_view
+
+if TYPE_CHECKING:
+    import jinja2
 
 _JSON_ESCAPES = {
     ord("<"): "\\u003c",
@@ -100,6 +102,10 @@ def _asset(name: str) -> str:
 
 @cache
 def _environment() -> jinja2.Environment:
+    # imported here: a book of `fabula.corpus._write.FORK_CHARACTERS` or more has its report rendered in a
+    # forked child, so the parent never loads jinja2 (and `fabula.corpus` can be imported without it)
+    import jinja2
+
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("fabula.report", "templates"),
         autoescape=True,  # every template here is HTML: escape everything not explicitly marked safe
@@ -110,4 +116,43 @@ def _environment() -> jinja2.Environment:
     env.filters["script_json"] = script_json
     env.filters["thousands"] = lambda n: f"{n:,}" if isinstance(n, int) else n
     env.filters["percent"] = lambda x: f"{x:.0%}"
+    env.bytecode_cache = _bytecode_cache(env)
     return env
+
+
+def _bytecode_cache(env: jinja2.Environment) -> jinja2.BytecodeCache | None:
+    """Jinja2's own cache of compiled templates, in its private per-user folder of the system's temporary
+    directory: compiling ``report.html.j2`` takes ~50 ms CPU, every process that writes a report.
+
+    An entry is used only for the same template file with the same source (Jinja2 checks a SHA-1 of it),
+    the same Jinja2 bytecode format and Python version, and — through the file names — the same options
+    that shape the compiled code, so the page is the same as without the cache. None (compile each time)
+    where that folder is unsafe or cannot be made.
+    """
+    import jinja2
+
+    shaping = (
+        env.block_start_string,
+        env.block_end_string,
+        env.variable_start_string,
+        env.variable_end_string,
+        env.comment_start_string,
+        env.comment_end_string,
+        env.line_statement_prefix,
+        env.line_comment_prefix,
+        env.trim_blocks,
+        env.lstrip_blocks,
+        env.newline_sequence,
+        env.keep_trailing_newline,
+        env.autoescape,
+        env.optimized,
+        env.finalize,
+        sorted(env.extensions),
+        sorted(env.filters),
+        sorted(env.tests),
+    )
+    digest = hashlib.sha1(repr(shaping).encode(), usedforsecurity=False).hexdigest()[:16]
+    try:
+        return jinja2.FileSystemBytecodeCache(pattern=f"fabula-report-{digest}-%s.cache")
+    except (RuntimeError, OSError):  # jinja2 refuses a folder another user owns or others can write
+        return None

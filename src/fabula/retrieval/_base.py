@@ -121,7 +121,17 @@ def rank_scores(units: Sequence[Unit], scores: FloatArray, k: int) -> list[Hit]:
 
 R = TypeVar("R", bound=type[Retriever])
 RETRIEVERS: Registry[type[Retriever]] = Registry(
-    "retriever", entry_point_group="fabula.retrievers", option="--retriever"
+    "retriever",
+    entry_point_group="fabula.retrievers",
+    option="--retriever",
+    # fabula.retrieval loads its modules on first use (PEP 562), so each built-in registers when named
+    lazy={
+        "bm25": "fabula.retrieval._bm25",
+        "dense": "fabula.retrieval._dense",
+        "hybrid": "fabula.retrieval._hybrid",
+        "mentions": "fabula.retrieval._mentions",
+        "tfidf": "fabula.retrieval._tfidf",
+    },
 )
 
 
