@@ -102,8 +102,9 @@ def _asset(name: str) -> str:
 
 @cache
 def _environment() -> jinja2.Environment:
-    # imported here: a book of `fabula.corpus._write.FORK_CHARACTERS` or more has its report rendered in a
-    # forked child, so the parent never loads jinja2 (and `fabula.corpus` can be imported without it)
+    # imported at the first rendering, not with `fabula.report`: what imports `fabula.corpus` without
+    # writing a report does not load jinja2 (nor, with FABULA_FORK=1, the parent of a long book, whose
+    # report is rendered in a forked child: `fabula.corpus._write.FORK_CHARACTERS`)
     import jinja2
 
     env = jinja2.Environment(
