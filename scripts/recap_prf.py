@@ -120,6 +120,7 @@ def main() -> None:
     args = parser.parse_args()
     rows = load(args.data, {"tuning"} if args.tuning_only else {"tuning", "frozen"})
     tune = [r for r in rows if r["split"] == "tuning"]
+    print(f"{len(rows)} targets: {len(tune)} tuning, {len(rows) - len(tune)} frozen")
     print(f"closest-5, tuning: {f1(tune, closest):.1f}")
     for beta in (0.0, 0.5, 1.0, 2.0):
         hits = np.zeros(2, dtype=int)

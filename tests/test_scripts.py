@@ -228,6 +228,18 @@ def test_recap_learned_runs(tmp_path: Path) -> None:
     assert "frozen, minus closest-5:" in out and "paired bootstrap 95 %" in out
 
 
+def test_recap_prf_runs(tmp_path: Path) -> None:
+    """Every section prints, and --tuning-only reads no frozen target."""
+    data, tuning, frozen = small_gold(tmp_path)
+    out = run("recap_prf.py", "--data", data, "--tuning-only")
+    assert f"{tuning} targets: {tuning} tuning, 0 frozen" in out
+    assert "chosen on the tuning targets:" in out and "frozen:" not in out
+    out = run("recap_prf.py", "--data", data)
+    assert f"{tuning + frozen} targets: {tuning} tuning, {frozen} frozen" in out
+    assert "frozen, minus closest-5:" in out and "paired bootstrap 95 %" in out
+    assert "leave one novel out (all targets):" in out
+
+
 def test_cluster_evidence_runs(pdnc: Path) -> None:
     out = run("cluster_evidence.py", pdnc, "A", "B")
     assert "=== A" in out and "=== B" in out
