@@ -347,3 +347,44 @@ def test_scores_equal_the_feature_rows_times_the_weights() -> None:
             np.testing.assert_allclose(scores, item.features @ weights, rtol=1e-12, atol=1e-12)
             compared += 1
     assert compared > 1000
+
+
+def test_scene_presence_from_narration_and_vocatives() -> None:
+    text = (
+        "Emma, Harriet and Mr. Knightley sat in the parlour.\n\n"
+        '"Good morning," said Emma.\n\n"Good morning," said Mr. Knightley.\n\n'
+        '"Is it raining?"\n\n"Not yet, Harriet."\n'
+    )
+    _, items = _items(text)
+    third = {item.turn: item for item in items}[2]
+    # named in the narration before the scene's first turn, three turns back; addressed in the next turn
+    assert _feature(third, "harriet", "present_named_before") == 1 / np.sqrt(3)
+    assert _feature(third, "harriet", "addressed_after") == 1.0
+    assert _feature(third, "emma", "present_named_before") == 1 / np.sqrt(2)  # her tag, two turns back
+    # the A-B-A candidate, with a third person shown present in the scene
+    assert _feature(third, "emma", "parity") == 1.0
+    assert _feature(third, "emma", "parity_crowded") == 1.0
+    assert _feature(third, "knightley", "parity_crowded") == 0.0
+    # no one else named or addressed: the alternation has no third person to doubt it
+    _, items = _items(
+        '"Good morning," said Emma.\n\n"Good morning," said Mr. Knightley.\n\n"Is it raining?"\n'
+    )
+    assert _feature(items[-1], "emma", "parity") == 1.0
+    assert _feature(items[-1], "emma", "parity_crowded") == 0.0
+
+
+def test_gendered_words_of_address() -> None:
+    text = (
+        'Emma and Mr. Knightley walked on together.\n\n"A fine day, sir."\n\n"Very fine."\n\n'
+        '"Oh, Sir Thomas is coming."\n'
+    )
+    _, items = _items(text)
+    first, second, third = items
+    # "sir" addresses a man: the speaker of the turn is rarely he, the next one often is
+    assert _feature(first, "knightley", "addressed_gender_own") == 1.0
+    assert _feature(first, "emma", "addressed_gender_own") == 0.0
+    assert _feature(second, "knightley", "addressed_gender_prev") == 1.0
+    assert _feature(second, "emma", "addressed_gender_prev") == 0.0
+    # a title before a name addresses no one
+    assert _feature(third, "knightley", "addressed_gender_own") == 0.0
+    assert _feature(second, "knightley", "addressed_gender_next") == 0.0

@@ -28,7 +28,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from fabula.book import Book, Quote
-from fabula.characters import PRONOUN_GENDER, SPEECH_VERBS
+from fabula.characters import HONORIFICS, PRONOUN_GENDER, SPEECH_VERBS, is_vocative
 from fabula.quotes._registry import AttributionResult, attribution_method
 from fabula.quotes._rules import SieveContext, Turn, finish_turns, run_sieve
 
@@ -336,6 +336,14 @@ class _StaticBook:
     paragraph_ends: list[int]
     breaks: list[int]  # per turn: how many turns up to it follow a narration paragraph (`_chain_breaks`)
     turns: dict[int, _StaticTurn] = field(default_factory=dict)  # turn -> `_StaticTurn`
+    address_genders: dict[int, str | None] = field(default_factory=dict)  # turn -> `_address_gender`
+
+    def address_gender(self, text: str, turns: list[Turn], index: int) -> str | None:
+        """`_address_gender` of turn ``index``, computed once."""
+        if index not in self.address_genders:
+            self.address_genders[index] = _address_gender(text, turns[index])
+        return self.address_genders[index]
+
     weights: np.ndarray | None = None  # the weights the turns' `_StaticTurn.score_of` were scored with
 
     def scoring_with(self, weights: np.ndarray) -> None:
@@ -510,6 +518,8 @@ class _StaticTurn:
     first_rows: dict[str, int]  # the first run's candidates -> their row's first cell (`_features`)
     neighbour_columns: tuple[tuple[int, int | None], ...]  # per neighbour turn -1, -2, -3, +1, +2: its
     # column, and its "tagged" column where the sieve read that turn off a tag or beat (`tagged`)
+    present: dict[str, float] = field(default_factory=dict)  # who is shown present, how near
+    address: list[tuple[int, str]] = field(default_factory=list)  # (column, gender) by `_address_gender`
     row_of: dict[str, int] = field(default_factory=dict)  # candidate -> their row of `matrix`
     matrix: np.ndarray = field(default_factory=lambda: _NO_ROWS)  # `vectors` rows (never changed in place)
     score_of: dict[str, float] = field(default_factory=dict)  # candidate -> `score` (`_StaticBook.weights`)
@@ -527,7 +537,8 @@ class _StaticTurn:
         like the name anchors: in a two-party scene between a man and a woman an even distance to a
         "she said" says this turn is the woman's, an odd one the man's, without resolving the pronoun
         to anyone; 1/sqrt(turns) for the candidates of that gender); the first name of the paragraph
-        when no quote of the turn has a tag."""
+        when no quote of the turn has a tag; the gender the turn and its neighbours address with a word
+        of address (`_address_gender`: "Yes, sir." is said to a man, and he answers)."""
         found = np.zeros((len(candidates), _WIDTH))
         flat = found.reshape(-1)  # set one by one: faster than ndarray.put of lists here
         for offset, who in zip(range(0, len(candidates) * _WIDTH, _WIDTH), candidates, strict=True):
@@ -547,8 +558,11 @@ class _StaticTurn:
         out[_DISTANCE_BEFORE] = book.log_distance(who, self.start, self.here_start, before=True)
         out[_DISTANCE_AFTER] = book.log_distance(who, self.end, self.here_end, before=False)
         tag_gender = self.tag_gender
-        if tag_gender is not None or self.gender_anchors:
+        if tag_gender is not None or self.gender_anchors or self.address:
             sex = context.gender(who)
+            for column, addressed in self.address:
+                if sex == addressed:
+                    out[column] = 1.0
             if tag_gender is not None:
                 out[_GENDER_MATCH if sex == tag_gender else _GENDER_MISMATCH] = 1.0
             for column, anchor_gender, value in self.gender_anchors:
@@ -578,6 +592,7 @@ class TurnRows:
     # (feature index -> value), in proposal order
     tag_gender: str | None = None  # the gender of the turn's speech tag ("she said", "said his wife")
     tag_pronoun_at: int | None = None  # where the tag's pronoun is, when the sieve resolved one
+    present: dict[str, float] = field(default_factory=dict)  # who the scene shows present (`_scene_presence`)
 
     @property
     def turn(self) -> Turn:
@@ -717,6 +732,49 @@ def _addressed_in_turn(t: TurnRows) -> None:
     """People the turn itself addresses by name (rarely its speaker)."""
     for who in t.turn.vocatives:
         t.put(who, "addressed_in_turn")
+
+
+_PRESENCE_TURNS = 10  # the scene around a turn: this many turns of its conversation on each side
+
+
+def _scene_presence(t: TurnRows) -> None:
+    """Who the scene shows present, read from the narration and the vocatives of the conversation
+    around the turn (not from any reading of the speakers): characters named in the narration of
+    the last / next `_PRESENCE_TURNS` turns of the conversation (from the paragraph before the first
+    of them; not the turn's own paragraph, which `_narration_names` reads), and those the
+    conversation's turns address by name. Each value is 1/sqrt(turns) to the nearest such evidence
+    on that side. A third person in the room may speak next whatever the turn-taking says (the
+    A-B-A chain of a two-party reading: `parity_crowded` in `_reading`)."""
+    turn, index, book, turns = t.turn, t.index, t.book, t.turns
+    first, last = book.conversations[turn.conversation]
+    low, high = max(first, index - _PRESENCE_TURNS), min(last, index + _PRESENCE_TURNS + 1)
+    put, present = t.put, t.present
+    starts, ends = book.paragraph_starts, book.paragraph_ends
+    spans: list[tuple[int, int, list[Turn], bool]] = []  # narration start, end, the window's turns, before?
+    if turn.first_paragraph > 0 and turns[low].first_paragraph > 0:
+        spans.append(
+            (starts[turns[low].first_paragraph - 1], starts[turn.first_paragraph], turns[low:index], True)
+        )
+    if turn.paragraph >= 0 and high - 1 > index and turns[high - 1].paragraph >= 0:
+        spans.append((ends[turn.paragraph], ends[turns[high - 1].paragraph], turns[index:high], False))
+    name_starts, name_ids, held = book.name_starts, book.name_ids, book.name_turns
+    for begin, end, window, before in spans:
+        offsets = [w.start for w in window]
+        for i in range(bisect.bisect_left(name_starts, begin), bisect.bisect_left(name_starts, end)):
+            if held[i] != -1:
+                continue  # inside a quote: named, not shown present
+            passed = bisect.bisect_right(offsets, name_starts[i])  # turns of the window before the name
+            distance = len(window) - passed + 1 if before else passed
+            who = name_ids[i]
+            value = 1.0 / math.sqrt(distance)
+            put(who, "present_named_before" if before else "present_named_after", value)
+            present[who] = max(value, present.get(who, 0.0))
+    for other in range(low, high):
+        if other != index:
+            value = 1.0 / math.sqrt(abs(other - index))
+            for who in turns[other].vocatives:
+                put(who, "addressed_before" if other < index else "addressed_after", value)
+                present[who] = max(value, present.get(who, 0.0))
 
 
 def _named_inside(t: TurnRows) -> list[str]:
@@ -891,6 +949,12 @@ FEATURE_FAMILIES: tuple[FeatureFamily, ...] = (
         static=True,
     ),
     FeatureFamily("addressed in turn", _addressed_in_turn, ("addressed_in_turn",), static=True),
+    FeatureFamily(
+        "scene presence",
+        _scene_presence,
+        ("present_named_before", "present_named_after", "addressed_before", "addressed_after"),
+        static=True,
+    ),
     FeatureFamily("named inside quote", None, ("named_inside_quote",), False, static=True),
     FeatureFamily(
         "mention distances",
@@ -926,10 +990,18 @@ FEATURE_FAMILIES: tuple[FeatureFamily, ...] = (
         None,
         ("prev1_after_narration", "parity_after_narration", "entering_after_narration"),
     ),
+    FeatureFamily("crowded scene", None, ("parity_crowded",), False),
     FeatureFamily(
         "gender anchors",
         None,
         ("gender_anchor_even_match", "gender_anchor_odd_match"),
+        False,
+        static=True,
+    ),
+    FeatureFamily(
+        "address genders",
+        None,
+        ("addressed_gender_prev", "addressed_gender_own", "addressed_gender_next"),
         False,
         static=True,
     ),
@@ -955,6 +1027,12 @@ _TURN_SHARE = _INDEX["conversation_turn_share"]
 _PREV1_AFTER_NARRATION = _INDEX["prev1_after_narration"]
 _PARITY_AFTER_NARRATION = _INDEX["parity_after_narration"]
 _ENTERING_AFTER_NARRATION = _INDEX["entering_after_narration"]
+_ADDRESSED_GENDER_PREV, _ADDRESSED_GENDER_OWN, _ADDRESSED_GENDER_NEXT = (
+    _INDEX["addressed_gender_prev"],
+    _INDEX["addressed_gender_own"],
+    _INDEX["addressed_gender_next"],
+)
+_PARITY_CROWDED = _INDEX["parity_crowded"]  # the A-B-A candidate where the scene shows a third person present
 _PREV_SPEAKER_SAME_GENDER = (_INDEX["pronoun_prev_speaker_1"], _INDEX["pronoun_prev_speaker_2"])
 _RECENT_SPEAKER, _RECENT_SPEAKER_RANK = _INDEX["recent_speaker"], _INDEX["recent_speaker_rank"]
 _RECENT_OTHER_CONVERSATION = _INDEX["recent_speaker_other_conversation"]
@@ -1135,6 +1213,13 @@ def _reading(
             ones.append(rows[behind[1]] + _PARITY_MULTI_PARTY)
         if static.breaks[0] or static.breaks[1]:  # chain breaks: narration between the three turns
             ones.append(rows[behind[1]] + _PARITY_AFTER_NARRATION)
+        crowded = max(  # a third person shown present in the scene, 1/sqrt(turns) to the nearest evidence
+            (value for who, value in static.present.items() if who != behind[0] and who != behind[1]),
+            default=0.0,
+        )
+        if crowded:
+            rank_cells.append(rows[behind[1]] + _PARITY_CROWDED)
+            rank_values.append(crowded)
     if behind[0] is not None and static.breaks[0]:  # the speaker before the narration goes on?
         ones.append(rows[behind[0]] + _PREV1_AFTER_NARRATION)
     if behind[0] is not None and behind[0] == behind[2] and behind[1] is not None:  # an A-B-A-B run before
@@ -1288,6 +1373,16 @@ def _static_turn(context: SieveContext, turns: list[Turn], index: int, book: _St
         column = _GENDER_ANCHOR_EVEN if distance % 2 == 0 else _GENDER_ANCHOR_ODD
         gender_anchors.append((column, gender, 1.0 / math.sqrt(distance)))
     broken = _after_narration(previous, turn)
+    address = []  # (column, gender): the genders the previous turn, this one and the next address
+    for column, other in (
+        (_ADDRESSED_GENDER_PREV, index - 1),
+        (_ADDRESSED_GENDER_OWN, index),
+        (_ADDRESSED_GENDER_NEXT, index + 1),
+    ):
+        if first <= other < last:
+            addressed = book.address_gender(context.book.text, turns, other)
+            if addressed is not None:
+                address.append((column, addressed))
     return _StaticTurn(
         runs,
         t.rows,
@@ -1317,6 +1412,8 @@ def _static_turn(context: SieveContext, turns: list[Turn], index: int, book: _St
             (_NEXT1, None),
             (_NEXT2, _NEXT2_TAGGED if tagged[2] else None),
         ),
+        t.present,
+        address,
     )
 
 
@@ -1366,6 +1463,32 @@ def _tag_gender(text: str, turn: Turn) -> str | None:
                     if noun is not None:
                         return _GENDERED_NOUNS[noun]
     return None
+
+
+_ADDRESS_WORDS: dict[str, str] = {
+    **{word: gender for word, gender in HONORIFICS.items() if len(word) > 3 and gender != "unknown"},
+    "sir": "male", "papa": "male", "pa": "male", "dad": "male", "daddy": "male", "grandpapa": "male",
+    "grandfather": "male", "boy": "male", "lad": "male", "son": "male", "man": "male", "fellow": "male",
+    "mamma": "female", "mama": "female", "ma": "female", "mum": "female", "mummy": "female",
+    "ma'am": "female", "grandmamma": "female", "grandmother": "female", "girl": "female",
+    "daughter": "female", "woman": "female", "missis": "female", "missus": "female", "miss": "female",
+}  # fmt: skip
+_ADDRESS = re.compile(
+    r"\b(?:" + "|".join(sorted(map(re.escape, _ADDRESS_WORDS), key=len, reverse=True)) + r")\b", re.I
+)
+
+
+def _address_gender(text: str, turn: Turn) -> str | None:
+    """The gender the turn's speech addresses with a word of address and no name (``"Yes, sir."``,
+    ``"Oh, mamma!"``, ``"my dear madam,"``): the listener's, so most often the next or the previous
+    speaker's, never the speaker's own. None when it addresses no one so, or both genders."""
+    found: set[str] = set()
+    for quote in turn.quotes:
+        for span in quote.spans:
+            for match in _ADDRESS.finditer(text, span.start, span.end):
+                if is_vocative(text, match.start(), match.end(), (span.start, span.end)):
+                    found.add(_ADDRESS_WORDS[match.group().lower()])
+    return found.pop() if len(found) == 1 else None
 
 
 _CONTINUATION_VERBS = {
