@@ -1473,9 +1473,9 @@ _ADDRESS_WORDS: dict[str, str] = {
     "ma'am": "female", "grandmamma": "female", "grandmother": "female", "girl": "female",
     "daughter": "female", "woman": "female", "missis": "female", "missus": "female", "miss": "female",
 }  # fmt: skip
-_ADDRESS = re.compile(
-    r"\b(?:" + "|".join(sorted(map(re.escape, _ADDRESS_WORDS), key=len, reverse=True)) + r")\b", re.I
-)
+_BEFORE_A_STOP = re.compile(
+    r"(?<![^\W\d_'])'*([^\W\d_](?:[^\W\d_]|'(?=[^\W\d_]))*)\s*(?:[,!?.;—-]|$)"
+)  # a word right before punctuation or the end of the speech: where a word of address can be (`is_vocative`)
 
 
 def _address_gender(text: str, turn: Turn) -> str | None:
@@ -1485,9 +1485,12 @@ def _address_gender(text: str, turn: Turn) -> str | None:
     found: set[str] = set()
     for quote in turn.quotes:
         for span in quote.spans:
-            for match in _ADDRESS.finditer(text, span.start, span.end):
-                if is_vocative(text, match.start(), match.end(), (span.start, span.end)):
-                    found.add(_ADDRESS_WORDS[match.group().lower()])
+            for match in _BEFORE_A_STOP.finditer(text, span.start, span.end):
+                gender = _ADDRESS_WORDS.get(match.group(1).lower())
+                if gender is not None and is_vocative(
+                    text, match.start(1), match.end(1), (span.start, span.end)
+                ):
+                    found.add(gender)
     return found.pop() if len(found) == 1 else None
 
 
