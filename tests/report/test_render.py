@@ -6,6 +6,7 @@ import base64
 import hashlib
 import html
 import re
+from pathlib import Path
 
 import orjson
 
@@ -94,3 +95,16 @@ def test_compiled_templates_from_jinja2s_cache_are_the_fresh_compilation() -> No
         bucket = cache.get_bucket(env, name, filename, source)
         assert bucket.code is not None, name
         assert bucket.code == env.compile(source, name, filename), name
+
+
+def test_a_cache_that_cannot_be_written_is_no_error(tmp_path: Path) -> None:
+    """A full or read-only temporary disk costs the compilation, not the report."""
+    from fabula.report._render import _bytecode_cache, _environment
+
+    env = _environment()
+    broken = _bytecode_cache(env, str(tmp_path / "gone"))  # writing there fails: the folder is missing
+    assert broken is not None
+    quiet = env.overlay(bytecode_cache=broken)
+    template = quiet.get_template("index.html.j2")  # compiled, and storing it fails quietly
+    assert template.name == "index.html.j2"
+    assert not (tmp_path / "gone").exists()

@@ -10,6 +10,7 @@ an escaping mistake could not run injected code or fetch anything.
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -121,16 +122,28 @@ def _environment() -> jinja2.Environment:
     return env
 
 
-def _bytecode_cache(env: jinja2.Environment) -> jinja2.BytecodeCache | None:
+def _bytecode_cache(env: jinja2.Environment, directory: str | None = None) -> jinja2.BytecodeCache | None:
     """Jinja2's own cache of compiled templates, in its private per-user folder of the system's temporary
     directory: compiling ``report.html.j2`` takes ~50 ms CPU, every process that writes a report.
 
     An entry is used only for the same template file with the same source (Jinja2 checks a SHA-1 of it),
     the same Jinja2 bytecode format and Python version, and — through the file names — the same options
     that shape the compiled code, so the page is the same as without the cache. None (compile each time)
-    where that folder is unsafe or cannot be made.
+    where that folder is unsafe or cannot be made; a cache file that cannot be read or written (a full or
+    read-only temporary disk) is skipped, never an error of the report. ``directory``: another folder (tests).
     """
     import jinja2
+
+    class QuietCache(jinja2.FileSystemBytecodeCache):
+        def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+            try:
+                super().load_bytecode(bucket)
+            except OSError:
+                bucket.reset()
+
+        def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+            with contextlib.suppress(OSError):
+                super().dump_bytecode(bucket)
 
     shaping = (
         env.block_start_string,
@@ -154,6 +167,6 @@ def _bytecode_cache(env: jinja2.Environment) -> jinja2.BytecodeCache | None:
     )
     digest = hashlib.sha1(repr(shaping).encode(), usedforsecurity=False).hexdigest()[:16]
     try:
-        return jinja2.FileSystemBytecodeCache(pattern=f"fabula-report-{digest}-%s.cache")
+        return QuietCache(directory, pattern=f"fabula-report-{digest}-%s.cache")
     except (RuntimeError, OSError):  # jinja2 refuses a folder another user owns or others can write
         return None
