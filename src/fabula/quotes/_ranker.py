@@ -519,6 +519,7 @@ class _StaticTurn:
     neighbour_columns: tuple[tuple[int, int | None], ...]  # per neighbour turn -1, -2, -3, +1, +2: its
     # column, and its "tagged" column where the sieve read that turn off a tag or beat (`tagged`)
     present: dict[str, float] = field(default_factory=dict)  # who is shown present, how near
+    presence: dict[str, dict[int, float]] = field(default_factory=dict)  # candidate -> scene presence cells
     address: list[tuple[int, str]] = field(default_factory=list)  # (column, gender) by `_address_gender`
     row_of: dict[str, int] = field(default_factory=dict)  # candidate -> their row of `matrix`
     matrix: np.ndarray = field(default_factory=lambda: _NO_ROWS)  # `vectors` rows (never changed in place)
@@ -555,6 +556,9 @@ class _StaticTurn:
             out[_FIRST_NAME_UNTAGGED] = proposed.get(_FIRST_NAME, 0.0) * self.untagged
         if who in self.named_inside:
             out[_NAMED_INSIDE] = 1.0
+        shown = self.presence.get(who)
+        if shown is not None:
+            out.update(shown)
         out[_DISTANCE_BEFORE] = book.log_distance(who, self.start, self.here_start, before=True)
         out[_DISTANCE_AFTER] = book.log_distance(who, self.end, self.here_end, before=False)
         tag_gender = self.tag_gender
@@ -593,6 +597,7 @@ class TurnRows:
     tag_gender: str | None = None  # the gender of the turn's speech tag ("she said", "said his wife")
     tag_pronoun_at: int | None = None  # where the tag's pronoun is, when the sieve resolved one
     present: dict[str, float] = field(default_factory=dict)  # who the scene shows present (`_scene_presence`)
+    presence: dict[str, dict[int, float]] = field(default_factory=dict)  # their scene presence columns
 
     @property
     def turn(self) -> Turn:
@@ -744,11 +749,13 @@ def _scene_presence(t: TurnRows) -> None:
     of them; not the turn's own paragraph, which `_narration_names` reads), and those the
     conversation's turns address by name. Each value is 1/sqrt(turns) to the nearest such evidence
     on that side. A third person in the room may speak next whatever the turn-taking says (the
-    A-B-A chain of a two-party reading: `parity_crowded` in `_reading`)."""
+    A-B-A chain of a two-party reading: `parity_crowded` in `_reading`). The columns describe the
+    candidates other families propose (kept in ``t.presence``; `_StaticTurn.cells`): proposing them
+    too bought nothing under cross-validation and cost time (docs/benchmarks.md)."""
     turn, index, book, turns = t.turn, t.index, t.book, t.turns
     first, last = book.conversations[turn.conversation]
     low, high = max(first, index - _PRESENCE_TURNS), min(last, index + _PRESENCE_TURNS + 1)
-    put, present = t.put, t.present
+    present, values = t.present, t.presence
     starts, ends = book.paragraph_starts, book.paragraph_ends
     spans: list[tuple[int, int, list[Turn], bool]] = []  # narration start, end, the window's turns, before?
     if turn.first_paragraph > 0 and turns[low].first_paragraph > 0:
@@ -767,13 +774,17 @@ def _scene_presence(t: TurnRows) -> None:
             distance = len(window) - passed + 1 if before else passed
             who = name_ids[i]
             value = 1.0 / math.sqrt(distance)
-            put(who, "present_named_before" if before else "present_named_after", value)
+            column = _PRESENT_BEFORE if before else _PRESENT_AFTER
+            row = values.setdefault(who, {})
+            row[column] = max(value, row.get(column, 0.0))
             present[who] = max(value, present.get(who, 0.0))
     for other in range(low, high):
         if other != index:
             value = 1.0 / math.sqrt(abs(other - index))
             for who in turns[other].vocatives:
-                put(who, "addressed_before" if other < index else "addressed_after", value)
+                column = _ADDRESSED_BEFORE if other < index else _ADDRESSED_AFTER
+                row = values.setdefault(who, {})
+                row[column] = max(value, row.get(column, 0.0))
                 present[who] = max(value, present.get(who, 0.0))
 
 
@@ -951,8 +962,9 @@ FEATURE_FAMILIES: tuple[FeatureFamily, ...] = (
     FeatureFamily("addressed in turn", _addressed_in_turn, ("addressed_in_turn",), static=True),
     FeatureFamily(
         "scene presence",
-        _scene_presence,
+        None,
         ("present_named_before", "present_named_after", "addressed_before", "addressed_after"),
+        False,
         static=True,
     ),
     FeatureFamily("named inside quote", None, ("named_inside_quote",), False, static=True),
@@ -1032,6 +1044,8 @@ _ADDRESSED_GENDER_PREV, _ADDRESSED_GENDER_OWN, _ADDRESSED_GENDER_NEXT = (
     _INDEX["addressed_gender_own"],
     _INDEX["addressed_gender_next"],
 )
+_PRESENT_BEFORE, _PRESENT_AFTER = _INDEX["present_named_before"], _INDEX["present_named_after"]
+_ADDRESSED_BEFORE, _ADDRESSED_AFTER = _INDEX["addressed_before"], _INDEX["addressed_after"]
 _PARITY_CROWDED = _INDEX["parity_crowded"]  # the A-B-A candidate where the scene shows a third person present
 _PREV_SPEAKER_SAME_GENDER = (_INDEX["pronoun_prev_speaker_1"], _INDEX["pronoun_prev_speaker_2"])
 _RECENT_SPEAKER, _RECENT_SPEAKER_RANK = _INDEX["recent_speaker"], _INDEX["recent_speaker_rank"]
@@ -1354,6 +1368,7 @@ def _static_turn(context: SieveContext, turns: list[Turn], index: int, book: _St
                 assert family.compute is not None
                 family.compute(t)
             runs.append([who for who in t.rows if who not in known])
+    _scene_presence(t)
     turn = turns[index]
     verb_class = _tag_verb_class(context.book.text, turn)
     conversation = turn.conversation
@@ -1413,6 +1428,7 @@ def _static_turn(context: SieveContext, turns: list[Turn], index: int, book: _St
             (_NEXT2, _NEXT2_TAGGED if tagged[2] else None),
         ),
         t.present,
+        t.presence,
         address,
     )
 
