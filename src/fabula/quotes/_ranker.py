@@ -518,7 +518,9 @@ class _StaticTurn:
     first_rows: dict[str, int]  # the first run's candidates -> their row's first cell (`_features`)
     neighbour_columns: tuple[tuple[int, int | None], ...]  # per neighbour turn -1, -2, -3, +1, +2: its
     # column, and its "tagged" column where the sieve read that turn off a tag or beat (`tagged`)
-    present: dict[str, float] = field(default_factory=dict)  # who is shown present, how near
+    present: list[tuple[str, float]] = field(
+        default_factory=list
+    )  # the 3 shown present nearest, nearest first
     presence: dict[str, dict[int, float]] = field(default_factory=dict)  # candidate -> scene presence cells
     address: list[tuple[int, str]] = field(default_factory=list)  # (column, gender) by `_address_gender`
     row_of: dict[str, int] = field(default_factory=dict)  # candidate -> their row of `matrix`
@@ -1227,10 +1229,11 @@ def _reading(
             ones.append(rows[behind[1]] + _PARITY_MULTI_PARTY)
         if static.breaks[0] or static.breaks[1]:  # chain breaks: narration between the three turns
             ones.append(rows[behind[1]] + _PARITY_AFTER_NARRATION)
-        crowded = max(  # a third person shown present in the scene, 1/sqrt(turns) to the nearest evidence
-            (value for who, value in static.present.items() if who != behind[0] and who != behind[1]),
-            default=0.0,
-        )
+        crowded = 0.0  # a third person shown present in the scene, 1/sqrt(turns) to the nearest evidence
+        for who, value in static.present:  # the nearest three: at most two are the speakers before
+            if who != behind[0] and who != behind[1]:
+                crowded = value
+                break
         if crowded:
             rank_cells.append(rows[behind[1]] + _PARITY_CROWDED)
             rank_values.append(crowded)
@@ -1427,7 +1430,7 @@ def _static_turn(context: SieveContext, turns: list[Turn], index: int, book: _St
             (_NEXT1, None),
             (_NEXT2, _NEXT2_TAGGED if tagged[2] else None),
         ),
-        t.present,
+        sorted(t.present.items(), key=lambda item: -item[1])[:3],
         t.presence,
         address,
     )
