@@ -94,8 +94,9 @@ def richer_lists(folder: Path, gold: list[Character]) -> tuple[list[Character], 
                 form = _form(m.group(1)) if m else None
                 if form:
                     votes[form][row["speaker"]] += 1
-            texts = ast.literal_eval(row["mentionTextsList"] or "[]")
-            entities = ast.literal_eval(row["mentionEntitiesList"] or "[]")
+            # the mention columns are PDNC's; a list without them adds the speech tags' forms only
+            texts = ast.literal_eval(row.get("mentionTextsList") or "[]")
+            entities = ast.literal_eval(row.get("mentionEntitiesList") or "[]")
             for group_texts, group_entities in zip(texts, entities, strict=False):
                 for text, linked in zip(group_texts, group_entities, strict=False):
                     form = _form(text)

@@ -289,6 +289,12 @@ def test_personhood_loo_runs(pdnc: Path) -> None:
     assert "clusters in 2 novels; leave-one-novel-out" in out and "non-people among the 20" in out
 
 
+def test_richer_gold_lists_runs(pdnc: Path) -> None:
+    # the fixture's tags ("said Anna") are the gold names already: both lists score the same
+    out = run("richer_gold_lists.py", pdnc)
+    assert "| other | 2 | " in out and "richer lists: recall / merge / split" in out
+
+
 def test_sweep_discovery_constant_runs(pdnc: Path) -> None:
     out = run("sweep_discovery_constant.py", pdnc, "CONFLICT_SHARE", "0.05,0.1")
     assert "leave-one-novel-out" in out and "| 0.1 |" in out
