@@ -1116,20 +1116,23 @@ def test_a_role_the_narration_tags_speeches_with_is_a_character() -> None:
     assert not any({"the man", "the son"} & set(names) for names in cast.values()), cast
 
 
+#: a father and his son of one surname: "Mr. Tressel" is the elder (Amos), "Dick" the younger
+_TRESSELS = (
+    "".join(
+        f'"Good {x}," said Mr. Tressel. Amos Tressel was old, and he smiled. Dick Tressel laughed; Dick '
+        f'was young.\n\n"Go {x}, Dick," said Mr. Tressel. "Yes," said Dick.\n\n'
+        for x in ["day", "night", "morning", "evening", "luck", "grief"]
+    )
+    + "Old Mr. Tressel went to church. Old Mr. Tressel came home.\n\n"
+)
+
+
 def test_a_dialect_form_of_address_joins_the_one_it_names() -> None:
     # "Marse" is no honorific the lexicon knows: the book shows it before a man's given name, and of the
     # two men named Tressel "Marse Tressel" is the one the narration calls "Mr. Tressel", not his son Dick
-    text = (
-        "".join(
-            f'"Good {x}," said Mr. Tressel. Amos Tressel was old, and he smiled. Dick Tressel laughed; Dick '
-            f'was young.\n\n"Go {x}, Dick," said Mr. Tressel. "Yes," said Dick.\n\n'
-            for x in ["day", "night", "morning", "evening", "luck", "grief"]
-        )
-        + "Old Mr. Tressel went to church. Old Mr. Tressel came home.\n\n"
-        + "".join(
-            f'Old Pompey came {x}.\n\n"Marse Tressel is coming," cried Pompey. "Marse Dick is with him."\n\n'
-            for x in ["late", "early"]
-        )
+    text = _TRESSELS + "".join(
+        f'Old Pompey came {x}.\n\n"Marse Tressel is coming," cried Pompey. "Marse Dick is with him."\n\n'
+        for x in ["late", "early"]
     )
     cast = _cast(text)
     assert _owner(cast, "Marse Tressel") == _owner(cast, "Amos Tressel")
@@ -1178,18 +1181,10 @@ def test_a_plain_mr_joins_the_one_man_known_by_a_rank() -> None:
 def test_a_lisped_form_of_address_before_two_names_is_no_one_alone() -> None:
     # a child's "Mithter" goes before the names of two men: it is how he addresses them, so "Mithter"
     # alone is no cast entry, and "Mithter Tressel" is a name of Mr. Tressel's, never his display name
-    text = (
-        "".join(
-            f'"Good {x}," said Mr. Tressel. Amos Tressel was old, and he smiled. Dick Tressel laughed; Dick '
-            f'was young.\n\n"Go {x}, Dick," said Mr. Tressel. "Yes," said Dick.\n\n'
-            for x in ["day", "night", "morning", "evening", "luck", "grief"]
-        )
-        + "Old Mr. Tressel went to church. Old Mr. Tressel came home.\n\n"
-        + "".join(
-            f'Little Pompey came {x}.\n\n"Mithter Tressel ith coming," cried Pompey. "Mithter Dick ith with '
-            f'him. Yeth, Mithter, he ith."\n\n"Mithter!" cried Pompey. Mithter was what he called them all.\n\n'
-            for x in ["late", "early", "home", "back"]
-        )
+    text = _TRESSELS + "".join(
+        f'Little Pompey came {x}.\n\n"Mithter Tressel ith coming," cried Pompey. "Mithter Dick ith with '
+        f'him. Yeth, Mithter, he ith."\n\n"Mithter!" cried Pompey. Mithter was what he called them all.\n\n'
+        for x in ["late", "early", "home", "back"]
     )
     cast = _cast(text)
     assert not any(name == "Mithter" for names in cast.values() for name in names)
