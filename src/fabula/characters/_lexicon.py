@@ -128,43 +128,18 @@ SURNAME_HONORIFICS = frozenset(
     h for h, kind in HONORIFIC_CLASSES.items() if kind in {"married", "unmarried", "plain"}
 )
 
+#: Ranks and offices a man or woman is known by, military, professional and clerical ("Colonel Vance",
+#: "Inspector Quill", "the Vicar"); titles of nobility and royalty are not among them.
+RANKS = frozenset(
+    {"colonel", "captain", "major", "general", "admiral", "doctor", "professor", "inspector", "detective",
+     "judge", "squire", "governor", "lieutenant", "sergeant", "vicar", "rector", "curate", "chaplain"}
+)  # fmt: skip
+
 #: Honorifics that may stand alone as a name ("the Colonel", "the Doctor") in a novel with one such person.
-STANDALONE_TITLES = frozenset(
-    {
-        "colonel",
-        "captain",
-        "major",
-        "general",
-        "admiral",
-        "doctor",
-        "professor",
-        "inspector",
-        "detective",
-        "judge",
-        "president",
-        "king",
-        "queen",
-        "prince",
-        "princess",
-        "duke",
-        "duchess",
-        "countess",
-        "count",
-        "marquis",
-        "marchioness",
-        "baron",
-        "baroness",
-        "squire",
-        "governor",
-        "lieutenant",
-        "sergeant",
-        "vicar",
-        "rector",
-        "curate",
-        "chaplain",
-        "abbé",
-    }
-)
+STANDALONE_TITLES = RANKS | frozenset(
+    {"president", "king", "queen", "prince", "princess", "duke", "duchess", "countess", "count", "marquis",
+     "marchioness", "baron", "baroness", "abbé"}
+)  # fmt: skip
 
 #: Verbs that introduce or tag direct speech ("said Nora", "Nora replied").
 SPEECH_VERBS = frozenset(

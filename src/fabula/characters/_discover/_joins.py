@@ -35,6 +35,7 @@ from fabula.characters._discover._clustering import (
 from fabula.characters._lexicon import (
     HONORIFICS,
     NICKNAMES,
+    RANKS,
     SURNAME_HONORIFICS,
     given_name_gender,
     honorific_class,
@@ -590,13 +591,9 @@ def _join_prefixed_names(state: _Clustering) -> None:
 
 
 #: ranks a man is known by that a "Mr." of the same surname may be his plain form ("Colonel Vance" is
-#: "Mr. Vance" to his old acquaintance); titles of nobility and royalty are not among them ("Lord
-#: Vance" and "Mr. Vance" are often father and son)
-_RANKS = frozenset(
-    {"colonel", "captain", "capt", "major", "general", "admiral", "lieutenant", "sergeant", "doctor", "dr",
-     "professor", "inspector", "detective", "judge", "governor", "squire", "vicar", "rector", "curate",
-     "chaplain", "rev", "reverend"}
-)  # fmt: skip
+#: "Mr. Vance" to his old acquaintance), with their abbreviations; titles of nobility and royalty are not
+#: among them ("Lord Vance" and "Mr. Vance" are often father and son)
+_RANKS = RANKS | frozenset({"capt", "dr", "rev", "reverend"})
 
 
 def _join_plain_to_rank(state: _Clustering) -> None:
