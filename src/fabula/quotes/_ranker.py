@@ -337,14 +337,13 @@ class _StaticBook:
     breaks: list[int]  # per turn: how many turns up to it follow a narration paragraph (`_chain_breaks`)
     turns: dict[int, _StaticTurn] = field(default_factory=dict)  # turn -> `_StaticTurn`
     address_genders: dict[int, str | None] = field(default_factory=dict)  # turn -> `_address_gender`
+    weights: np.ndarray | None = None  # the weights the turns' `_StaticTurn.score_of` were scored with
 
     def address_gender(self, text: str, turns: list[Turn], index: int) -> str | None:
         """`_address_gender` of turn ``index``, computed once."""
         if index not in self.address_genders:
             self.address_genders[index] = _address_gender(text, turns[index])
         return self.address_genders[index]
-
-    weights: np.ndarray | None = None  # the weights the turns' `_StaticTurn.score_of` were scored with
 
     def scoring_with(self, weights: np.ndarray) -> None:
         """Forget the turns' static scores unless they were scored with these very weights."""
@@ -518,9 +517,8 @@ class _StaticTurn:
     first_rows: dict[str, int]  # the first run's candidates -> their row's first cell (`_features`)
     neighbour_columns: tuple[tuple[int, int | None], ...]  # per neighbour turn -1, -2, -3, +1, +2: its
     # column, and its "tagged" column where the sieve read that turn off a tag or beat (`tagged`)
-    present: list[tuple[str, float]] = field(
-        default_factory=list
-    )  # the 3 shown present nearest, nearest first
+    #: the three people the scene shows present nearest the turn (`_scene_presence`), nearest first
+    present: list[tuple[str, float]] = field(default_factory=list)
     presence: dict[str, dict[int, float]] = field(default_factory=dict)  # candidate -> scene presence cells
     address: list[tuple[int, str]] = field(default_factory=list)  # (column, gender) by `_address_gender`
     row_of: dict[str, int] = field(default_factory=dict)  # candidate -> their row of `matrix`
