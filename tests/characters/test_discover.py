@@ -1217,3 +1217,31 @@ def test_names_joined_by_and_stay_two_people_despite_a_run_together_full_name() 
     )
     cast = _cast(text)
     assert _owner(cast, "Pompey") != _owner(cast, "Dulcie")
+
+
+def test_a_wife_who_signs_her_given_name_with_her_married_surname_is_that_woman() -> None:
+    # "Perdita Vance" (her signature) in the "Mrs. Vance" cluster names the wife's given name: she is
+    # the "Perdita" of the early chapters ("Miss Perdita Quill"), not a woman of her own
+    maiden = (
+        "Miss Perdita Quill walked in the garden; she was thoughtful. Perdita sat down, and Perdita read.\n\n"
+        "Mr. Vance rode to town; he was cheerful. Mr. Vance laughed.\n\nPerdita smiled; she was happy.\n\n"
+    )
+    married = (
+        "Mrs. Vance poured the tea; she was pleased. Mrs. Vance sang, and Mrs. Vance laughed.\n\n"
+        "Mr. Vance smiled. Nora Fenwick read; she was alone. Nora sat down.\n\n"
+    )
+    cast = _cast(_chapters(maiden, maiden, married, married + "The letter was signed, Perdita Vance.\n\n"))
+    assert _owner(cast, "Mrs. Vance") == _owner(cast, "Perdita")
+    assert _owner(cast, "Mrs. Vance") != _owner(cast, "Mr. Vance")
+
+
+def test_a_wife_who_signs_her_given_name_joins_no_woman_of_her_husbands_surname() -> None:
+    # the only bare "Perdita" is Mr. Vance's sister ("Perdita Vance" in the narration, "Miss Vance"):
+    # his wife's own signature is no reason to join her to her sister-in-law
+    text = (
+        "Miss Perdita Vance walked in the garden; she was thoughtful. Perdita sat down, and Perdita read.\n\n"
+        "Mr. Vance rode to town; he was cheerful. Mr. Vance laughed.\n\n"
+        "Mrs. Vance poured the tea; she was pleased. Mrs. Vance sang, and Mrs. Vance laughed.\n\n"
+    )
+    cast = _cast(text * 3)
+    assert _owner(cast, "Mrs. Vance") != _owner(cast, "Perdita")

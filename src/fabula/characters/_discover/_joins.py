@@ -417,8 +417,11 @@ def _join_married_names(state: _Clustering) -> None:
         if not any(honorific_class(h) == "married" for (h, _) in wife.forms):
             continue
         own_first = {w[0] for (h, w) in wife.forms if len(w) > 1 and honorific_class(h) != "married"}
-        if own_first or any(h is None and len(w) == 1 for (h, w) in wife.forms):
-            continue  # she has a given name already ("Rosina Pettigrew")
+        if any(h is None and len(w) == 1 for (h, w) in wife.forms):
+            continue  # she is known by a bare name already
+        if own_first:  # "Perdita Vance": her given name with her husband's surname
+            _join_wife_by_given_name(state, wife, own_first)
+            continue
         husband = _husband(state, wife)
         if husband is None:
             continue
@@ -448,6 +451,32 @@ def _join_married_names(state: _Clustering) -> None:
             continue
         small, large = sorted((wife, bride), key=lambda c: c.size)
         _absorb(clusters, assign, large, small)
+
+
+def _join_wife_by_given_name(state: _Clustering, wife: _Cluster, given: set[str]) -> None:
+    """A "Mrs. Vance" cluster holding "Perdita Vance" (her given name before her married surname, as a
+    wife signs a letter) joins the one woman known by that bare given name: her maiden self, when she
+    bears no surname of the wife's, is styled no "Mrs." herself, and shares no sentences or turns with
+    the wife's names as two people do."""
+    clusters, assign = state.clusters, state.assign
+    owners = {
+        assign[(None, (name,))]
+        for name in given
+        if given_name_gender(name) != "male" and (None, (name,)) in assign
+    }
+    owners.discard(wife.id)
+    if len(owners) != 1 or next(iter(owners)) not in clusters:
+        return
+    bride = clusters[next(iter(owners))]
+    if (
+        not _maybe_woman(bride)
+        or bride.last_names & wife.last_names
+        or any(honorific_class(h) == "married" for h in bride.honorifics)
+        or any(state.conflict(form, wife) for form in bride.forms)
+    ):
+        return
+    small, large = sorted((wife, bride), key=lambda c: c.size)
+    _absorb(clusters, assign, large, small)
 
 
 def _maybe_woman(cluster: _Cluster) -> bool:
