@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from importlib import resources
+from typing import Any
 
 import numpy as np
 
@@ -314,10 +315,37 @@ def test_chain_breaks_after_a_narration_paragraph() -> None:
     assert _feature(last, "knightley", "anchor_odd_unbroken") == 1.0
 
 
+def _cell_sums(
+    context: Any, turns: Any, index: int, stats: Any, back: Any
+) -> tuple[list[str], list[float]] | None:
+    """A turn's scores summed from the cells `_reading` lists: each candidate's static score (`_Ahead.score`),
+    the multi-party column, the cells set to 1.0 in the order first set, then the other cells in order
+    (the order `_scores` must keep, for the same floats)."""
+    from fabula.quotes._ranker import _MULTI_PARTY, _WIDTH, _reading
+
+    found = _reading(context, turns, index, stats, back)
+    if found is None:
+        return None
+    candidates, ones, rank_cells, rank_values, multi_party, static, ahead = found
+    weight = stats.weight_list
+    scores = [ahead.score(who, static, context, stats) for who in candidates]
+    if multi_party:
+        scores = [score + weight[_MULTI_PARTY] for score in scores]
+    for cell in dict.fromkeys(ones):
+        row, column = divmod(cell, _WIDTH)
+        scores[row] += weight[column]
+    for cell, value in zip(rank_cells, rank_values, strict=True):
+        row, column = divmod(cell, _WIDTH)
+        scores[row] += weight[column] * value
+    return candidates, scores
+
+
 def test_scores_equal_the_feature_rows_times_the_weights() -> None:
-    """`_scores` (per-family sums, what attribution uses) gives each candidate what its `_features` row
-    times the weights gives, up to the rounding of the sum's order, for the turns' own earlier speakers
-    and for other readings of them (as the beam passes), on a real novel."""
+    """`_scores` (per-candidate sums, what attribution uses) gives each candidate what its `_features` row
+    times the weights gives, up to the rounding of the sum's order, and bit for bit what the sum over
+    `_reading`'s cells gives (so the floats, and every decision, are those of the cell-by-cell sum), for
+    the turns' own earlier speakers and for other readings of them (as the beam passes), on a real novel,
+    in the first pass and in the beam's."""
     from fabula.datasets import load_pdnc_novel
     from fabula.quotes._ranker import _HISTORY, _BookStats, _features, _scores, _StaticBook, rerank
     from tests.conftest import pdnc_novel_dir
@@ -329,24 +357,46 @@ def test_scores_equal_the_feature_rows_times_the_weights() -> None:
     weights, _ = load_model()
     context, turns = run_sieve(book)
     statics = _StaticBook.of(context, turns)
-    rerank(context, turns, weights, 1, statics)
-    stats = _BookStats.of(context, turns, statics, weights)
-    speakers = [turn.speaker for turn in turns]
     compared = 0
-    for index in range(len(turns)):
-        own = tuple(speakers[k] for k in range(index - 1, max(-1, index - 1 - _HISTORY), -1))
-        for back in (None, own[1:] + own[:1], tuple(reversed(own))):
-            item = _features(context, turns, index, stats, back)
-            scored = _scores(context, turns, index, stats, back)
-            if item is None:
-                assert scored is None
-                continue
-            assert scored is not None
-            candidates, scores = scored
-            assert candidates == item.candidates
-            np.testing.assert_allclose(scores, item.features @ weights, rtol=1e-12, atol=1e-12)
-            compared += 1
-    assert compared > 1000
+    for passes in (0, 1):
+        rerank(context, turns, weights, passes, statics)
+        stats = _BookStats.of(context, turns, statics, weights)
+        speakers = [turn.speaker for turn in turns]
+        for index in range(len(turns)):
+            own = tuple(speakers[k] for k in range(index - 1, max(-1, index - 1 - _HISTORY), -1))
+            for back in (None, own[1:] + own[:1], tuple(reversed(own)), own[2:] + own[:2]):
+                item = _features(context, turns, index, stats, back)
+                scored = _scores(context, turns, index, stats, back)
+                if item is None:
+                    assert scored is None
+                    continue
+                assert scored is not None
+                candidates, scores = scored
+                assert candidates == item.candidates
+                np.testing.assert_allclose(scores, item.features @ weights, rtol=1e-12, atol=1e-12)
+                assert (candidates, scores) == _cell_sums(context, turns, index, stats, back)
+                compared += 1
+    assert compared > 2000
+
+
+def test_words_before_a_stop_are_the_backtracking_patterns() -> None:
+    """`_BEFORE_A_STOP` (possessive) finds the words the plain backtracking pattern finds, on a novel's
+    text and on random strings of letters, apostrophes, spaces, digits and stops."""
+    import random
+    import re
+
+    from fabula.quotes._ranker import _BEFORE_A_STOP
+    from tests.conftest import pdnc_novel_dir
+
+    plain = re.compile(r"(?<![^\W\d_'])'*([^\W\d_](?:[^\W\d_]|'(?=[^\W\d_]))*)\s*(?:[,!?.;—-]|$)")
+    text = (pdnc_novel_dir("DaisyMiller") / "novel_text.txt").read_text(encoding="utf-8")
+    rng = random.Random(7)
+    pieces = ["a", "B", "é", "'", "''", " ", "\n", ",", ".", "—", "-", "1", "_", "sir", "Ma'am", "ſ", "K"]
+    texts = [text] + ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 30))) for _ in range(20000)]
+    for sample in texts:
+        for start, end in ((0, len(sample)), (len(sample) // 3, 2 * len(sample) // 3)):
+            found = [(m.span(), m.span(1)) for m in _BEFORE_A_STOP.finditer(sample, start, end)]
+            assert found == [(m.span(), m.span(1)) for m in plain.finditer(sample, start, end)]
 
 
 def test_scene_presence_from_narration_and_vocatives() -> None:

@@ -511,7 +511,7 @@ class _StaticTurn:
     breaks: tuple[bool, bool]  # narration before this turn / before the turn before (`_after_narration`)
     entering: list[str]  # characters named in the narration paragraphs right before this turn, if any
     other_conversation: tuple[bool, ...]  # per earlier turn (1, 2, ... `_RECENT_TURNS` back): not this one's
-    previous_vocatives: list[str]  # whom the turn before addressed (empty if outside the conversation)
+    previous_vocatives: list[str]  # whom the turn before addressed, each once (none outside the conversation)
     next_vocatives: list[str]  # whom the turn after addresses (likewise)
     scene_after: list[Turn]  # this turn and the conversation's next ones up to `_SCENE_TURNS`
     first_rows: dict[str, int]  # the first run's candidates -> their row's first cell (`_features`)
@@ -1111,26 +1111,133 @@ def _scores(
     back: tuple[str | None, ...] | None = None,
 ) -> tuple[list[str], list[float]] | None:
     """One turn's candidates and their scores under ``stats.weights``: what `_features`' rows times the
-    weights give, summed per family instead of per row. Each candidate's static columns and book shares
-    are scored once per pass (`_Ahead.scores`); a reading adds the weight of each per-reading cell it
-    sets (times the cell's value). The same scores as the matrix product up to the rounding of the
-    sum's order (`tests/quotes/test_ranker.py`), without an array per reading."""
-    found = _reading(context, turns, index, stats, back)
-    if found is None:
-        return None
-    candidates, ones, rank_cells, rank_values, multi_party, static, ahead = found
-    scores = ahead.scores(candidates, context, stats, static)
+    weights give, summed per candidate instead of per row, with no cells or rows made. Each candidate's
+    static columns and book shares are scored once per pass (`_Ahead.score`); a reading adds the weight
+    of each per-reading cell it sets (times the cell's value) as `_reading` sets them, family by family,
+    so each candidate's sum is made in the same order as the cells `_reading` lists: the cells set to
+    1.0 in the order first set (the multi-party column first), then the others
+    (`tests/quotes/test_ranker.py` compares the two, bit for bit, and with the matrix product)."""
+    book = stats.book
+    static = book.turns.get(index)
+    if static is None:
+        static = book.turns[index] = _static_turn(context, turns, index, book)
+    if back is None:
+        back = tuple(turns[k].speaker for k in range(index - 1, max(-1, index - 1 - _HISTORY), -1))
+    ahead = stats.ahead.get(index)
+    if ahead is None:
+        ahead = stats.ahead[index] = _Ahead.of(static)
     weight = stats.weight_list
-    if multi_party:
-        extra = weight[_MULTI_PARTY]
-        scores = [score + extra for score in scores]
-    for cell in dict.fromkeys(ones):  # a cell set twice is still 1.0
-        row, column = divmod(cell, _WIDTH)
-        scores[row] += weight[column]
-    for cell, value in zip(rank_cells, rank_values, strict=True):  # no cell twice, none of `ones`
-        row, column = divmod(cell, _WIDTH)
-        scores[row] += weight[column] * value
-    return candidates, scores
+    before = static.before  # the conversation's turns -1, -2, -3 are back[0], back[1], back[2]
+    previous = back[0] if before >= 1 else None
+    second_back = back[1] if before >= 2 else None
+    third_back = back[2] if before >= 3 else None
+    next1, next2, _ = ahead.speakers
+    # conversation structure: a multi-party scene (more than two speakers among the turns around)
+    multi_party = (
+        len({who for who in (previous, second_back, third_back, next1, next2) if who is not None}) > 2
+    )
+    extra = weight[_MULTI_PARTY] if multi_party else None
+    # candidate -> its score so far (in proposal order): the static part first (`_Ahead.score`)
+    first = ahead.first_scores(static, context, stats)
+    acc = {who: score + extra for who, score in first.items()} if extra is not None else first.copy()
+    score_of = ahead.score_of
+
+    def new(who: str) -> float:
+        found = score_of.get(who)
+        if found is None:
+            found = ahead.score(who, static, context, stats)
+        return found + extra if extra is not None else found
+
+    tag_gender = static.tag_gender
+    if tag_gender is not None:  # same-gender speakers: the last two earlier speakers of the tag's gender
+        gender, speakers = context.gender, []
+        for who in back[:_ANTECEDENT_TURNS]:
+            if who is not None and who not in speakers and gender(who) == tag_gender:
+                speakers.append(who)
+                found = acc[who] if who in acc else new(who)
+                acc[who] = found + weight[_PREV_SPEAKER_SAME_GENDER[len(speakers) - 1]]
+                if len(speakers) == 2:
+                    break
+    for who in static.runs[1]:
+        if who not in acc:
+            acc[who] = new(who)
+    if static.verb_column is not None and previous is not None:  # tag verb
+        found = acc[previous] if previous in acc else new(previous)
+        acc[previous] = found + weight[static.verb_column]
+    # neighbour speakers, each a participant of the conversation structure (counted once)
+    counted: list[str] = []
+    participant = weight[_PARTICIPANT]
+    for who, (column, tagged_column) in zip(
+        (previous, second_back, third_back, next1, next2), static.neighbour_columns, strict=True
+    ):
+        if who is not None:
+            found = (acc[who] if who in acc else new(who)) + weight[column]
+            if who not in counted:
+                counted.append(who)
+                found += participant
+            if tagged_column is not None:
+                found += weight[tagged_column]
+            acc[who] = found
+    # recent speakers; their rank is a cell of another value, added after the cells of 1.0 (`late`)
+    seen: list[str] = []
+    late: list[tuple[str, float]] = []
+    other_conversation = static.other_conversation
+    for k, who in enumerate(back[:_RECENT_TURNS]):
+        if who is None or who in seen:
+            continue
+        seen.append(who)
+        found = (acc[who] if who in acc else new(who)) + weight[_RECENT_SPEAKER]
+        late.append((who, weight[_RECENT_SPEAKER_RANK] * _RECENT_RANKS[len(seen)]))
+        if other_conversation[k]:
+            found += weight[_RECENT_OTHER_CONVERSATION]
+        acc[who] = found
+        if len(seen) >= _RECENT_SPEAKERS:
+            break
+    for who in static.previous_vocatives:  # addressed by neighbours (each once)
+        if who != previous:
+            acc[who] = (acc[who] if who in acc else new(who)) + weight[_ADDRESSED_BY_PREV]
+    for who in static.next_vocatives:
+        if who in acc:
+            acc[who] += weight[_ADDRESSED_BY_NEXT]
+    for who in static.runs[2]:
+        if who not in acc:
+            acc[who] = new(who)
+    for who in static.entering:  # chain breaks: named in the narration between, not yet a speaker here
+        if who not in back[:before]:
+            acc[who] = (acc[who] if who in acc else new(who)) + weight[_ENTERING_AFTER_NARRATION]
+    if not acc:
+        return None
+    if second_back is not None and second_back != previous:  # A-B-A: the speaker of the turn before last
+        found = acc[second_back] + weight[_PARITY]
+        if multi_party:
+            found += weight[_PARITY_MULTI_PARTY]
+        if static.breaks[0] or static.breaks[1]:
+            found += weight[_PARITY_AFTER_NARRATION]
+        acc[second_back] = found
+        for who, value in static.present:  # crowded scene (`_reading`)
+            if who != previous and who != second_back:
+                if value:
+                    late.append((second_back, weight[_PARITY_CROWDED] * value))
+                break
+    if previous is not None and static.breaks[0]:
+        acc[previous] += weight[_PREV1_AFTER_NARRATION]
+    if previous is not None and previous == third_back and second_back is not None:
+        acc[second_back] += weight[_RUN_BEFORE]
+    run_after = ahead.run_after
+    if run_after is not None and run_after in acc:
+        acc[run_after] += weight[_RUN_AFTER]
+    # the candidate's share of the scene's turns (this reading's before it)
+    counts = dict(ahead.counts)
+    for who in back[:before]:
+        counts[who] = counts.get(who, 0) + 1
+    scene_size = max(1, before + len(static.scene_after))
+    share = weight[_TURN_SHARE]
+    for who, count in counts.items():
+        if who in acc:
+            late.append((who, share * (count / scene_size)))
+    for who, value in late:
+        acc[who] += value
+    return list(acc), list(acc.values())
 
 
 def _reading(
@@ -1140,9 +1247,11 @@ def _reading(
     stats: _BookStats,
     back: tuple[str | None, ...] | None = None,
 ) -> tuple[list[str], list[int], list[int], list[float], bool, _StaticTurn, _Ahead] | None:
-    """What `_features` and `_scores` share: the turn's candidates in the order first proposed, the
-    cells (row start + column) the per-reading families set to 1.0, those they set to other values
-    and the values, whether the scene is multi-party, and the turn's `_StaticTurn` and `_Ahead`."""
+    """The per-reading families written out for `_features` (training, tests): the turn's candidates in the
+    order first proposed, the cells (row start + column) the per-reading families set to 1.0, those they
+    set to other values and the values, whether the scene is multi-party, and the turn's `_StaticTurn`
+    and `_Ahead`. `_scores` walks the same families in the same order but sums weights instead of
+    listing cells (a change here goes there too; `tests/quotes/test_ranker.py` compares the two)."""
     book = stats.book
     static = book.turns.get(index)
     if static is None:
@@ -1266,7 +1375,8 @@ class _Ahead:
     counts: dict[str | None, int]  # (a reading's counts add None: no speaker, no row)
     row_of: dict[str, int] = field(default_factory=dict)  # candidate -> their row of `matrix`
     matrix: np.ndarray = field(default_factory=lambda: _NO_ROWS)
-    score_of: dict[str, float] = field(default_factory=dict)  # candidate -> their row's score (`scores`)
+    score_of: dict[str, float] = field(default_factory=dict)  # candidate -> their row's score (`score`)
+    first: dict[str, float] | None = None  # `first_scores`
 
     @classmethod
     def of(cls, static: _StaticTurn) -> _Ahead:
@@ -1284,22 +1394,29 @@ class _Ahead:
         (`_kept_rows`)."""
         return _kept_rows(self, candidates, _Ahead._rows, context, stats, static)
 
-    def scores(
-        self, candidates: list[str], context: SieveContext, stats: _BookStats, static: _StaticTurn
-    ) -> list[float]:
-        """The candidates' rows (as `stack` gives them) times ``stats.weights``, as a new list: the static
-        columns' part once per turn and candidate (`_StaticTurn.score`), the book shares once per pass."""
-        score_of = self.score_of
-        for who in candidates:
-            if who not in score_of:
-                weight, book = stats.weight_list, stats.book
-                speaks, named = stats.share(who)
-                found = static.score(who, context, book, weight)
-                found += weight[_SPEAKER_SHARE] * speaks + weight[_MENTION_SHARE] * named
-                if who == context.narrator_id:
-                    found += weight[_NARRATOR]
-                score_of[who] = found
-        return [score_of[who] for who in candidates]
+    def score(self, who: str, static: _StaticTurn, context: SieveContext, stats: _BookStats) -> float:
+        """``who``'s row (as `stack` gives it) times ``stats.weights``, kept: the static columns' part once
+        per turn and candidate (`_StaticTurn.score`), the book shares once per pass."""
+        weight = stats.weight_list
+        speaks, named = stats.share(who)
+        found = static.score(who, context, stats.book, weight)
+        found += weight[_SPEAKER_SHARE] * speaks + weight[_MENTION_SHARE] * named
+        if who == context.narrator_id:
+            found += weight[_NARRATOR]
+        self.score_of[who] = found
+        return found
+
+    def first_scores(self, static: _StaticTurn, context: SieveContext, stats: _BookStats) -> dict[str, float]:
+        """`score` of the candidates of the turn's first static run, in their order (every reading's first
+        candidates), kept."""
+        first = self.first
+        if first is None:
+            score_of = self.score_of
+            first = self.first = {}
+            for who in static.runs[0]:
+                found = score_of.get(who)
+                first[who] = found if found is not None else self.score(who, static, context, stats)
+        return first
 
     @staticmethod
     def _rows(
@@ -1417,8 +1534,8 @@ def _static_turn(context: SieveContext, turns: list[Turn], index: int, book: _St
         (broken, previous is not None and _after_narration(near[_NEAR - 2], previous)),
         _named_between(book, previous, turn) if broken else [],
         (False,) * inside + (True,) * (earlier - inside),
-        list(previous.vocatives) if previous is not None else [],
-        list(following.vocatives) if following is not None else [],
+        list(dict.fromkeys(previous.vocatives)) if previous is not None else [],
+        list(dict.fromkeys(following.vocatives)) if following is not None else [],
         turns[index:end],
         dict(zip(runs[0], range(0, len(runs[0]) * _WIDTH, _WIDTH), strict=True)),
         (
@@ -1491,8 +1608,11 @@ _ADDRESS_WORDS: dict[str, str] = {
     "daughter": "female", "woman": "female", "missis": "female", "missus": "female", "miss": "female",
 }  # fmt: skip
 _BEFORE_A_STOP = re.compile(
-    r"(?<![^\W\d_'])'*([^\W\d_](?:[^\W\d_]|'(?=[^\W\d_]))*)\s*(?:[,!?.;—-]|$)"
-)  # a word right before punctuation or the end of the speech: where a word of address can be (`is_vocative`)
+    r"(?<![^\W\d_'])'*+([^\W\d_]++(?:'[^\W\d_]++)*+)\s*+(?:[,!?.;—-]|$)"
+)  # a word right before punctuation or the end of the speech: where a word of address can be (`is_vocative`).
+# A word is letters with single apostrophes inside; only a whole word can be followed by the stop, so the
+# quantifiers are possessive (no backtracking into a word: half the time of the backtracking form,
+# `tests/quotes/test_ranker.py` checks both find the same words)
 
 
 def _address_gender(text: str, turn: Turn) -> str | None:
