@@ -1245,3 +1245,29 @@ def test_a_wife_who_signs_her_given_name_joins_no_woman_of_her_husbands_surname(
     )
     cast = _cast(text * 3)
     assert _owner(cast, "Mrs. Vance") != _owner(cast, "Perdita")
+
+
+def test_a_nationality_noun_is_the_one_man_styled_in_that_nations_address() -> None:
+    # among Russians, "the Frenchman" the narrator speaks of is the one man the text styles "Monsieur
+    # Lacoste"; "the Englishman" is the one "Mr." of the book
+    text = (
+        "Monsieur Lacoste bowed to the company; he was elegant. Ivan Petrov watched him, and Ivan frowned.\n\n"
+        '"We shall see," said the Frenchman. The Frenchman smiled; he was sure of himself.\n\n'
+        "Mr. Quill stood by the window; he was silent. Ivan Petrov spoke to Monsieur Lacoste.\n\n"
+        '"Indeed," said the Englishman, and the Englishman was silent again; he was shy.\n\n'
+    )
+    cast = _cast(text * 3)
+    assert _owner(cast, "the Frenchman") == _owner(cast, "Monsieur Lacoste")
+    assert _owner(cast, "the Englishman") == _owner(cast, "Mr. Quill")
+    assert _owner(cast, "Mr. Quill") != _owner(cast, "Monsieur Lacoste")
+
+
+def test_a_nationality_noun_where_the_address_is_everyones_joins_no_one() -> None:
+    # in an English novel "Mr." is every man's: "the Englishman" (a stranger) is none of them
+    text = (
+        "Mr. Quill stood by the window; he was silent. Mr. Ashdown sat down; he was tired.\n\n"
+        '"Indeed," said the Englishman, and the Englishman was silent again; he was shy.\n\n'
+        "Mr. Ashdown laughed, and Mr. Quill smiled. Nora Fenwick came in; she was cheerful.\n\n"
+    )
+    cast = _cast(text * 3)
+    assert _owner(cast, "the Englishman") not in (_owner(cast, "Mr. Quill"), _owner(cast, "Mr. Ashdown"))

@@ -135,6 +135,20 @@ RANKS = frozenset(
      "judge", "squire", "governor", "lieutenant", "sergeant", "vicar", "rector", "curate", "chaplain"}
 )  # fmt: skip
 
+#: A noun of nationality for a person ("the Frenchman") to the forms of address of that nation's
+#: language, by the gender they are used for: in a book whose narrator calls one man "the Frenchman",
+#: the man the text styles "Monsieur <surname>" (and no other man so) is likely he.
+NATIONAL_ADDRESS: dict[str, dict[str, frozenset[str]]] = {
+    "frenchman": {"male": frozenset({"monsieur", "m"})},
+    "frenchwoman": {"female": frozenset({"madame", "mme", "mademoiselle", "mlle"})},
+    "englishman": {"male": frozenset({"mr", "mister"})},
+    "englishwoman": {"female": frozenset({"mrs", "miss"})},
+    "german": {"male": frozenset({"herr"}), "female": frozenset({"frau", "fraulein", "fräulein"})},
+    "italian": {"male": frozenset({"signor", "signore"}), "female": frozenset({"signora", "signorina"})},
+    "spaniard": {"male": frozenset({"señor", "senor", "don"}), "female": frozenset({"señora", "señorita"})},
+    "dutchman": {"male": frozenset({"mynheer"})},
+}
+
 #: Honorifics that may stand alone as a name ("the Colonel", "the Doctor") in a novel with one such person.
 STANDALONE_TITLES = RANKS | frozenset(
     {"president", "king", "queen", "prince", "princess", "duke", "duchess", "countess", "count", "marquis",

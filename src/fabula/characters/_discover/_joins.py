@@ -34,6 +34,7 @@ from fabula.characters._discover._clustering import (
 )
 from fabula.characters._lexicon import (
     HONORIFICS,
+    NATIONAL_ADDRESS,
     NICKNAMES,
     RANKS,
     SURNAME_HONORIFICS,
@@ -656,3 +657,39 @@ def _join_plain_to_rank(state: _Clustering) -> None:
         ):
             continue
         _absorb(clusters, assign, man, cluster)
+
+
+#: times the text must style the one man (or woman) so before a nationality noun is taken for them
+NATIONAL_MIN = 3
+
+
+def _join_national_epithets(state: _Clustering) -> None:
+    """A cluster of a noun of nationality alone ("the Frenchman", "Englishman") joins the one person
+    of its gender the text styles with that nation's form of address ("Monsieur Vance", "Mr. Quill";
+    `NATIONAL_ADDRESS`) `NATIONAL_MIN` times and `PREFIX_LEAD` times as often as anyone else, when the
+    two names do not share sentences as two people do. In a novel of one nation the address is
+    everyone's ("Mr." in an English novel) and no one leads, so nothing joins; among foreigners it
+    singles out the one the narrator calls by his nationality."""
+    clusters, assign = state.clusters, state.assign
+    for cluster in sorted(clusters.values(), key=lambda c: c.size):
+        if cluster.id not in clusters:
+            continue
+        nouns = {w[0].lower() for (_, w) in cluster.forms if len(w) == 1}
+        if len(nouns) != 1 or any(len(w) != 1 for (_, w) in cluster.forms):
+            continue
+        addresses = NATIONAL_ADDRESS.get(next(iter(nouns)))
+        if addresses is None:
+            continue
+        gender = cluster.gender if cluster.gender in addresses else next(iter(addresses), "")
+        if len(addresses) > 1 and cluster.gender not in addresses:
+            continue  # "the Italian" of no known gender
+        styled = addresses[gender]
+        counts = [
+            (c, sum(n for (h, _), n in c.forms.items() if h in styled))
+            for c in clusters.values()
+            if c is not cluster and _compatible(c.gender, gender)
+        ]
+        target = clear_winner([(c, n) for c, n in counts if n], at_least=NATIONAL_MIN, factor=PREFIX_LEAD)
+        if target is None or any(state.conflict(form, target) for form in cluster.forms):
+            continue
+        _absorb(clusters, assign, target, cluster)

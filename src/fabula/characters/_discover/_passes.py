@@ -80,6 +80,7 @@ from fabula.characters._discover._joins import (
     _join_linked,
     _join_married_names,
     _join_name_variants,
+    _join_national_epithets,
     _join_nicknames,
     _join_orphans,
     _join_plain_to_rank,
@@ -390,6 +391,12 @@ PASSES: tuple[Pass, ...] = (
         "joins",
         _on_clusters(_join_plain_to_rank),
         "'Mr. Vance' is the one man of the surname known by a rank ('Colonel Vance')",
+    ),
+    Pass(
+        "join_national_epithets",
+        "joins",
+        _on_clusters(_join_national_epithets),
+        "'the Frenchman' is the one man styled 'Monsieur X' where no other man is",
     ),
 )
 PASS_NAMES: tuple[str, ...] = tuple(p.name for p in PASSES)
