@@ -1248,18 +1248,18 @@ def test_a_wife_who_signs_her_given_name_joins_no_woman_of_her_husbands_surname(
 
 
 def test_a_nationality_noun_is_the_one_man_styled_in_that_nations_address() -> None:
-    # among Russians, "the Frenchman" the narrator speaks of is the one man the text styles "Monsieur
+    # among Russians, "the Dutchman" the narrator speaks of is the one man the text styles "Mynheer
     # Lacoste"; "the Englishman" is the one "Mr." of the book
     text = (
-        "Monsieur Lacoste bowed to the company; he was elegant. Ivan Petrov watched him, and Ivan frowned.\n\n"
-        '"We shall see," said the Frenchman. The Frenchman smiled; he was sure of himself.\n\n'
-        "Mr. Quill stood by the window; he was silent. Ivan Petrov spoke to Monsieur Lacoste.\n\n"
+        "Mynheer Lacoste bowed to the company; he was elegant. Ivan Petrov watched him, and Ivan frowned.\n\n"
+        '"We shall see," said the Dutchman. The Dutchman smiled; he was sure of himself.\n\n'
+        "Mr. Quill stood by the window; he was silent. Ivan Petrov spoke to Mynheer Lacoste.\n\n"
         '"Indeed," said the Englishman, and the Englishman was silent again; he was shy.\n\n'
     )
     cast = _cast(text * 3)
-    assert _owner(cast, "the Frenchman") == _owner(cast, "Monsieur Lacoste")
+    assert _owner(cast, "the Dutchman") == _owner(cast, "Mynheer Lacoste")
     assert _owner(cast, "the Englishman") == _owner(cast, "Mr. Quill")
-    assert _owner(cast, "Mr. Quill") != _owner(cast, "Monsieur Lacoste")
+    assert _owner(cast, "Mr. Quill") != _owner(cast, "Mynheer Lacoste")
 
 
 def test_a_nationality_noun_where_the_address_is_everyones_joins_no_one() -> None:

@@ -135,9 +135,9 @@ RANKS = frozenset(
      "judge", "squire", "governor", "lieutenant", "sergeant", "vicar", "rector", "curate", "chaplain"}
 )  # fmt: skip
 
-#: A noun of nationality for a person ("the Frenchman") to the forms of address of that nation's
-#: language, by the gender they are used for: in a book whose narrator calls one man "the Frenchman",
-#: the man the text styles "Monsieur <surname>" (and no other man so) is likely he.
+#: A noun of nationality for a person ("the Dutchman") to the forms of address of that nation's
+#: language, by the gender they are used for: in a book whose narrator calls one man "the Dutchman",
+#: the man the text styles "Mynheer <surname>" (and no other man so) is likely he.
 NATIONAL_ADDRESS: dict[str, dict[str, frozenset[str]]] = {
     "frenchman": {"male": frozenset({"monsieur", "m"})},
     "frenchwoman": {"female": frozenset({"madame", "mme", "mademoiselle", "mlle"})},

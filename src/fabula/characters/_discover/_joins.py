@@ -664,8 +664,8 @@ NATIONAL_MIN = 3
 
 
 def _join_national_epithets(state: _Clustering) -> None:
-    """A cluster of a noun of nationality alone ("the Frenchman", "Englishman") joins the one person
-    of its gender the text styles with that nation's form of address ("Monsieur Vance", "Mr. Quill";
+    """A cluster of a noun of nationality alone ("the Dutchman", "Spaniard") joins the one person of
+    its gender the text styles with that nation's form of address ("Mynheer Vance", "Don Quill";
     `NATIONAL_ADDRESS`) `NATIONAL_MIN` times and `PREFIX_LEAD` times as often as anyone else, when the
     two names do not share sentences as two people do. In a novel of one nation the address is
     everyone's ("Mr." in an English novel) and no one leads, so nothing joins; among foreigners it
@@ -682,7 +682,7 @@ def _join_national_epithets(state: _Clustering) -> None:
             continue
         gender = cluster.gender if cluster.gender in addresses else next(iter(addresses), "")
         if len(addresses) > 1 and cluster.gender not in addresses:
-            continue  # "the Italian" of no known gender
+            continue  # a noun for either gender, and the cluster of no known gender
         styled = addresses[gender]
         counts = [
             (c, sum(n for (h, _), n in c.forms.items() if h in styled))
