@@ -1,5 +1,6 @@
-"""`fabula._parallel.fork_call`: the same results as two plain calls, a child that fails costs nothing but
-time, Ctrl-C leaves no process behind, and no fork where it is not safe or not useful."""
+"""`fabula._parallel`: `fork_call` gives the same results as two plain calls, `fork_start`/`start_ahead` hand
+back what the child computed (or nothing, and the caller computes it), a child that fails costs nothing but
+time, Ctrl-C leaves no process behind, and no fork where it is not safe, not useful or not allowed."""
 
 from __future__ import annotations
 
@@ -27,17 +28,19 @@ needs_fork = pytest.mark.skipif(
 
 @pytest.fixture(autouse=True)
 def forking_on(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Forking is opt-in (``FABULA_FORK=1``): these tests are about what it does when on."""
+    """Forking is for processes that allow it (``fabula analyze``'s, or ``FABULA_FORK=1``): these tests are
+    about what it does when on."""
     monkeypatch.setenv("FABULA_FORK", "1")
 
 
 def _in_a_fresh_interpreter(code: str) -> str:
     """Run ``code`` in a new Python process with forking on and print what it prints: the test runner's
-    own process has other threads alive (pytest-xdist's channel, earlier tests' servers), and
-    `fork_call` never forks beside another thread."""
+    own process has other threads alive (pytest-xdist's channel, earlier tests' servers, numpy's BLAS
+    pool), and `fork_call` never forks beside another thread."""
     done = subprocess.run(
         [sys.executable, "-c", textwrap.dedent(code)],
-        env={**os.environ, "FABULA_FORK": "1"},
+        # BLAS on one thread, as in fabula analyze: numpy's thread pool would stop every fork
+        env={**os.environ, "FABULA_FORK": "1", "OPENBLAS_NUM_THREADS": "1"},
         capture_output=True,
         text=True,
         timeout=60,
@@ -117,12 +120,73 @@ def test_no_fork_outside_the_main_thread_beside_other_threads_when_forbidden_or_
         other.join()
     monkeypatch.setenv("FABULA_FORK", "0")
     assert not can_fork()
+    monkeypatch.setattr(_parallel, "_allowed", True)
+    assert not can_fork()  # FABULA_FORK=0 wins over the process allowing it
     monkeypatch.delenv("FABULA_FORK")
-    assert not can_fork()  # off unless asked for
+    monkeypatch.setattr(_parallel, "_allowed", False)
+    assert not can_fork()  # off unless the process allows it (fabula analyze) or FABULA_FORK=1 asks for it
     monkeypatch.setenv("FABULA_FORK", "1")
     monkeypatch.setattr(_parallel, "_forbidden", True)
     assert not can_fork()
     assert fork_call(os.getpid, os.getpid) == (os.getpid(), os.getpid())
+    assert _parallel.fork_start(os.getpid) is None
+    assert not _parallel.start_ahead("pid", os.getpid) and _parallel.take_ahead("pid") == (False, None)
+
+
+@needs_fork
+def test_a_thread_python_does_not_know_of_also_stops_forking() -> None:
+    """A library's own thread (a BLAS thread pool, started outside `threading`) counts: a fork beside it
+    could copy a lock it holds. ``fabula analyze`` keeps BLAS on one thread for this reason."""
+    out = _in_a_fresh_interpreter(
+        """
+        import _thread, threading, time
+        from fabula._parallel import can_fork
+        before = can_fork()
+        _thread.start_new_thread(time.sleep, (30,))  # not registered with `threading`
+        time.sleep(0.2)
+        print(before, threading.active_count(), can_fork())
+        """
+    )
+    assert out.split() == ["True", "1", "False"]
+
+
+def test_fabula_analyze_s_process_allows_forking_without_the_variable(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("FABULA_FORK")
+    monkeypatch.setattr(_parallel, "_allowed", False)
+    assert not can_fork()
+    _parallel.allow_forking()
+    assert _parallel._allowed
+    monkeypatch.setattr(_parallel, "_allowed", False)
+
+
+@needs_fork
+def test_work_started_ahead_is_taken_once_later_and_a_cancelled_child_is_gone() -> None:
+    out = _in_a_fresh_interpreter(
+        """
+        import os, time
+        from fabula._parallel import cancel_ahead, fork_start, start_ahead, take_ahead
+        here = os.getpid()
+        print(start_ahead("pid", os.getpid), start_ahead("slow", lambda: time.sleep(60)))
+        taken, pid = take_ahead("pid")
+        print(taken, pid != here, take_ahead("pid"), take_ahead("never started"))
+        # a child that starts more work ahead: it does not fork again (its parent keeps the other core)
+        print(start_ahead("nested", lambda: start_ahead("inner", os.getpid)), take_ahead("nested"))
+        forked = fork_start(lambda: 1 / 0)
+        print(forked.collect())  # the child raised: the caller computes it itself
+        started = time.perf_counter()
+        cancel_ahead()  # the 60-second child is killed and reaped, not waited for
+        print(time.perf_counter() - started < 5, take_ahead("slow"))
+        """
+    )
+    assert out.splitlines() == [
+        "True True",
+        "True True (False, None) (False, None)",
+        "True (True, False)",
+        "(False, None)",
+        "True (False, None)",
+    ]
 
 
 @needs_fork

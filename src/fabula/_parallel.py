@@ -1,26 +1,29 @@
-"""Two pieces of one computation on two cores: one in a forked child process, one here (`fork_call`).
+"""Work on a second core in a forked child process: two halves at once (`fork_call`), or one piece started
+now and collected later (`fork_start`, and `start_ahead`/`take_ahead` for work keyed by what it computes).
 
 A single ``fabula analyze`` of one book is one process; a machine with two cores leaves one idle. Where a
-stage splits into independent halves (the two halves of a book's paragraphs to segment, the report beside
-the other output files), `fork_call` runs one half in a child forked from this process — which starts
-with everything this one has loaded, so nothing is imported or sent to it — and the other half here; the
-child's result comes back pickled through a pipe. The result is exactly what the two calls give one after
-the other, which is what happens where forking is not worth it or not safe (`can_fork`): one core, not
-Linux, not the main thread (a server's worker threads), any other thread alive (a notebook kernel's, a
-library user's: a child forked while another thread holds a lock, the import lock or a logging
-handler's, would wait for it forever, and the parent with it), inside a worker process of a corpus run or a Ray
-task (those already use every core: `forbid_forking`), and unless ``FABULA_FORK=1`` is in the environment:
-forking is opt-in, since on the 2-core machine it was measured on it did not pay (`fabula analyze` on Emma
-about the same wall time, 0.4-0.6 s more CPU: after a fork every page the child or, later, the parent
-writes to is copied or faulted in again, and CPython writes to every object it touches; see
-docs/benchmarks.md, issue 28's fourth session). It stays for larger independent halves (attribution by
-chapter) and for machines where the measurement comes out otherwise.
+piece of work is independent of what this process does meanwhile (the report beside the other output
+files; the book read while the command line's modules load), it runs in a child forked from this process
+— which starts with everything this one has loaded, so nothing is imported or sent to it — and its
+result comes back pickled through a pipe. The result is exactly what the call gives here, which is what
+happens where forking is not worth it or not safe (`can_fork`): one core, not Linux, not the main thread
+(a server's worker threads), any other thread alive (a notebook kernel's, a library user's: a child forked
+while another thread holds a lock, the import lock or a logging handler's, would wait for it forever, and
+the parent with it), inside a worker process of a corpus run or a Ray task (those already use every core:
+`forbid_forking`), inside a forked child itself, and unless the process allows it: ``fabula analyze``'s own
+process does (`allow_forking`); ``FABULA_FORK=1`` in the environment allows it anywhere else and
+``FABULA_FORK=0`` forbids it everywhere.
 
-The child never outlives its use: it ignores Ctrl-C, which the parent turns into killing it (and
-reaping it) before the `KeyboardInterrupt` goes on; it asks the kernel to end it when the parent dies; it
-leaves with ``os._exit``, so it runs no exit handlers and flushes none of the parent's buffers. A child
-that fails in any way (an exception, a crash, a kill) costs time, not correctness: the parent then runs
-that half itself, so its exception, if any, is raised here as it would be without forking.
+After a fork, the first write to each page either process shares costs a page fault (CPython writes to
+every object it touches: reference counts); measured on a 160K-word novel, about 7,000 faults for the parent's
+next stage (tens of milliseconds), so a piece is worth forking from about a tenth of a second of work
+(docs/benchmarks.md, issue 28's eighth session).
+
+A child never outlives its use: it ignores Ctrl-C, which the parent turns into killing it (and reaping it)
+before the `KeyboardInterrupt` goes on; it asks the kernel to end it when the parent dies; it leaves with
+``os._exit``, so it runs no exit handlers and flushes none of the parent's buffers. A child that fails in
+any way (an exception, a crash, a kill) costs time, not correctness: the parent then computes that piece
+itself, so its exception, if any, is raised here as it would be without forking.
 """
 
 from __future__ import annotations
@@ -32,13 +35,14 @@ import signal
 import sys
 import threading
 import warnings
-from collections.abc import Callable
-from typing import TypeVar
+from collections.abc import Callable, Hashable
+from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
 U = TypeVar("U")
 
 _forbidden = False
+_allowed = False
 
 
 def forbid_forking() -> None:
@@ -47,11 +51,23 @@ def forbid_forking() -> None:
     _forbidden = True
 
 
+def allow_forking() -> None:
+    """Let this process fork for a second core (``fabula analyze``'s own process: one book, its own
+    process, nothing else running in it; see the module docstring)."""
+    global _allowed
+    _allowed = True
+
+
 def can_fork() -> bool:
-    """Whether `fork_call` runs its two halves at the same time here (see the module docstring)."""
-    if _forbidden or os.environ.get("FABULA_FORK", "0") != "1" or not sys.platform.startswith("linux"):
+    """Whether `fork_call` and `fork_start` use a child process here (see the module docstring)."""
+    setting = os.environ.get("FABULA_FORK")
+    if _forbidden or setting == "0" or not (_allowed or setting == "1"):
+        return False
+    if not sys.platform.startswith("linux"):
         return False
     if threading.current_thread() is not threading.main_thread() or threading.active_count() > 1:
+        return False
+    if _native_threads() > 1:  # a library's own threads (a BLAS thread pool) count too
         return False
     try:
         return len(os.sched_getaffinity(0)) >= 2
@@ -59,50 +75,125 @@ def can_fork() -> bool:
         return (os.cpu_count() or 1) >= 2
 
 
-def fork_call(child: Callable[[], T], parent: Callable[[], U]) -> tuple[T, U]:
-    """``(child(), parent())``, the two computed at the same time when `can_fork`: ``child`` in a forked
-    process (its result must pickle), ``parent`` here. Both must be free of side effects on this
-    process's state that the other reads: the child's changes to memory are lost."""
+def _native_threads() -> int:
+    """The threads of this process as the kernel counts them (Python's `threading` sees only its own)."""
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        return 1
+
+
+class Forked(Generic[T]):
+    """``fn()`` running in a forked child (`fork_start`): `collect` its result, or `cancel` it."""
+
+    def __init__(self, pid: int, read_end: int) -> None:
+        self._pid: int | None = pid
+        self._read_end = read_end
+
+    def collect(self) -> tuple[bool, T | None]:
+        """``(True, fn())`` from the child (waiting for it), or ``(False, None)`` when it failed (then the
+        caller computes it itself). Ctrl-C while waiting kills the child and goes on."""
+        if self._pid is None:
+            return False, None
+        pid, self._pid = self._pid, None
+        try:
+            data = _read_all(self._read_end)
+            _, status = os.waitpid(pid, 0)
+        except BaseException:  # Ctrl-C: the child's work is not wanted
+            _kill(pid)
+            raise
+        finally:
+            os.close(self._read_end)
+        if status == 0 and data:
+            with contextlib.suppress(Exception):
+                return True, pickle.loads(data)
+        return False, None
+
+    def cancel(self) -> None:
+        """End the child now (its result is not wanted) and reap it."""
+        if self._pid is None:
+            return
+        pid, self._pid = self._pid, None
+        _kill(pid)
+        os.close(self._read_end)
+
+
+def fork_start(fn: Callable[[], T]) -> Forked[T] | None:
+    """Start ``fn()`` in a forked child now (its result must pickle), or None where `can_fork` says no (the
+    caller then computes it itself). ``fn`` sees this process's memory as it is now; what it changes
+    there is lost."""
     if not can_fork():
-        return child(), parent()
+        return None
     read_end, write_end = os.pipe()
     me = os.getpid()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)  # 3.12+: "multi-threaded, fork() may deadlock"
         pid = os.fork()
     if pid == 0:  # pragma: no cover - the child (coverage does not follow it)
-        _run_child(child, read_end, write_end, me)
+        _run_child(fn, read_end, write_end, me)
     os.close(write_end)
+    return Forked(pid, read_end)
+
+
+def fork_call(child: Callable[[], T], parent: Callable[[], U]) -> tuple[T, U]:
+    """``(child(), parent())``, the two computed at the same time when `can_fork`: ``child`` in a forked
+    process (its result must pickle), ``parent`` here. Both must be free of side effects on this
+    process's state that the other reads: the child's changes to memory are lost."""
+    forked = fork_start(child)
+    if forked is None:
+        return child(), parent()
     try:
         mine = parent()
-        data = _read_all(read_end)
-        _, status = os.waitpid(pid, 0)
     except BaseException:  # Ctrl-C or the parent's half failed: the child's work is not wanted
-        _kill(pid)
+        forked.cancel()
         raise
-    finally:
-        os.close(read_end)
-    if status == 0 and data:
-        with contextlib.suppress(Exception):
-            return pickle.loads(data), mine
-    return child(), mine  # the child failed: compute its half here (raising its exception, if any)
+    done, theirs = forked.collect()
+    return (theirs if done else child()), mine  # type: ignore[return-value]
+
+
+_ahead: dict[Hashable, Forked[Any]] = {}
+
+
+def start_ahead(key: Hashable, fn: Callable[[], object]) -> bool:
+    """Start ``fn()`` in a forked child for a later `take_ahead(key)` (work this process will need after
+    what it does now, such as a book to read while modules load); False where `can_fork` says no."""
+    forked = fork_start(fn)
+    if forked is not None:
+        _ahead[key] = forked
+    return forked is not None
+
+
+def take_ahead(key: Hashable) -> tuple[bool, Any]:
+    """``(True, result)`` of the work `start_ahead` began under ``key`` (once), else ``(False, None)``:
+    none started, or it failed (the caller computes it itself)."""
+    forked = _ahead.pop(key, None)
+    return (False, None) if forked is None else forked.collect()
+
+
+def cancel_ahead() -> None:
+    """End every child `start_ahead` began whose result was not taken (the process is about to end)."""
+    while _ahead:
+        _ahead.popitem()[1].cancel()
 
 
 def _run_child(
-    child: Callable[[], object], read_end: int, write_end: int, parent_pid: int
+    fn: Callable[[], object], read_end: int, write_end: int, parent_pid: int
 ) -> None:  # pragma: no cover
     """The forked process: compute, send the pickled result, leave without any clean-up of the parent's."""
+    global _forbidden
     code = 1
     try:
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and kills this process
+        _forbidden = True  # a child never forks again: its parent keeps the other core busy
+        _ahead.clear()  # the parent's other children are the parent's to collect
         os.close(read_end)
         _die_with_parent(parent_pid)
-        data = pickle.dumps(child(), protocol=pickle.HIGHEST_PROTOCOL)
+        data = pickle.dumps(fn(), protocol=pickle.HIGHEST_PROTOCOL)
         view = memoryview(data)
         while view:
             view = view[os.write(write_end, view) :]
         code = 0
-    except BaseException:  # any failure: the parent computes this half itself
+    except BaseException:  # any failure: the parent computes this piece itself
         pass
     finally:
         os._exit(code)

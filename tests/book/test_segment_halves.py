@@ -23,9 +23,11 @@ def test_halves_give_the_spans_of_the_whole(novel: str, monkeypatch: pytest.Monk
     paragraphs = find_paragraphs(text, find_body(text).body)
     assert paragraphs.ends[-1] - paragraphs.starts[0] >= FORK_CHARACTERS  # long enough to be split
     whole = (split_sentences(text, paragraphs, "en"), tokenize(text, paragraphs, "en"))
-    monkeypatch.setenv("FABULA_FORK", "1")  # forking is opt-in
+    # the split as `segment` makes it where it may fork (`fork_call` then computes the halves here: a test
+    # process has threads, and `fork_call` itself is tested in tests/test_parallel.py)
+    monkeypatch.setattr(_segment, "can_fork", lambda: True)
     halves = segment(text, paragraphs, "en")
-    monkeypatch.setenv("FABULA_FORK", "0")
+    monkeypatch.setattr(_segment, "can_fork", lambda: False)
     sequential = segment(text, paragraphs, "en")
     for got in (halves, sequential):
         for mine, expected in zip(got, whole, strict=True):

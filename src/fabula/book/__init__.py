@@ -7,6 +7,7 @@ from fabula.book._load import (
     book_from_text,
     load_book,
     prose_problem,
+    read_ahead_record,
     title_from_file_name,
 )
 from fabula.book._mentions import MentionIndex
@@ -66,6 +67,7 @@ __all__ = [
     "prefix_layers",
     "prefix_stable",
     "prose_problem",
+    "read_ahead_record",
     "read_book_file",
     "resolve_position",
     "save_book",

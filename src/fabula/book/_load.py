@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import unicodedata
 from collections.abc import Sequence
@@ -9,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
+from fabula._parallel import take_ahead
 from fabula.book._decode import DEFAULT_MAX_BYTES, read_book_file
 from fabula.book._model import Book, BookMeta, char_flags
 from fabula.book._segment import detect_language, segment
@@ -21,8 +23,13 @@ _META_LINE = re.compile(r"^(Title|Author)\s*:\s*(.+)$", re.I)
 def load_book(path: str | Path, *, max_bytes: int = DEFAULT_MAX_BYTES, language: str | None = None) -> Book:
     """Read a .txt (any common encoding) or .epub novel into a segmented `Book`.
 
-    Raises `fabula.errors.InputError` with a one-line message for anything that is not a book.
+    Raises `fabula.errors.InputError` with a one-line message for anything that is not a book. Where this
+    process had the book read ahead in a forked child (``fabula analyze BOOK``: `read_ahead_record`), that
+    book is taken instead, when it was read with the same settings from the same, unchanged file.
     """
+    taken, ahead = take_ahead(("load_book", str(path)))  # the key `fabula.cli` starts it under
+    if taken and language is None and ahead[0] == max_bytes and ahead[1] == _file_state(path):
+        return ahead[2]
     decoded = read_book_file(path, max_bytes=max_bytes)
     book = book_from_text(decoded.text, language=language, source=str(path), headings=decoded.headings)
     book.meta.encoding = decoded.encoding
@@ -30,6 +37,44 @@ def load_book(path: str | Path, *, max_bytes: int = DEFAULT_MAX_BYTES, language:
     book.meta.title = decoded.title or book.meta.title or title_from_file_name(path)
     book.meta.author = decoded.author or book.meta.author
     return book
+
+
+def read_ahead_record(path: str | Path) -> tuple[int, tuple[int, ...], Book]:
+    """What a child forked to read a book ahead (`fabula._parallel.start_ahead`) sends back for `load_book`:
+    ``load_book(path)`` with its defaults, the limit it read with, and the file's state before and
+    after (a file changed meanwhile raises). Raises as well when reading the book logs or warns anything: the
+    parent then reads it itself, so that the message comes out as it would have."""
+    import logging
+    import warnings
+
+    before = _file_state(path)
+    messages: list[logging.LogRecord] = []
+
+    class _Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            messages.append(record)
+
+    logger, keep = logging.getLogger("fabula"), _Keep(logging.WARNING)
+    logger.addHandler(keep)
+    propagate, logger.propagate = logger.propagate, False
+    try:
+        with warnings.catch_warnings(record=True) as warned:
+            book = load_book(path)
+    finally:
+        logger.removeHandler(keep)
+        logger.propagate = propagate
+    if messages or warned or _file_state(path) != before:
+        raise RuntimeError("read again in the parent")
+    return DEFAULT_MAX_BYTES, before, book
+
+
+def _file_state(path: str | Path) -> tuple[int, ...]:
+    """What tells a file's content changed: device, inode, size, modification time (-1s when it is gone)."""
+    try:
+        state = os.stat(path)
+    except OSError:
+        return (-1,)
+    return state.st_dev, state.st_ino, state.st_size, state.st_mtime_ns
 
 
 GENERIC_FILE_STEMS = frozenset(

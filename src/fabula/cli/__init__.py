@@ -11,8 +11,12 @@ from __future__ import annotations
 import gc
 import importlib
 import logging
+import os
 import sys
+from pathlib import Path
 from typing import Any
+
+from fabula._parallel import allow_forking, cancel_ahead, start_ahead
 
 # Each top-level command and the module that registers it, imported in this order (`fabula --help` lists
 # the plain commands in it, then the groups).
@@ -68,23 +72,57 @@ def _show_warnings() -> None:
         logger.propagate = False
 
 
+#: what `fabula analyze` may read ahead: one book file, named on the command line
+_BOOK_SUFFIXES = (".txt", ".epub")
+
+
+def _read_ahead(args: list[str]) -> None:
+    """``fabula analyze BOOK``'s process may use the second core (`fabula._parallel.allow_forking`): its book
+    is read and segmented in a forked child (`fabula.book.read_ahead_record`) while this process imports
+    the command line and the analysis (~0.3 s), and `fabula.book.load_book` takes it from there. Only for
+    exactly one book file among the arguments (several books go to worker processes); a guess that does
+    not match what the command asks for costs the other core's time, never a different result:
+    `load_book` takes the book read ahead only for the same path, settings and unchanged file."""
+    # numpy's BLAS would start a thread pool as it loads (one thread per core), and a process with threads
+    # never forks (`can_fork`); the analysis multiplies only small matrices, which BLAS runs on one thread
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    allow_forking()
+    if any(a in ("--help", "-h") or a.startswith("--engine") for a in args):
+        return  # no analysis here, or not in this process
+    books = [Path(a) for a in args[1:] if not a.startswith("-") and a.lower().endswith(_BOOK_SUFFIXES)]
+    if len(books) == 1 and books[0].is_file():
+        book = books[0]
+        start_ahead(("load_book", str(book)), lambda: _read_book(book))
+
+
+def _read_book(path: Path) -> object:
+    """In the child `_read_ahead` forks: what `fabula.book.load_book` takes (imported here, not before
+    the fork: this process has not loaded numpy yet)."""
+    from fabula.book import read_ahead_record
+
+    return read_ahead_record(path)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the ``fabula`` console script."""
     args = sys.argv[1:] if argv is None else argv
+    command_named = _command_named(args)
     # imports make hundreds of thousands of objects and next to no garbage: the collector would walk
     # them ~90 times meanwhile (0.04-0.1 s CPU), so it waits until the commands are loaded
     collecting = gc.isenabled()
     gc.disable()
+    if argv is None and command_named == "analyze":
+        _read_ahead(args)  # before the imports below, while this process is the only thread
     # Ctrl-C while the CLI starts (its imports take a second or more on a busy machine): one line and
     # status 130, as Ctrl-C anywhere later, not a traceback from the middle of an import
     try:
         from fabula.cli._app import click_command, interrupt_explained, stderr
         from fabula.errors import FabulaError
 
-        command = _command_named(args)
-        load_commands(None if command is None else [command])
+        load_commands(None if command_named is None else [command_named])
         _show_warnings()
     except KeyboardInterrupt:
+        cancel_ahead()
         sys.stderr.write("fabula: interrupted\n")
         raise SystemExit(130) from None
     finally:
@@ -106,6 +144,7 @@ def main(argv: list[str] | None = None) -> None:
             )
         raise
     finally:
+        cancel_ahead()  # a book read ahead that no one took (an up-to-date folder, a refused option)
         if argv is None:  # the console script: the process ends now
             # the interpreter's final garbage collections walk every object a book's analysis left
             # (0.15-0.25 s CPU on a 160K-word novel); frozen objects are skipped, and nothing is lost:

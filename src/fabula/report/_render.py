@@ -104,7 +104,7 @@ def _asset(name: str) -> str:
 @cache
 def _environment() -> jinja2.Environment:
     # imported at the first rendering, not with `fabula.report`: what imports `fabula.corpus` without
-    # writing a report does not load jinja2 (nor, with FABULA_FORK=1, the parent of a long book, whose
+    # writing a report does not load jinja2 (nor the parent of a long book in `fabula analyze`, whose
     # report is rendered in a forked child: `fabula.corpus._write.FORK_CHARACTERS`)
     import jinja2
 

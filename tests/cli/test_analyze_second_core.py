@@ -1,0 +1,154 @@
+"""``fabula analyze BOOK`` uses the second core in its own process (`fabula._parallel`): the book read ahead
+while the command line loads, a long book's name candidates in two halves, ``report.html`` beside the other
+files. As real processes: the outputs are byte-identical to one core's (``FABULA_FORK=0``), and Ctrl-C at
+any moment ends the run with the usual one line and status 130, leaving no process behind."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import EXAMPLE_NOVEL, like_a_terminal_job, pdnc_novel_dir
+
+needs_fork = pytest.mark.skipif(
+    not sys.platform.startswith("linux") or len(os.sched_getaffinity(0)) < 2,
+    reason="no second core here (one core or not Linux): fabula analyze runs on one",
+)
+
+# the console script counting its forks (it sets OPENBLAS_NUM_THREADS=1 before numpy loads: numpy's BLAS
+# threads would stop every fork)
+_COUNTING = """
+import os, sys
+forks, fork = [], os.fork
+
+def counted():
+    pid = fork()
+    if pid:
+        forks.append(pid)
+    return pid
+
+os.fork = counted
+{patch}
+from fabula.cli import main
+try:
+    main()
+finally:
+    print("forks:", len(forks), file=sys.stderr)
+"""
+# ... with books short enough for the tests split as a long book is (these imports load numpy first, so
+# the tests that use it set OPENBLAS_NUM_THREADS=1 themselves)
+_PATCHED = _COUNTING.format(
+    patch="""
+import fabula.characters._discover._candidates as candidates
+import fabula.corpus._write as write
+candidates.FORK_CHARACTERS = write.FORK_CHARACTERS = 0
+"""
+)
+DATA_FILES = ("book.json", "characters.jsonl", "quotes.jsonl", "quotes.tsv")
+
+
+def _analyze(book: Path, out: Path, script: str = _PATCHED, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", script, "analyze", str(book), "-o", str(out)],
+        env={**os.environ, "OPENBLAS_NUM_THREADS": "1", **env},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+
+def _without_run_times(report: bytes) -> bytes:
+    """``report.html`` without what differs from run to run (the run's seconds and date)."""
+    return re.sub(rb"\d{4}-\d\d-\d\d[ T][\d:]+|\d+(?:\.\d+)? ?s\b", b"", report)
+
+
+@needs_fork
+def test_two_cores_write_what_one_core_writes(tmp_path: Path) -> None:
+    one = _analyze(EXAMPLE_NOVEL, tmp_path / "one", FABULA_FORK="0")
+    assert one.returncode == 0, one.stderr
+    both = _analyze(EXAMPLE_NOVEL, tmp_path / "two")
+    assert both.returncode == 0, both.stderr
+    assert "forks: 0" in one.stderr
+    assert "forks: 3" in both.stderr  # the book read ahead, the second half of its candidates, the report
+    folder = "alice_in_wonderland"
+    for name in DATA_FILES:
+        assert (tmp_path / "one" / folder / name).read_bytes() == (
+            tmp_path / "two" / folder / name
+        ).read_bytes()
+    reports = [
+        _without_run_times((tmp_path / run / folder / "report.html").read_bytes()) for run in ("one", "two")
+    ]
+    assert reports[0] == reports[1]
+
+
+@needs_fork
+def test_the_console_script_forks_for_a_long_book(tmp_path: Path) -> None:
+    """The plain console script (nothing loaded before it, BLAS as the environment says) on a 160K-word
+    novel: three children, and a clean exit."""
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_NUM_THREADS", "FABULA_FORK")}
+    book = pdnc_novel_dir("Emma") / "novel_text.txt"
+    done = subprocess.run(
+        [sys.executable, "-c", _COUNTING.format(patch=""), "analyze", str(book), "-o", str(tmp_path)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "forks: 3" in done.stderr, done.stderr
+
+
+def _process_group(group: int) -> set[int]:
+    """The live processes of a process group (from /proc)."""
+    members = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                if int(fields[2]) == group and fields[0] != "Z":
+                    members.add(int(entry.name))
+    return members
+
+
+@needs_fork
+@pytest.mark.parametrize("after", [0.0, 0.3, 1.0, 2.0])
+def test_ctrl_c_at_any_moment_stops_cleanly_and_leaves_no_process(tmp_path: Path, after: float) -> None:
+    book = pdnc_novel_dir("Emma") / "novel_text.txt"
+    process = subprocess.Popen(
+        [sys.executable, "-c", _COUNTING.format(patch=""), "analyze", str(book), "-o", str(tmp_path / "out")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # its own process group, as a shell gives a foreground job
+        preexec_fn=like_a_terminal_job,
+    )
+    deadline = time.monotonic() + 60
+    while len(_process_group(process.pid)) < 2:  # the book is being read ahead: the command has started
+        assert process.poll() is None and time.monotonic() < deadline, process.communicate()[1]
+        time.sleep(0.01)
+    time.sleep(after)  # then at once, during the imports, discovery, attribution
+    os.killpg(process.pid, signal.SIGINT)  # what a terminal's Ctrl-C does
+    try:
+        _, err = process.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        pytest.fail("Ctrl-C did not stop fabula analyze within 60 s")
+    deadline = time.monotonic() + 5
+    while _process_group(process.pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _process_group(process.pid), "a child of fabula analyze outlived it"
+    if process.returncode == 0:  # finished before the signal came (a fast machine)
+        return
+    assert process.returncode == 130, err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+    assert err.count("interrupted") == 1, err
