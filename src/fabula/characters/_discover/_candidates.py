@@ -167,6 +167,30 @@ _PLACE_AFTER = re.compile(
 _PREV_WORD = re.compile(r"([A-Za-z]+)[^\w\n]{0,3}$")
 
 
+_ASCII_LETTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+
+
+def _previous_word(text: str, start: int, end: int) -> tuple[int, str] | None:
+    r"""Where ``_PREV_WORD.search(text, start, end)`` finds its word, and the word: the ASCII letters just
+    before ``end``, with at most three characters between that are neither word characters (``str.isalnum``
+    or ``_``, re's ``\w``) nor line breaks, and maybe one line break at ``end`` (``$`` matches before a final
+    one). Read backwards from ``end`` instead of trying the pattern at each of the 30 offsets before it: the
+    same answer (tested at every offset of a novel and on random text), a third of the time of `_occurrence`."""
+    j = end - 1 if end > start and text[end - 1] == "\n" else end
+    k = j
+    while k > start and j - k < 3:
+        ch = text[k - 1]
+        if ch == "\n" or ch == "_" or ch.isalnum():
+            break
+        k -= 1
+    if k == start or text[k - 1] not in _ASCII_LETTERS:
+        return None
+    r = k - 1
+    while r > start and text[r - 1] in _ASCII_LETTERS:
+        r -= 1
+    return r, text[r:k]
+
+
 #: a capitalised word and "of" just before a name: "the Queen of Clubs", "the Prince of Wales"
 _TITLE_OF = re.compile(rf"({_CAP_WORD})\s+of\s+$")
 
@@ -382,11 +406,21 @@ def _local_candidates(text: str, start: int, end: int) -> list[tuple[tuple[int, 
     return out
 
 
+_PLACE_OPENERS = _PLACE_QUALIFIERS | PLACE_OPENINGS
+
+
+#: a name's word that makes it a place ("Abbey Road", "Mill House"), unless the name is an honorific and it
+_BUILDINGS = frozenset({"street", "road", "house", "hall", "park", "square", "lane"})
+
+
 def _occurrence(text: str, m: re.Match[str]) -> _Occurrence | None:
     """The occurrence a name run stands for, None when it is no name (a place, an exclamation, ...)."""
     honorific = m.group("hon") or m.group("abbr")
-    name_start = m.start("name")
-    spans = [(name_start + w.start(), w.group()) for w in _TOKEN.finditer(m.group("name"))]
+    name_start, name = m.start("name"), m.group("name")
+    if " " in name or "\n" in name or "\t" in name:  # the only white space `_RUN` lets into a name
+        spans = [(name_start + w.start(), w.group()) for w in _TOKEN.finditer(name)]
+    else:  # one word (most runs): `_TOKEN`'s one match
+        spans = [(name_start, name)]
     start = name_start if honorific is None else m.start()
     initial = is_sentence_initial(text, m.start())
     if honorific is not None:
@@ -409,30 +443,29 @@ def _occurrence(text: str, m: re.Match[str]) -> _Occurrence | None:
     if honorific is None and len(words) > 1 and words[0].lower() in HONORIFICS:
         honorific = words[0].lower()  # "Lady Honoria", "Colonel Lyle" spelled as one run
         words = words[1:]
+    lowered = [w.lower() for w in words]
     if (
-        any(w.lower() in PLACE_WORDS for w in words[1:])
-        or any(w.lower() in BODY_WORDS for w in words)
-        or (len(words) == 1 and words[0].lower() in NON_NAMES)
+        not PLACE_WORDS.isdisjoint(lowered[1:])
+        or not BODY_WORDS.isdisjoint(lowered)
+        or (len(words) == 1 and lowered[0] in NON_NAMES)
         # "Thank God", "Good Heavens": an exclamation; "Upper Norwood": a place
-        or (honorific is None and len(words) > 1 and words[-1].lower() in NON_NAMES)
-        or (honorific is None and len(words) > 1 and words[0].lower() in _PLACE_QUALIFIERS | PLACE_OPENINGS)
+        or (honorific is None and len(words) > 1 and lowered[-1] in NON_NAMES)
+        or (honorific is None and len(words) > 1 and lowered[0] in _PLACE_OPENERS)
     ):
         return None
-    if any(
-        w.lower() in {"street", "road", "house", "hall", "park", "square", "lane"} for w in words
-    ) and not (honorific is not None and len(words) == 1):
+    if not _BUILDINGS.isdisjoint(lowered) and not (honorific is not None and len(words) == 1):
         return None  # "Hall" and "Park" are places, but "Mr. Field" and "Mrs. Moor" are people
     end = spans[-1][0] + len(spans[-1][1]) if contracted else m.end("name")
     if m.group("poss") and _PLACE_AFTER.match(text, m.end()):
         return None  # "Pettigrew's Hollow", "Jukes's Wharf": a place named after someone
-    prev = _PREV_WORD.search(text, max(0, start - 30), start)
-    prev_word = prev.group(1).lower() if prev else ""
+    prev = _previous_word(text, max(0, start - 30), start)
+    prev_word = prev[1].lower() if prev else ""
     titled = honorific is None and prev_word == "the" and not initial
     if titled and prev is not None:
-        start = prev.start(1)
+        start = prev[0]
         # "along the Embankment": the place preposition stands before "the"
-        before_the = _PREV_WORD.search(text, max(0, start - 30), start)
-        prev_word = before_the.group(1).lower() if before_the else ""
+        before_the = _previous_word(text, max(0, start - 30), start)
+        prev_word = before_the[1].lower() if before_the else ""
     after = text[end : end + 30].split(None, 2)
     next_word = after[0].lower().strip(',;:.!?"”’') if after else ""
     # a tag names its speaker in the narration: 'said "Consider, my dear' opens a speech instead
@@ -466,6 +499,8 @@ def _contractions_cut(spans: list[tuple[int, str]]) -> list[tuple[int, str]]:
     written into it, "What'll" is no name at all ("What'll Jim say?" leaves "Jim"). The list itself
     when there is no contraction."""
     for i, (offset, word) in enumerate(spans):
+        if "'" not in word and "’" not in word:
+            continue  # no apostrophe: no contraction (the quick test of most words)
         match = _CONTRACTION.fullmatch(word)
         if match is None:
             continue
