@@ -1271,3 +1271,18 @@ def test_a_nationality_noun_where_the_address_is_everyones_joins_no_one() -> Non
     )
     cast = _cast(text * 3)
     assert _owner(cast, "the Englishman") not in (_owner(cast, "Mr. Quill"), _owner(cast, "Mr. Ashdown"))
+
+
+def test_a_name_answered_by_the_narrators_epithet_is_that_person() -> None:
+    # his companions call him "Tobias"; the narrator tags his answers "said the Surgeon": one man
+    scene = (
+        "Nora Fenwick sat by the fire; she was cold. The Surgeon came in; he was tired.\n\n"
+        '"Tobias, will you sit with us?" said Nora.\n\n'
+        '"Gladly," said the Surgeon.\n\n'
+        '"You look weary, Tobias," said Nora.\n\n'
+        '"I am," said the Surgeon, and he sat down.\n\n'
+        "Tobias had come from the north; he was quiet.\n\n"
+    )
+    cast = _cast(scene * 3)
+    assert _owner(cast, "Tobias") == _owner(cast, "the Surgeon")
+    assert _owner(cast, "Tobias") != _owner(cast, "Nora")

@@ -348,14 +348,15 @@ def _address_replies(
 ) -> Counter[tuple[_FormKey, _FormKey]]:
     """Names people are addressed by to the names the narration gives them: a speech that says
     "Bertram, …" is answered in the next paragraph, or answers the previous one, by a turn the
-    narration tags "said Mr. Marlowe". Counted per (vocative, tag) pair; a vocative answered at least
-    twice by one tagged name, and twice as often as by any other, links the two (`_join_addressed`
-    decides whether the names can be one person's)."""
+    narration tags "said Mr. Marlowe" — or "said the Surgeon": the narrator's epithet for a man his
+    companions call by name is answered to by that name. Counted per (vocative, tag) pair; a vocative
+    answered at least twice by one tagged name, and twice as often as by any other, links the two
+    (`_join_addressed` decides whether the names can be one person's)."""
     if not len(book.paragraphs) or not len(dialogue):
         return Counter()
     text = book.text
     paragraph = _paragraph_indices(book, occurrences)
-    tagged = _tagged_paragraphs(occurrences, paragraph, dialogue, lambda o: not o.titled)
+    tagged = _tagged_paragraphs(occurrences, paragraph, dialogue, lambda o: True)
     replies: dict[_FormKey, Counter[_FormKey]] = defaultdict(Counter)
     for o, p in zip(occurrences, paragraph, strict=True):
         region = dialogue.index(o.start)
