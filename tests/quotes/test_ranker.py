@@ -379,24 +379,50 @@ def test_scores_equal_the_feature_rows_times_the_weights() -> None:
     assert compared > 2000
 
 
-def test_words_before_a_stop_are_the_backtracking_patterns() -> None:
-    """`_BEFORE_A_STOP` (possessive) finds the words the plain backtracking pattern finds, on a novel's
-    text and on random strings of letters, apostrophes, spaces, digits and stops."""
+def test_words_before_stops_are_what_the_forward_pattern_finds() -> None:
+    """`_words_before_stops` (a search from the stops backwards) finds the words the forward pattern
+    finds, on a novel's quotes (each a range of the whole text, so the lookbehind sees the character
+    before it) and on random strings of letters, apostrophes, spaces, digits, stops and letters that
+    lowercase or classify oddly, whole and in ranges."""
     import random
     import re
 
-    from fabula.quotes._ranker import _BEFORE_A_STOP
+    from fabula.quotes._ranker import _words_before_stops
     from tests.conftest import pdnc_novel_dir
 
-    plain = re.compile(r"(?<![^\W\d_'])'*([^\W\d_](?:[^\W\d_]|'(?=[^\W\d_]))*)\s*(?:[,!?.;—-]|$)")
-    text = (pdnc_novel_dir("DaisyMiller") / "novel_text.txt").read_text(encoding="utf-8")
+    forward = re.compile(r"(?<![^\W\d_'])'*([^\W\d_](?:[^\W\d_]|'(?=[^\W\d_]))*)\s*(?:[,!?.;—-]|$)")
+    book = _book((pdnc_novel_dir("DaisyMiller") / "novel_text.txt").read_text(encoding="utf-8"))
+    spans = [(span.start, span.end) for quote in book.quotes for span in quote.spans]
+    assert len(spans) > 500
+    cases = [(book.text, start, end) for start, end in spans]
     rng = random.Random(7)
-    pieces = ["a", "B", "é", "'", "''", " ", "\n", ",", ".", "—", "-", "1", "_", "sir", "Ma'am", "ſ", "K"]
-    texts = [text] + ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 30))) for _ in range(20000)]
-    for sample in texts:
-        for start, end in ((0, len(sample)), (len(sample) // 3, 2 * len(sample) // 3)):
-            found = [(m.span(), m.span(1)) for m in _BEFORE_A_STOP.finditer(sample, start, end)]
-            assert found == [(m.span(), m.span(1)) for m in plain.finditer(sample, start, end)]
+    pieces = [
+        "a",
+        "B",
+        "é",
+        "'",
+        "''",
+        " ",
+        "\n",
+        ",",
+        ".",
+        "—",
+        "-",
+        "1",
+        "_",
+        "sir",
+        "Ma'am",
+        "ſ",
+        "K",
+        "Ⅻ",
+        "İ",
+    ]
+    for _ in range(20000):
+        sample = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 30)))
+        cases += [(sample, 0, len(sample)), (sample, len(sample) // 3, 2 * len(sample) // 3)]
+    for text, start, end in cases:
+        found = [m.span(1) for m in forward.finditer(text, start, end)]
+        assert _words_before_stops(text, start, end) == found, (text, start, end)
 
 
 def test_scene_presence_from_narration_and_vocatives() -> None:

@@ -335,6 +335,10 @@ class _StaticBook:
     paragraph_starts: list[int]  # the book's paragraphs (as Python ints)
     paragraph_ends: list[int]
     breaks: list[int]  # per turn: how many turns up to it follow a narration paragraph (`_chain_breaks`)
+    narration_starts: list[int]  # the name mentions outside every quote (`name_turns` -1): their starts
+    narration_ids: list[str]  # and characters
+    turn_starts: list[int]  # each turn's start offset
+    genders: dict[str, str]  # character -> gender (`SieveContext.gender`; missing: "unknown")
     turns: dict[int, _StaticTurn] = field(default_factory=dict)  # turn -> `_StaticTurn`
     address_genders: dict[int, str | None] = field(default_factory=dict)  # turn -> `_address_gender`
     weights: np.ndarray | None = None  # the weights the turns' `_StaticTurn.score_of` were scored with
@@ -373,6 +377,7 @@ class _StaticBook:
             conversations[turn.conversation] = (first, index + 1)
         text = context.book.text
         tag_genders = [_tag_gender(text, turn) for turn in turns]
+        name_turns = [quoted.turn_at(start) for start in name_starts]
         return cls(
             mention_counts,
             max(1, max(mention_counts.values(), default=1)),
@@ -387,11 +392,15 @@ class _StaticBook:
             tag_genders,
             name_starts,
             name_ids,
-            [quoted.turn_at(start) for start in name_starts],
+            name_turns,
             positions,
             context.book.paragraphs.starts.tolist(),
             context.book.paragraphs.ends.tolist(),
             _chain_breaks(turns),
+            [start for start, held in zip(name_starts, name_turns, strict=True) if held == -1],
+            [who for who, held in zip(name_ids, name_turns, strict=True) if held == -1],
+            [turn.start for turn in turns],
+            {who: character.gender for who, character in context.characters.items()},
         )
 
     def unbroken(self, a: int, b: int) -> bool:
@@ -757,26 +766,32 @@ def _scene_presence(t: TurnRows) -> None:
     low, high = max(first, index - _PRESENCE_TURNS), min(last, index + _PRESENCE_TURNS + 1)
     present, values = t.present, t.presence
     starts, ends = book.paragraph_starts, book.paragraph_ends
-    spans: list[tuple[int, int, list[Turn], bool]] = []  # narration start, end, the window's turns, before?
-    if turn.first_paragraph > 0 and turns[low].first_paragraph > 0:
-        spans.append(
-            (starts[turns[low].first_paragraph - 1], starts[turn.first_paragraph], turns[low:index], True)
-        )
-    if turn.paragraph >= 0 and high - 1 > index and turns[high - 1].paragraph >= 0:
-        spans.append((ends[turn.paragraph], ends[turns[high - 1].paragraph], turns[index:high], False))
-    name_starts, name_ids, held = book.name_starts, book.name_ids, book.name_turns
-    for begin, end, window, before in spans:
-        offsets = [w.start for w in window]
-        for i in range(bisect.bisect_left(name_starts, begin), bisect.bisect_left(name_starts, end)):
-            if held[i] != -1:
-                continue  # inside a quote: named, not shown present
-            passed = bisect.bisect_right(offsets, name_starts[i])  # turns of the window before the name
-            distance = len(window) - passed + 1 if before else passed
-            who = name_ids[i]
-            value = 1.0 / math.sqrt(distance)
-            column = _PRESENT_BEFORE if before else _PRESENT_AFTER
-            row = values.setdefault(who, {})
-            row[column] = max(value, row.get(column, 0.0))
+    # the name mentions of the narration (not inside a quote: named, not shown present); of a character
+    # named more than once on a side only the mention nearest the turn counts (the largest value), and
+    # each is taken in the order first named
+    named_at, named, turn_starts = book.narration_starts, book.narration_ids, book.turn_starts
+    if turn.first_paragraph > 0 and turns[low].first_paragraph > 0:  # the narration of the turns before
+        lo = bisect.bisect_left(named_at, starts[turns[low].first_paragraph - 1])
+        hi = bisect.bisect_left(named_at, starts[turn.first_paragraph])
+        for who, k in {who: k for k, who in enumerate(named[lo:hi], lo)}.items():  # the last mention
+            # turns from the name to this one: one more than the window's turns (low ...) after the name
+            value = 1.0 / math.sqrt(index + 1 - bisect.bisect_right(turn_starts, named_at[k], low, index))
+            values[who] = {_PRESENT_BEFORE: value}
+            present[who] = value
+    if turn.paragraph >= 0 and high - 1 > index and turns[high - 1].paragraph >= 0:  # ... and after
+        lo = bisect.bisect_left(named_at, ends[turn.paragraph])
+        hi = bisect.bisect_left(named_at, ends[turns[high - 1].paragraph])
+        nearest: dict[str, int] = {}
+        for k in range(lo, hi):  # the first mention
+            if named[k] not in nearest:
+                nearest[named[k]] = k
+        for who, k in nearest.items():
+            value = 1.0 / math.sqrt(bisect.bisect_right(turn_starts, named_at[k], index, high) - index)
+            row = values.get(who)
+            if row is None:
+                values[who] = {_PRESENT_AFTER: value}
+            else:
+                row[_PRESENT_AFTER] = value
             present[who] = max(value, present.get(who, 0.0))
     for other in range(low, high):
         if other != index:
@@ -1133,37 +1148,46 @@ def _scores(
     third_back = back[2] if before >= 3 else None
     next1, next2, _ = ahead.speakers
     # conversation structure: a multi-party scene (more than two speakers among the turns around)
-    multi_party = (
-        len({who for who in (previous, second_back, third_back, next1, next2) if who is not None}) > 2
-    )
-    extra = weight[_MULTI_PARTY] if multi_party else None
-    # candidate -> its score so far (in proposal order): the static part first (`_Ahead.score`)
+    around = {previous, second_back, third_back, next1, next2}
+    around.discard(None)
+    multi_party = len(around) > 2
+    # candidate -> its score so far, in proposal order: the static part first (`_Ahead.score`)
     first = ahead.first_scores(static, context, stats)
-    acc = {who: score + extra for who, score in first.items()} if extra is not None else first.copy()
+    if multi_party:
+        extra = weight[_MULTI_PARTY]
+        acc = {who: score + extra for who, score in first.items()}
+    else:
+        extra = 0.0
+        acc = first.copy()
     score_of = ahead.score_of
+    get = acc.get
 
-    def new(who: str) -> float:
+    def new(who: str) -> float:  # a candidate not proposed yet: its static part
         found = score_of.get(who)
         if found is None:
             found = ahead.score(who, static, context, stats)
-        return found + extra if extra is not None else found
+        return found + extra if multi_party else found
 
     tag_gender = static.tag_gender
     if tag_gender is not None:  # same-gender speakers: the last two earlier speakers of the tag's gender
-        gender, speakers = context.gender, []
+        genders, speakers = book.genders, 0
+        last = None
         for who in back[:_ANTECEDENT_TURNS]:
-            if who is not None and who not in speakers and gender(who) == tag_gender:
-                speakers.append(who)
-                found = acc[who] if who in acc else new(who)
-                acc[who] = found + weight[_PREV_SPEAKER_SAME_GENDER[len(speakers) - 1]]
-                if len(speakers) == 2:
+            if who is not None and who != last and genders.get(who, "unknown") == tag_gender:
+                found = get(who)
+                acc[who] = (found if found is not None else new(who)) + weight[
+                    _PREV_SPEAKER_SAME_GENDER[speakers]
+                ]
+                speakers += 1
+                if speakers == 2:
                     break
+                last = who
     for who in static.runs[1]:
         if who not in acc:
             acc[who] = new(who)
     if static.verb_column is not None and previous is not None:  # tag verb
-        found = acc[previous] if previous in acc else new(previous)
-        acc[previous] = found + weight[static.verb_column]
+        found = get(previous)
+        acc[previous] = (found if found is not None else new(previous)) + weight[static.verb_column]
     # neighbour speakers, each a participant of the conversation structure (counted once)
     counted: list[str] = []
     participant = weight[_PARTICIPANT]
@@ -1171,7 +1195,8 @@ def _scores(
         (previous, second_back, third_back, next1, next2), static.neighbour_columns, strict=True
     ):
         if who is not None:
-            found = (acc[who] if who in acc else new(who)) + weight[column]
+            found = get(who)
+            found = (found if found is not None else new(who)) + weight[column]
             if who not in counted:
                 counted.append(who)
                 found += participant
@@ -1182,29 +1207,38 @@ def _scores(
     seen: list[str] = []
     late: list[tuple[str, float]] = []
     other_conversation = static.other_conversation
+    recent, rank, other = (
+        weight[_RECENT_SPEAKER],
+        weight[_RECENT_SPEAKER_RANK],
+        weight[_RECENT_OTHER_CONVERSATION],
+    )
     for k, who in enumerate(back[:_RECENT_TURNS]):
         if who is None or who in seen:
             continue
         seen.append(who)
-        found = (acc[who] if who in acc else new(who)) + weight[_RECENT_SPEAKER]
-        late.append((who, weight[_RECENT_SPEAKER_RANK] * _RECENT_RANKS[len(seen)]))
+        found = get(who)
+        found = (found if found is not None else new(who)) + recent
+        late.append((who, rank * _RECENT_RANKS[len(seen)]))
         if other_conversation[k]:
-            found += weight[_RECENT_OTHER_CONVERSATION]
+            found += other
         acc[who] = found
         if len(seen) >= _RECENT_SPEAKERS:
             break
     for who in static.previous_vocatives:  # addressed by neighbours (each once)
         if who != previous:
-            acc[who] = (acc[who] if who in acc else new(who)) + weight[_ADDRESSED_BY_PREV]
+            found = get(who)
+            acc[who] = (found if found is not None else new(who)) + weight[_ADDRESSED_BY_PREV]
     for who in static.next_vocatives:
         if who in acc:
             acc[who] += weight[_ADDRESSED_BY_NEXT]
     for who in static.runs[2]:
         if who not in acc:
             acc[who] = new(who)
+    window = back[:before]  # this reading's speakers of the conversation's turns before this one
     for who in static.entering:  # chain breaks: named in the narration between, not yet a speaker here
-        if who not in back[:before]:
-            acc[who] = (acc[who] if who in acc else new(who)) + weight[_ENTERING_AFTER_NARRATION]
+        if who not in window:
+            found = get(who)
+            acc[who] = (found if found is not None else new(who)) + weight[_ENTERING_AFTER_NARRATION]
     if not acc:
         return None
     if second_back is not None and second_back != previous:  # A-B-A: the speaker of the turn before last
@@ -1226,14 +1260,12 @@ def _scores(
     run_after = ahead.run_after
     if run_after is not None and run_after in acc:
         acc[run_after] += weight[_RUN_AFTER]
-    # the candidate's share of the scene's turns (this reading's before it)
-    counts = dict(ahead.counts)
-    for who in back[:before]:
-        counts[who] = counts.get(who, 0) + 1
+    # the candidate's share of the scene's turns (this reading's before it, the previous pass's after)
     scene_size = max(1, before + len(static.scene_after))
-    share = weight[_TURN_SHARE]
-    for who, count in counts.items():
-        if who in acc:
+    share, counts = weight[_TURN_SHARE], ahead.counts
+    for who in acc:
+        count = counts.get(who, 0) + window.count(who)
+        if count:
             late.append((who, share * (count / scene_size)))
     for who, value in late:
         acc[who] += value
@@ -1607,12 +1639,39 @@ _ADDRESS_WORDS: dict[str, str] = {
     "ma'am": "female", "grandmamma": "female", "grandmother": "female", "girl": "female",
     "daughter": "female", "woman": "female", "missis": "female", "missus": "female", "miss": "female",
 }  # fmt: skip
-_BEFORE_A_STOP = re.compile(
-    r"(?<![^\W\d_'])'*+([^\W\d_]++(?:'[^\W\d_]++)*+)\s*+(?:[,!?.;—-]|$)"
-)  # a word right before punctuation or the end of the speech: where a word of address can be (`is_vocative`).
-# A word is letters with single apostrophes inside; only a whole word can be followed by the stop, so the
-# quantifiers are possessive (no backtracking into a word: half the time of the backtracking form,
-# `tests/quotes/test_ranker.py` checks both find the same words)
+_LETTER = r"[^\W\d_]"
+# a word right before punctuation (or the end of the speech), read backwards: the stop, white space, then
+# the word reversed (letters with single apostrophes inside); see `_words_before_stops`
+_STOP_THEN_WORD = re.compile(rf"[,!?.;—-]\s*+((?:{_LETTER}+')*{_LETTER}+)")
+_WORD_AT_END = re.compile(rf"\s*+((?:{_LETTER}+')*{_LETTER}+)")
+_A_LETTER = re.compile(_LETTER)
+
+
+def _words_before_stops(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    r"""The spans of the words of ``text[start:end]`` right before punctuation or its end (white space
+    between), where a word of address can be (`is_vocative`): what
+    ``(?<![^\W\d_'])'*([^\W\d_](?:[^\W\d_]|'(?=[^\W\d_]))*)\s*(?:[,!?.;—-]|$)`` finds with
+    ``finditer(text, start, end)`` (group 1), found from the stops backwards on the reversed text: a
+    search led by the rare stop characters, where the forward pattern tries its lookbehind at every
+    offset (twice as slow; `tests/quotes/test_ranker.py` compares the two). A word is the whole run of
+    letters and single inner apostrophes before the stop; the forward pattern starts it after a
+    non-letter, so a run that reaches ``start`` after a letter keeps only what follows its first
+    apostrophe (or is no word)."""
+    backwards = text[start:end][::-1]
+    found = []
+    match = _WORD_AT_END.match(backwards)
+    if match is not None:
+        found.append((end - match.end(1), end - match.start(1)))
+    found.extend((end - m.end(1), end - m.start(1)) for m in _STOP_THEN_WORD.finditer(backwards))
+    found.reverse()
+    if found and found[0][0] == start and start > 0 and _A_LETTER.match(text, start - 1):
+        first, last = found[0]
+        apostrophe = text.find("'", first, last)
+        if apostrophe < 0:
+            del found[0]
+        else:
+            found[0] = (apostrophe + 1, last)
+    return found
 
 
 def _address_gender(text: str, turn: Turn) -> str | None:
@@ -1622,11 +1681,9 @@ def _address_gender(text: str, turn: Turn) -> str | None:
     found: set[str] = set()
     for quote in turn.quotes:
         for span in quote.spans:
-            for match in _BEFORE_A_STOP.finditer(text, span.start, span.end):
-                gender = _ADDRESS_WORDS.get(match.group(1).lower())
-                if gender is not None and is_vocative(
-                    text, match.start(1), match.end(1), (span.start, span.end)
-                ):
+            for start, end in _words_before_stops(text, span.start, span.end):
+                gender = _ADDRESS_WORDS.get(text[start:end].lower())
+                if gender is not None and is_vocative(text, start, end, (span.start, span.end)):
                     found.add(gender)
     return found.pop() if len(found) == 1 else None
 
