@@ -18,7 +18,7 @@ import bisect
 import json
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
@@ -627,14 +627,26 @@ class TurnRows:
 
     def put(self, character_id: str | None, feature: str, value: float = 1.0) -> None:
         """Propose ``character_id`` (a new row if needed) with ``feature`` at least ``value``."""
-        if character_id is None:
-            return
+        if character_id is not None:
+            self.put_at(character_id, _INDEX[feature], value)
+
+    def put_at(self, character_id: str, i: int, value: float) -> None:
+        """`put` by the feature's index."""
         row = self.rows.get(character_id)
         if row is None:
             row = self.rows[character_id] = {}
-        i = _INDEX[feature]
         if value > row.get(i, 0.0):
             row[i] = value
+
+
+def _put_ones(rows: dict[str, dict[int, float]], proposed: Iterable[str], i: int) -> None:
+    """`TurnRows.put_one` of each of ``proposed`` (``rows``: `TurnRows.rows`), in their order."""
+    for who in proposed:
+        row = rows.get(who)
+        if row is None:
+            rows[who] = {i: 1.0}
+        else:
+            row[i] = 1.0
 
 
 # --- feature families that propose candidates (they run in table order: the order decides the
@@ -718,8 +730,7 @@ def _narration_names(t: TurnRows) -> None:
     if turn.first_paragraph > 0:
         q = turn.first_paragraph - 1
         before = named(starts[q], ends[q], index - 1 if index > 0 else -2)
-        for who in dict.fromkeys(who for _, who in before):  # a cell set twice is set once
-            put(who, _PREV_PARAGRAPH)
+        _put_ones(t.rows, dict.fromkeys(who for _, who in before), _PREV_PARAGRAPH)  # each once
         if before:
             put(before[-1][1], _PREV_PARAGRAPH_LAST)
             if index == 0 or t.turns[index - 1].paragraph != q:
@@ -727,10 +738,8 @@ def _narration_names(t: TurnRows) -> None:
                 put(before[0][1], _PREV_NARRATION_FIRST)
     if turn.paragraph + 1 < len(starts):
         q = turn.paragraph + 1
-        for who in dict.fromkeys(
-            who for _, who in named(starts[q], ends[q], index + 1 if index + 1 < len(t.turns) else -2)
-        ):
-            put(who, _NEXT_PARAGRAPH)
+        after = named(starts[q], ends[q], index + 1 if index + 1 < len(t.turns) else -2)
+        _put_ones(t.rows, dict.fromkeys(who for _, who in after), _NEXT_PARAGRAPH)
     # every mention of the paragraphs before (none skipped: `named` with no turn), each character once
     name_starts = t.book.name_starts
     recent = t.book.name_ids[
@@ -738,8 +747,7 @@ def _narration_names(t: TurnRows) -> None:
             bisect.bisect_left(name_starts, p_start)
         )
     ]
-    for who in dict.fromkeys(recent):
-        put(who, _NAMED_RECENTLY)
+    _put_ones(t.rows, dict.fromkeys(recent), _NAMED_RECENTLY)
 
 
 def _addressed_in_turn(t: TurnRows) -> None:
@@ -844,24 +852,24 @@ def _tag_anchors(t: TurnRows) -> None:
     in a two-party exchange an anchor an even number of turns away is this turn's speaker, an odd one
     the other party, whichever way the turns in between were read (the value fades with distance,
     1/sqrt(turns)); and every speaker the conversation tags by name is a candidate."""
-    anchors = t.book.anchors.get(t.turn.conversation, [])
+    book, here, conversation = t.book, t.index, t.turn.conversation
+    anchors = book.anchors.get(conversation)
     if not anchors:
         return
-    tagged = t.book.anchor_speakers[t.turn.conversation]
+    tagged = book.anchor_speakers[conversation]
     two_party = len(tagged) <= 2
-    own_tag = any(index == t.index for index, _ in anchors)  # its own name tag outweighs its neighbours'
-    for who in tagged:
-        t.put(who, "tagged_in_conversation")
-    for index, speaker in _nearest(anchors, t.index):
-        side = "before" if index < t.index else "after"
-        distance = abs(t.index - index)
-        parity = "even" if distance % 2 == 0 else "odd"
+    at = bisect.bisect_left(anchors, (here, ""))  # its own name tag outweighs its neighbours'
+    own_tag = at < len(anchors) and anchors[at][0] == here
+    _put_ones(t.rows, tagged, _TAGGED_IN_CONVERSATION)
+    for index, speaker in _nearest(anchors, here):
+        distance = abs(here - index)
+        even = distance % 2 == 0
         value = 1.0 / math.sqrt(distance)
-        t.put(speaker, f"anchor_{side}_{parity}", value)
+        t.put_at(speaker, _ANCHOR_SIDES[index < here, even], value)
         if two_party:
-            t.put(speaker, f"anchor_{parity}_two_party", value)
-        if not own_tag and t.book.unbroken(index, t.index):  # no narration between: the chain holds
-            t.put(speaker, f"anchor_{parity}_unbroken", value)
+            t.put_at(speaker, _ANCHOR_TWO_PARTY[even], value)
+        if not own_tag and book.unbroken(index, here):  # no narration between: the chain holds
+            t.put_at(speaker, _ANCHOR_UNBROKEN[even], value)
 
 
 def _untagged(turn: Turn) -> bool:
@@ -1084,6 +1092,14 @@ _PREV_PARAGRAPH_LAST, _PREV_NARRATION_FIRST = (
 )
 _NEXT_PARAGRAPH, _NAMED_RECENTLY = _INDEX["next_paragraph_name"], _INDEX["named_recently"]
 _FIRST_NAME_UNTAGGED = _INDEX["own_paragraph_first_name_untagged"]
+_TAGGED_IN_CONVERSATION = _INDEX["tagged_in_conversation"]
+_ANCHOR_SIDES = {
+    (before, even): _INDEX[f"anchor_{'before' if before else 'after'}_{'even' if even else 'odd'}"]
+    for before in (True, False)
+    for even in (True, False)
+}  # (anchor before the turn?, even distance?) -> column
+_ANCHOR_TWO_PARTY = {even: _INDEX[f"anchor_{'even' if even else 'odd'}_two_party"] for even in (True, False)}
+_ANCHOR_UNBROKEN = {even: _INDEX[f"anchor_{'even' if even else 'odd'}_unbroken"] for even in (True, False)}
 _WIDTH = len(FEATURES)
 _RECENT_RANKS = [1.0 - k / (_RECENT_SPEAKERS + 1) for k in range(_RECENT_SPEAKERS + 1)]  # by the rank k
 
