@@ -37,6 +37,9 @@ class _Antecedent:
     position: int
     character_id: str
     subject: bool
+    gender: (
+        str  # the character's ("unknown" for one not in the cast), read once, not at every pronoun after it
+    )
 
 
 def _pronoun_gender(word: str) -> str:
@@ -107,8 +110,11 @@ def resolve_pronouns(
     for pos, pos_end, word in pronoun_matches(book) if pronouns is None else pronouns:
         while next_name is not None and next_name.start < pos:
             if next_name.character_id is not None and next_name.start not in dialogue:
+                cid = next_name.character_id
                 recent.append(
-                    _Antecedent(next_name.start, next_name.character_id, _is_subject(text, next_name))
+                    _Antecedent(
+                        next_name.start, cid, _is_subject(text, next_name), gender.get(cid, "unknown")
+                    )
                 )
             next_name = next(names, None)
         kind = _pronoun_gender(word)
@@ -124,10 +130,10 @@ def resolve_pronouns(
             continue  # third-person pronouns inside dialogue: too unreliable for this heuristic
         while recent and pos - recent[0].position > WINDOW:
             recent.pop(0)
-        compatible = [a for a in recent if gender.get(a.character_id, "unknown") in (kind, "unknown")]
+        compatible = [a for a in recent if a.gender == kind or a.gender == "unknown"]
         if not compatible:
             continue
-        sure = [a for a in compatible if gender.get(a.character_id) == kind]
+        sure = [a for a in compatible if a.gender == kind]
         pool = sure or compatible
         subject_pronoun = word.lower() in {"he", "she"}
         best = pool[-1]
@@ -135,13 +141,15 @@ def resolve_pronouns(
             subjects = [a for a in pool if a.subject]
             if subjects and pos - subjects[-1].position <= WINDOW // 2:
                 best = subjects[-1]
-        rivals = {a.character_id for a in pool} - {best.character_id}
+        rivals = (
+            len({a.character_id for a in pool}) > 1
+        )  # someone in the pool besides the best (who is in it)
         confidence = 0.75 if not rivals else 0.45
         if not sure:
             confidence -= 0.2
         confidence -= 0.2 * (pos - best.position) / WINDOW
         out.append(Mention(pos, pos_end, best.character_id, "pronoun", round(max(confidence, 0.05), 3)))
-        recent.append(_Antecedent(pos, best.character_id, subject_pronoun))
+        recent.append(_Antecedent(pos, best.character_id, subject_pronoun, best.gender))
     return out
 
 
