@@ -117,3 +117,25 @@ def test_truncated_view_stays_well_formed(text: str, cut: int) -> None:
     for layer in (limited.paragraphs, limited.sentences, limited.tokens):
         _check_layer(layer, limited.body.start, limited.body.end)
     assert all(c.end <= limited.body.end for c in limited.chapters)
+
+
+def test_white_space_is_the_same_for_str_split_and_re() -> None:
+    """`normalize_text` collapses white space with ``str.split`` where it once used ``re.sub(r"\\s+", ...)``:
+    the same characters are white space for both, on every code point."""
+    import re
+    import sys
+
+    space = re.compile(r"\s")
+    assert [
+        c for c in range(sys.maxunicode + 1) if (space.fullmatch(chr(c)) is not None) != chr(c).isspace()
+    ] == []
+
+
+@given(st.text(alphabet=st.sampled_from(list(" \t\n\r\x0b\x0c\x1c\u00a0\u2028\u3000ab_.’")), max_size=40))
+def test_normalized_text_is_the_pattern_s(text: str) -> None:
+    import re
+
+    from fabula.book import normalize_text
+
+    expected = re.sub(r"\s+", " ", text).strip()
+    assert normalize_text(text, keep_emphasis=True) == expected

@@ -25,7 +25,6 @@ QuoteType = Literal["explicit", "anaphoric", "implicit"]
 MentionKind = Literal["name", "title", "pronoun", "nominal"]
 CharacterSource = Literal["gold", "predicted"]
 
-_SPACE_RUN = re.compile(r"\s+")
 # Project Gutenberg writes italics as _underscores_ ("_could_", "_I_ see!"): a pair around a run of text
 # that starts and ends with a non-space and is not part of a word (snake_case stays as it is).
 EMPHASIS = re.compile(r"(?<![\w_])_(?=[^_\s])([^_]*?[^_\s])_(?![\w_])")
@@ -40,7 +39,9 @@ def normalize_text(text: str, *, keep_emphasis: bool = False) -> str:
     """``text`` as people should read it: hard-wrapped lines joined, white space collapsed, and Gutenberg's
     ``_emphasis_`` underscores dropped unless ``keep_emphasis`` (what `Book.span_text` gives with
     ``normalize``)."""
-    text = _SPACE_RUN.sub(" ", text).strip()
+    # runs of white space as one space, ends stripped: ``re.sub(r"\s+", " ", text).strip()`` (str.split's white
+    # space is re's ``\s``, tested on every code point), ~4x faster
+    text = " ".join(text.split())
     return text if keep_emphasis else strip_emphasis(text)
 
 

@@ -123,9 +123,22 @@ _ALNUM = re.compile(r"[^\W_]")  # a character for which str.isalnum() holds (re'
 
 
 def _words(text: str) -> list[str]:
-    return [_fold(w) for w in text.split() if _ALNUM.search(w)]
+    """The folded words (`_fold`) of ``text``'s white-space separated pieces that hold a letter or digit."""
+    return [folded for piece in text.split() if (folded := _fold(piece)) is not None]
+
+
+#: what an ASCII word keeps when folded: its letters and digits, and apostrophes
+_ASCII_FOLD = str.maketrans(
+    "", "", "".join(chr(c) for c in range(128) if not chr(c).isalnum() and chr(c) != "'")
+)
 
 
 @lru_cache(maxsize=65536)
-def _fold(word: str) -> str:
-    return "".join(ch for ch in word.casefold() if ch.isalnum() or ch == "'")
+def _fold(piece: str) -> str | None:
+    """A piece of a line as a word: casefolded, only letters, digits and apostrophes kept; None when it
+    holds no letter or digit (a dash, an ellipsis). Kept per piece (one lookup per word of a line)."""
+    if _ALNUM.search(piece) is None:
+        return None
+    if piece.isascii():  # casefold is lower for ASCII; then the same characters dropped, in one call
+        return piece.lower().translate(_ASCII_FOLD)
+    return "".join(ch for ch in piece.casefold() if ch.isalnum() or ch == "'")
