@@ -227,6 +227,9 @@ NOT_FOR_ANALYZE = (
     "fabula.retrieval._context",
     "fabula.retrieval._index",
     "blingfire",
+    "fabula.describe._generate",
+    "fabula.describe._bookworm",
+    "fabula.describe._sheet",
 )
 
 
