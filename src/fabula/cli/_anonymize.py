@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from fabula._files import write_text_atomic
+from fabula._words import counted
 from fabula.book import DEFAULT_MAX_BYTES
 from fabula.cli._app import app, stderr
 from fabula.cli._options import BookArgument, MaxBytesOption, UntilChapterOption, UntilOption, load_reading
@@ -88,7 +89,7 @@ def anonymize_command(
         mapped = [map_question(q, mapping, new_book.resolve()) if q.book == target else q for q in items]
         write_questions(out / path.name, mapped)
     stderr.print(
-        f"{len(mapping.names)} names replaced; wrote {new_book} and {out / f'{stem}.mapping.json'}"
+        f"{counted(len(mapping.names), 'name')} replaced; wrote {new_book} and {out / f'{stem}.mapping.json'}"
         + (f" and {len(loaded_questions)} question file(s)" if loaded_questions else ""),
         markup=False,
     )

@@ -89,7 +89,9 @@ def default_command_group(default: str) -> type[typer.core.TyperGroup]:
 
 
 stdout = PipeAwareConsole(highlight=False)
-stderr = Console(stderr=True, highlight=False)
+# messages too: into a log or a pipe a line stays whole (a path or the LLM usage line cut at 80 columns
+# could not be copied or grepped)
+stderr = PipeAwareConsole(stderr=True, highlight=False)
 
 
 class Interrupted(typer.Exit):
@@ -136,8 +138,10 @@ class _PlainOption(typer.core.TyperOption):
 
 
 def _first_sentence(text: str) -> str:
+    """The first sentence of a help text: the summary a command list shows. A colon does not end it
+    ("… analyses: ROUGE, entity recall, …" shown as "… analyses:" said nothing)."""
     paragraph = text.strip().split("\n\n")[0]
-    return " ".join(re.split(r"(?<=[.!?:])\s+(?=[A-Z])", " ".join(paragraph.split()))[0].split())
+    return " ".join(re.split(r"(?<=[.!?])\s+(?=[A-Z])", " ".join(paragraph.split()))[0].split())
 
 
 def _plain_help(command: Any) -> Any:

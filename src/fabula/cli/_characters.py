@@ -43,7 +43,7 @@ def characters_command(
         ),
     ] = None,
     limit: Annotated[
-        int, typer.Option("--limit", help="Show at most this many characters in the table.")
+        int, typer.Option("--limit", min=1, help="Show at most this many characters in the table.")
     ] = 40,
     max_bytes: MaxBytesOption = DEFAULT_MAX_BYTES,
 ) -> None:

@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from fabula._words import counted
 from fabula.cli._app import app, stdout
 from fabula.cli._progress import StepProgress
 from fabula.corpus import write_parquet_tables
@@ -38,8 +39,9 @@ def corpus_command(
     with StepProgress("reading books") as progress:
         counts = write_parquet_tables(analyzed, destination, on_book=progress)
     stdout.print(
-        f"{counts.books:,} books, {counts.characters:,} characters, {counts.quotes:,} quotations, "
-        f"{counts.mentions:,} mentions → {destination}/{{books,characters,quotes,mentions}}.parquet",
+        f"{counted(counts.books, 'book')}, {counted(counts.characters, 'character')}, "
+        f"{counted(counts.quotes, 'quotation')}, {counted(counts.mentions, 'mention')} → "
+        f"{destination}/{{books,characters,quotes,mentions}}.parquet",
         markup=False,
         soft_wrap=True,
     )

@@ -58,7 +58,10 @@ def describe_command(
     k: Annotated[
         int | None,
         typer.Option(
-            "--k", metavar="N", help="Sentences in the extractive text (default 4 or 25 by --kind)."
+            "--k",
+            metavar="N",
+            min=1,
+            help="Sentences in the extractive text (default 4 or 25 by --kind).",
         ),
     ] = None,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the random method.")] = 0,

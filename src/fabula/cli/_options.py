@@ -174,9 +174,21 @@ def llm_method_options(
         model.close()
 
 
-def require_model(method: str, llm: str | None) -> None:
-    """Fail before any work when an LLM-backed attribution method is chosen without a model."""
-    if method in ("llm", "llm-windows", "hybrid") and llm is None:
+def require_model(method: str, llm: str | None, strategy: str | None = None) -> None:
+    """Fail before any work when an LLM-backed attribution method is chosen without a model, or a model
+    (or an LLM ``--strategy``) is given to a method that takes none (it was a TypeError traceback)."""
+    from fabula.quotes import LLM_METHODS, available_methods
+
+    if method not in LLM_METHODS:
+        given = "--llm" if llm is not None else "--strategy" if strategy is not None else None
+        if given is not None and method in available_methods():
+            raise ConfigError(
+                f"the {method} attribution method uses no model; {given} is for "
+                f"--method {', '.join(LLM_METHODS)}",
+                given,
+            )
+        return
+    if llm is None:
         raise ConfigError(
             f"the {method} attribution method needs a model: pass --llm SPEC "
             "(e.g. --llm openai:MODEL@http://127.0.0.1:8080/v1 or --llm llamacpp:/path/model.gguf), "

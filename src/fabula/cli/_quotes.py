@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from fabula._files import check_output_path
+from fabula._words import counted
 from fabula.annotation import annotate
 from fabula.book import DEFAULT_MAX_BYTES
 from fabula.characters import load_character_list
@@ -75,7 +76,7 @@ def quotes_command(
     if output_format not in ("jsonl", "tsv"):
         raise InputError(f"unknown format {output_format!r} (use jsonl or tsv)", "--format")
     fmt: QuoteFormat = "jsonl" if output_format == "jsonl" else "tsv"
-    require_model(method, llm)
+    require_model(method, llm, strategy)
     if output is not None:
         check_output_path(output)
     gold = load_character_list(gold_characters) if gold_characters is not None else None
@@ -84,6 +85,8 @@ def quotes_command(
         annotate(book, {"speakers"}, gold=gold, method=method, method_options=options)
     if output is not None:
         write_quotes(book, output, format=fmt)
-        stderr.print(f"{len(book.quotes)} quotes written to {output}", markup=False, highlight=False)
+        stderr.print(
+            f"{counted(len(book.quotes), 'quote')} written to {output}", markup=False, highlight=False
+        )
         return
     sys.stdout.buffer.write(quotes_bytes(book, fmt))

@@ -10,6 +10,7 @@ import orjson
 import typer
 
 from fabula._files import write_bytes_atomic
+from fabula._words import counted
 from fabula.book import DEFAULT_MAX_BYTES, resolve_position
 from fabula.cli._app import app, default_command_group, stderr, stdout
 from fabula.cli._options import (
@@ -117,7 +118,9 @@ def show_command(
         )
         return
     t = result.target
-    where = f"chapter {t.chapter}" if t.chapter is not None else "before the first chapter"
+    # the chapter the reader is in (the passage just read may begin in the chapter before)
+    chapter = book.chapter_at(max(book.body.start, position - 1))
+    where = f"chapter {chapter.id + 1}" if chapter is not None else "before the first chapter"
     stdout.print(f"Reading position {position} ({where}); the passage just read:", markup=False)
     stdout.print(f"  [{t.start}-{t.end}] {t.text}\n", markup=False, soft_wrap=True)
     if not result.snippets:
@@ -168,7 +171,7 @@ def build_command(
         raise ConfigError("the book is too short for a full set of candidates before any target", book_path)
     book_ref = str(book_path.resolve())
     count = write_targets(output, found, book_ref)
-    stderr.print(f"wrote {count} targets to {output}", markup=False)
+    stderr.print(f"wrote {counted(count, 'target')} to {output}", markup=False)
 
 
 def _write_json(path: Path, payload: dict[str, Any]) -> None:

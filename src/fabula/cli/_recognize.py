@@ -11,6 +11,7 @@ import orjson
 import typer
 
 from fabula._files import write_bytes_atomic
+from fabula._words import counted
 from fabula.book import DEFAULT_MAX_BYTES
 from fabula.cli._app import app, default_command_group, stderr, stdout
 from fabula.cli._options import (
@@ -78,6 +79,8 @@ def recognize_command(
     from fabula.characters import load_character_list
     from fabula.recognition import BookIndex, Question, get_method, supporting_passages
 
+    if not description.strip():  # every character would be "ranked" against nothing
+        raise ConfigError("DESCRIPTION is empty: say what the character is like or does")
     model = None
     if llm is not None:
         model = open_llm(
@@ -88,7 +91,8 @@ def recognize_command(
     index = BookIndex(book, gold=load_character_list(gold) if gold is not None else None)
     names = [c.name for c in index.main_characters if c.mention_count > 0][:candidates]
     if len(names) < 2:
-        raise InputError("fewer than two characters found in the book", book_path)
+        where = "the book" if book.until is None else "the text up to the reading position"
+        raise InputError(f"fewer than two characters found in {where}", book_path)
     question = Question("cli", book_path.resolve(), "desc2name", description, tuple(names), 0)
     prediction = recognizer.predict(question, index)
     if prediction.scores is not None:
@@ -179,4 +183,7 @@ def make_command(
     }
     questions = make_questions(loaded, chosen, names, seed=seed, n_options=options)
     write_questions(out, questions)
-    stderr.print(f"{len(questions)} questions from {len(loaded)} pairs written to {out}", markup=False)
+    stderr.print(
+        f"{counted(len(questions), 'question')} from {counted(len(loaded), 'pair')} written to {out}",
+        markup=False,
+    )

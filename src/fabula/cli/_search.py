@@ -94,7 +94,7 @@ def search_command(
         typer.Option("--no-index-cache", help="Build the index in memory; do not read or write the cache."),
     ] = False,
     width: Annotated[
-        int, typer.Option("--width", help="Cut passages to this many characters (0: whole).")
+        int, typer.Option("--width", min=0, help="Cut passages to this many characters (0: whole).")
     ] = 400,
     json_out: JsonOutOption = None,
     max_bytes: MaxBytesOption = DEFAULT_MAX_BYTES,

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from fabula._words import counted
 from fabula.analysis import Analysis, CharacterProfile
 from fabula.book import Book, Mention
 from fabula.describe._extractive import K_BY_KIND, Candidate, candidate_sentences, select_sentences
@@ -64,7 +65,9 @@ class CharacterSheet:
         out.append(f"  gender: {self.gender}")
         if self.first_chapter is not None:
             out.append(f"  first appears: chapter {self.first_chapter}")
-        out.append(f"  mentions: {self.mentions:,}; lines: {self.quotes:,} ({self.words_spoken:,} words)")
+        out.append(
+            f"  mentions: {self.mentions:,}; lines: {self.quotes:,} ({counted(self.words_spoken, 'word')})"
+        )
         if self.talks_most_with:
             partners = ", ".join(f"{p['name']} ({p['count']})" for p in self.talks_most_with)
             out.append(f"  talks most with: {partners}")
@@ -72,7 +75,7 @@ class CharacterSheet:
             out.append("  characteristic lines:")
             out.extend(f'    "{line}"' for line in self.lines)
         if self.description:
-            out.append(f"  {self.kind} ({self.method}, {len(self.description)} sentences):")
+            out.append(f"  {self.kind} ({self.method}, {counted(len(self.description), 'sentence')}):")
             out.extend(f"    {s.text}" for s in self.description)
         return "\n".join(out)
 

@@ -11,6 +11,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from fabula._words import counted
+
 Role = Literal["system", "user", "assistant"]
 
 
@@ -72,9 +74,11 @@ class UsageSummary(BaseModel):
     def line(self) -> str:
         """A one-line human summary, e.g. for the end of a CLI run."""
         return (
-            f"LLM {self.spec}: {self.calls} calls, {self.cache_hits} cache hits, {self.retries} retries, "
-            f"{self.failures} failures, {self.invalid} unusable answers, {self.prompt_tokens:,} prompt + {self.completion_tokens:,} "
-            f"completion tokens, {self.model_seconds:.1f} s model time (tokens counted by {self.token_counter})"
+            f"LLM {self.spec}: {counted(self.calls, 'call')}, {counted(self.cache_hits, 'cache hit')}, "
+            f"{counted(self.retries, 'retry', 'retries')}, {counted(self.failures, 'failure')}, "
+            f"{counted(self.invalid, 'unusable answer')}, {self.prompt_tokens:,} prompt + "
+            f"{counted(self.completion_tokens, 'completion token')}, {self.model_seconds:.1f} s model time "
+            f"(tokens counted by {self.token_counter})"
         )
 
 

@@ -17,6 +17,7 @@ from fabula.quotes._detect import detect_quote_style, detect_quotes
 from fabula.quotes._output import TSV_COLUMNS, QuoteFormat, quote_records, quotes_bytes, write_quotes
 from fabula.quotes._registry import (
     DEFAULT_METHOD,
+    LLM_METHODS,
     METHODS,
     AttributionResult,
     attribute_quotes,
@@ -58,6 +59,7 @@ __getattr__, __dir__ = lazy_exports("fabula.quotes", _LAZY, globals())
 __all__ = [
     "CHUNK_TOKENS",
     "DEFAULT_METHOD",
+    "LLM_METHODS",
     "METHODS",
     "PAPER",
     "PAPER_METHOD",

@@ -32,6 +32,11 @@ class AttributionResult:
 
 
 DEFAULT_METHOD = "ranker"  # what `fabula quotes`, `fabula analyze` and the evaluation use unless told
+LLM_METHODS = (
+    "llm",
+    "llm-windows",
+    "hybrid",
+)  # the methods that take a model (``llm=``); the others take none
 # Methods that live in modules with optional dependencies are imported on first use.
 METHODS: Registry[Callable[..., AttributionResult]] = Registry(
     "attribution method",

@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from fabula._words import counted
 from fabula.analysis import Analysis, CharacterProfile
 from fabula.book import TITLE_SMALL_WORDS
 
@@ -217,7 +218,7 @@ def _heatmap(analysis: Analysis, index_of: dict[str, int]) -> dict[str, Any]:
                 {
                     "x": round(label_width + c * cell_w, 2),
                     "opacity": round(0.08 + 0.92 * math.sqrt(count / most), 3) if count else 0,
-                    "title": f"{p.name} — {title}: {count} mention{'s' if count != 1 else ''}",
+                    "title": f"{p.name} — {title}: {counted(count, 'mention')}",
                 }
             )
         rows.append({"index": index_of[p.id], "name": p.name, "y": r * cell_h, "cells": cells})
@@ -254,7 +255,7 @@ def _panel(index: int, p: CharacterProfile, index_of: dict[str, int], chapters: 
         "stats": [
             ("gender", p.gender if p.gender_confidence <= 0 else f"{p.gender} ({p.gender_confidence:.0%})"),
             ("mentions", f"{p.mention_count:,}"),
-            ("quotations", f"{p.quote_count:,} ({p.words_spoken:,} words)"),
+            ("quotations", f"{p.quote_count:,} ({counted(p.words_spoken, 'word')})"),
             ("first appears", first or "—"),
             ("source", p.source + (f", {p.category}" if p.category else "")),
         ],
@@ -277,11 +278,9 @@ def character_in_brief(p: CharacterProfile, first: str, partners: list[str]) -> 
     if others:
         sentence += f", also called {_joined(others)},"
     clauses = [f"first appears in {first}"] if first else []
-    clauses.append(f"is named {p.mention_count:,} {_plural(p.mention_count, 'time')}")
+    clauses.append(f"is named {counted(p.mention_count, 'time')}")
     if p.quote_count:
-        clauses.append(
-            f"speaks {p.quote_count:,} {_plural(p.quote_count, 'quotation')} ({p.words_spoken:,} words)"
-        )
+        clauses.append(f"speaks {counted(p.quote_count, 'quotation')} ({counted(p.words_spoken, 'word')})")
     else:
         clauses.append("has no quotation attributed")
     sentence += " " + _joined(clauses) + "."
@@ -300,10 +299,6 @@ def _share(part: int, whole: int) -> str:
         if text in ("100.0%", "0.0%"):
             text = ">99.9%" if part < whole and share > 0.5 else "<0.1%"
     return text
-
-
-def _plural(n: int, word: str) -> str:
-    return word if n == 1 else word + "s"
 
 
 def _joined(names: list[str]) -> str:

@@ -40,6 +40,7 @@ from fabula.metrics import (
 from fabula.quotes import (
     CHUNK_TOKENS,
     DEFAULT_METHOD,
+    LLM_METHODS,
     PAPER,
     PAPER_METHOD,
     STRIDE_TOKENS,
@@ -217,7 +218,15 @@ class QuotesTask(Task):
 
     def check(self, llm: LLM | None) -> None:
         method = self.options_given["method"]
-        if method in ("llm", "llm-windows", "hybrid") and llm is None and "llm" not in self.method_options:
+        if method not in LLM_METHODS:  # a model given to the ranker or rules was a TypeError traceback
+            given = "--llm" if llm is not None else "--strategy" if self.options_given["strategy"] else None
+            if given is not None:
+                raise ConfigError(
+                    f"the {method} attribution method uses no model; {given} is for "
+                    f"--method {', '.join(LLM_METHODS)}",
+                    given,
+                )
+        elif llm is None and "llm" not in self.method_options:
             raise ConfigError(
                 f"the {method} attribution method needs a model: pass --llm SPEC, or choose --method "
                 f"ranker (the default, no LLM)",

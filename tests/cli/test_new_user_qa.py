@@ -1,0 +1,189 @@
+"""What a demanding new user ran into, trying every command as the README shows it (session 9's QA pass):
+each test failed on the code before its fix.
+
+Help that tells the whole summary, counts in words that agree ("1 quote", never "1 quotes"), messages
+that stay one line in a log, options that refuse nonsense values in one line (no traceback), and
+outputs that say where the reader is.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from fabula._words import counted, plural
+from fabula.cli import main
+from fabula.llm import UsageSummary
+from fabula.llm.testing import ScriptedOpenAIServer
+from tests.conftest import ROOT
+
+ALICE = ROOT / "examples" / "alice_in_wonderland.txt"
+TINY = (
+    "CHAPTER I.\n\n"
+    "Mary Smith walked in the garden of the old house near the river, where the roses grew.\n\n"
+    '"Good morning," said Mary Smith.\n\n'
+    "The sun was shining on the water and the birds were singing in the trees.\n"
+)
+
+
+def _run(args: list[str | Path], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    try:
+        main([str(a) for a in args])
+        code = 0
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else 1
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def tiny(tmp_path: Path) -> Path:
+    """A book with one character, one quotation and one chapter: every count in it is 1."""
+    path = tmp_path / "tiny.txt"
+    path.write_text(TINY, encoding="utf-8")
+    return path
+
+
+def _one_line_error(code: int, err: str, *expected: str) -> None:
+    assert code == 2, err
+    assert "Traceback" not in err, err
+    for text in expected:
+        assert text in err, err
+
+
+# --- help ----------------------------------------------------------------------------------------------
+
+
+def test_command_lists_show_a_whole_first_sentence(capsys: pytest.CaptureFixture[str]) -> None:
+    """`fabula eval --help` listed "describe  BookWorm character descriptions and analyses:" and
+    "recap  Recap snippets (RECIDENT):": the summary was cut at a colon."""
+    code, out, _ = _run(["eval", "--help"], capsys)
+    assert code == 0
+    listing = " ".join(out.split())
+    assert "analyses: ROUGE, entity recall, BERTScore, QA, NLI, facts." in listing
+    assert "Recap snippets (RECIDENT): Recall/Precision/F1@5" in listing
+
+
+# --- option values ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["describe", ALICE, "the Hatter", "--k", "-3"],  # was a ValueError traceback from islice
+        ["describe", ALICE, "the Hatter", "--k", "0"],  # was taken as "the default, 4 sentences"
+        ["characters", ALICE, "--limit", "0"],  # an empty table "… and 26 more"
+        ["characters", ALICE, "--limit", "-2"],  # 24 rows "… and 28 more" of 26 characters
+        ["search", ALICE, "Queen", "--width", "-1"],
+    ],
+)
+def test_counts_below_their_least_value_are_refused(
+    args: list[str | Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = _run(args, capsys)
+    _one_line_error(code, err, "Invalid value for")
+    assert out == ""
+
+
+def test_a_model_for_the_ranker_is_refused_before_any_work(capsys: pytest.CaptureFixture[str]) -> None:
+    """`fabula quotes BOOK --llm SPEC` (the default ranker) was a TypeError traceback after the whole
+    detection and discovery ran; --strategy with the ranker was silently ignored."""
+    with ScriptedOpenAIServer("{}") as server:
+        code, out, err = _run(["quotes", ALICE, "--llm", f"openai:test@{server.url}"], capsys)
+        _one_line_error(code, err, "--llm: the ranker attribution method uses no model")
+        assert out == "" and server.requests == 0
+    code, out, err = _run(["quotes", ALICE, "--method", "rules", "--strategy", "first"], capsys)
+    _one_line_error(code, err, "--strategy: the rules attribution method uses no model")
+    assert out == ""
+
+
+def test_eval_quotes_refuses_a_model_for_the_ranker(
+    pdnc_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with ScriptedOpenAIServer("{}") as server:
+        args = [
+            "eval",
+            "quotes",
+            "--pdnc",
+            pdnc_dir,
+            "--novel",
+            "DaisyMiller",
+            "--llm",
+            f"openai:t@{server.url}",
+        ]
+        code, _, err = _run([*args, "--json", tmp_path / "r.json"], capsys)
+        _one_line_error(code, err, "--llm: the ranker attribution method uses no model")
+        assert server.requests == 0
+    assert not (tmp_path / "r.json").exists()
+
+
+def test_an_empty_description_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    """`fabula recognize BOOK ""` ranked five characters against nothing, with exit 0."""
+    code, out, err = _run(["recognize", ALICE, "  "], capsys)
+    _one_line_error(code, err, "DESCRIPTION is empty")
+    assert out == ""
+
+
+def test_too_few_characters_says_it_is_the_text_read_so_far(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = _run(["recognize", ALICE, "a grinning cat", "--until", "1%"], capsys)
+    _one_line_error(code, err, "fewer than two characters found in the text up to the reading position")
+
+
+# --- counts in words ---------------------------------------------------------------------------------------
+
+
+def test_counted_agrees_with_its_number() -> None:
+    assert counted(1, "quotation") == "1 quotation"
+    assert counted(0, "quotation") == "0 quotations"
+    assert counted(2016, "mention") == "2,016 mentions"
+    assert counted(1, "retry", "retries") == "1 retry" and plural(3, "retry", "retries") == "retries"
+
+
+def test_one_of_each_is_said_in_the_singular(
+    tiny: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Seen on a one-quote book: "1 quotes written", "description (lead, 1 sentences)"."""
+    code, _, err = _run(["quotes", tiny, "-o", tmp_path / "q.jsonl"], capsys)
+    assert code == 0 and "1 quote written to" in err, err
+    code, out, _ = _run(["describe", tiny, "Mary Smith", "--k", "1"], capsys)
+    assert code == 0 and "description (lead, 1 sentence):" in out, out
+    line = UsageSummary(spec="openai:m", calls=1, cache_hits=1, retries=1, failures=1, invalid=1).line()
+    assert "1 call, 1 cache hit, 1 retry, 1 failure, 1 unusable answer" in line, line
+
+
+def test_recap_build_says_one_target(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = _run(["recap", "build", ALICE, "-o", tmp_path / "t.jsonl", "--targets", "1"], capsys)
+    assert code == 0 and "wrote 1 target to" in err, err
+
+
+# --- messages stay whole ------------------------------------------------------------------------------------
+
+
+def test_messages_into_a_log_are_not_cut_at_80_columns(
+    tiny: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """stderr into a file or pipe was wrapped at 80 columns: a written path (or the LLM usage line) broke
+    over two lines and could not be copied or grepped."""
+    out_dir = tmp_path / ("an-output-folder-with-a-name-long-enough-to-pass-eighty-columns" * 2)
+    code, _, err = _run(["anonymize", tiny, "-o", out_dir], capsys)
+    assert code == 0, err
+    assert f"wrote {out_dir / 'tiny.txt'} and {out_dir / 'tiny.mapping.json'}" in err, err
+
+
+# --- where the reader is -----------------------------------------------------------------------------------
+
+
+def test_recap_names_the_chapter_the_reader_is_in(capsys: pytest.CaptureFixture[str]) -> None:
+    """At 50 % of Alice the reader is just past chapter VII's heading, but the passage just read begins in
+    chapter VI: the first line said "Reading position 72095 (chapter 6)"."""
+    from fabula.book import load_book, resolve_position
+
+    book = load_book(ALICE)
+    position = resolve_position(book, "50%")
+    assert position is not None
+    chapter = book.chapter_at(position - 1)
+    assert chapter is not None and chapter.title.startswith("CHAPTER VII.")  # the situation tested
+    code, out, err = _run(["recap", ALICE, "--at", "50%", "-k", "1"], capsys)
+    assert code == 0, err
+    assert out.splitlines()[0] == f"Reading position {position} (chapter 7); the passage just read:"
