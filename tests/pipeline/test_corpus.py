@@ -40,3 +40,15 @@ def test_a_folder_stands_for_the_books_in_it(tmp_path: Path) -> None:
     (tmp_path / "nothing").mkdir()
     with pytest.raises(InputError, match=r"no \.txt or \.epub"):
         expand_inputs([tmp_path / "nothing"])
+
+
+def test_a_book_named_twice_is_one_book(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`fabula serve alice.txt ./alice.txt` served it twice (alice, alice-2), `analyze` analysed it twice."""
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "a.txt").write_text("x")
+    (corpus / "b.txt").write_text("x")
+    monkeypatch.chdir(tmp_path)
+    found = expand_inputs(["corpus/b.txt", corpus, "./corpus/b.txt", tmp_path / "corpus" / ".." / "corpus"])
+    assert found == [Path("corpus/b.txt"), corpus / "a.txt"]
+    assert [j.stem for j in plan_jobs(found, tmp_path / "out")] == ["b", "a"]

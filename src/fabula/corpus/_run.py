@@ -53,17 +53,25 @@ BOOK_SUFFIXES = (".txt", ".epub")
 
 
 def expand_inputs(paths: Sequence[str | Path]) -> list[Path]:
-    """The book files named: a folder stands for every .txt/.epub file under it (sorted); files as given."""
+    """The book files named: a folder stands for every .txt/.epub file under it (sorted); files as given.
+
+    A file named twice (``a.txt ./a.txt``, or a folder and a file in it) is listed once, where first
+    named: it was analysed, or served, twice (as ``a`` and ``a-2``)."""
     books: list[Path] = []
+    seen: set[Path] = set()
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
             found = sorted(p for p in path.rglob("*") if p.suffix.lower() in BOOK_SUFFIXES and p.is_file())
             if not found:
                 raise InputError("folder holds no .txt or .epub files", path)
-            books.extend(found)
         else:
-            books.append(path)
+            found = [path]
+        for book in found:
+            key = book.resolve()
+            if key not in seen:
+                seen.add(key)
+                books.append(book)
     return books
 
 
