@@ -8,6 +8,12 @@ outputs that say where the reader is.
 
 from __future__ import annotations
 
+import json
+import re
+import socket
+import subprocess
+import sys
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -187,3 +193,42 @@ def test_recap_names_the_chapter_the_reader_is_in(capsys: pytest.CaptureFixture[
     code, out, err = _run(["recap", ALICE, "--at", "50%", "-k", "1"], capsys)
     assert code == 0, err
     assert out.splitlines()[0] == f"Reading position {position} (chapter 7); the passage just read:"
+
+
+# --- fabula serve's address ----------------------------------------------------------------------------------
+
+
+def test_serve_on_a_port_in_use_is_one_line_and_announces_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """It printed "fabula serve: 1 book(s) at http://127.0.0.1:PORT/" (another program's address), then
+    uvicorn's "ERROR: [Errno 98] … address already in use", exit 3."""
+    pytest.importorskip("uvicorn", reason="fabula serve needs the serve extra")
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        code, out, err = _run(["serve", ALICE, "--port", port, "--cache", tmp_path], capsys)
+    _one_line_error(code, err, f"--port: port {port} on 127.0.0.1 is in use")
+    assert "fabula serve:" not in err and out == ""
+    code, _, err = _run(["serve", ALICE, "--host", "no-such-host.invalid", "--cache", tmp_path], capsys)
+    _one_line_error(code, err, "--host: cannot listen on 'no-such-host.invalid'")
+
+
+def test_serve_on_port_0_announces_the_port_it_got(tmp_path: Path) -> None:
+    """`--port 0` (allowed by --help) announced "http://127.0.0.1:0/"."""
+    pytest.importorskip("uvicorn", reason="fabula serve needs the serve extra")
+    command = [sys.executable, "-m", "fabula", "serve", str(ALICE), str(ALICE), "--port", "0"]
+    process = subprocess.Popen(
+        [*command, "--cache", str(tmp_path)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        assert process.stderr is not None
+        line = process.stderr.readline()  # the announcement comes first
+        match = re.search(r"^fabula serve: 1 book at http://127\.0\.0\.1:(\d+)/ ", line)
+        assert match and int(match.group(1)) > 0, line  # the same file named twice is one book
+        with urllib.request.urlopen(f"http://127.0.0.1:{match.group(1)}/api/books", timeout=30) as response:
+            assert [b["id"] for b in json.loads(response.read())["books"]] == ["alice_in_wonderland"]
+    finally:
+        process.terminate()
+        process.communicate(timeout=30)

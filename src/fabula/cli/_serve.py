@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import signal
+import socket
 import sys
 import threading
 from pathlib import Path
@@ -12,6 +14,7 @@ from typing import Annotated, Any, NoReturn
 
 import typer
 
+from fabula._words import counted
 from fabula.book import DEFAULT_MAX_BYTES
 from fabula.cli._app import app, stderr
 from fabula.cli._options import (
@@ -22,6 +25,7 @@ from fabula.cli._options import (
     TimeoutOption,
     open_llm,
 )
+from fabula.errors import ConfigError
 from fabula.llm import DEFAULT_TIMEOUT
 from fabula.serve import DEFAULT_CACHE_MB
 
@@ -77,44 +81,82 @@ def serve_command(
     from fabula.llm import CACHE_FILE_NAME, default_cache_dir
     from fabula.serve import Library, create_app
 
-    folder = cache if cache is not None else default_cache_dir() / "serve"
-    model = None
-    if llm is not None:
-        model = open_llm(
-            llm,
-            cache=folder / CACHE_FILE_NAME if cache else True,
-            timeout=timeout,
-            structured=structured,
-            concurrency=concurrency,
-        )
-    library = Library(paths, max_bytes=max_bytes, llm=model, cache=folder, cache_mb=cache_mb)
-    for served in list(library.books.values())[:EAGER_BOOKS]:
-        served.open()  # start reading now, while the web stack imports: the first page comes sooner
-    application = create_app(library, host=host)
-    import uvicorn
-
-    stderr.print(
-        f"fabula serve: {len(library.books)} book(s) at http://{host}:{port}/ (API docs: /docs); Ctrl-C stops",
-        markup=False,
-        highlight=False,
-    )
-    server = _Server(uvicorn.Config(application, host=host, port=port, log_level="warning"))
-    # a request thread waiting for the interpreter lock held by background work (writing a checkpoint's
-    # cache folder) gets it after 1 ms instead of 5: a request takes the lock a dozen times
-    sys.setswitchinterval(SWITCH_SECONDS)
-    # what is loaded is frozen and young objects collected every 50,000 allocations, as in `fabula
-    # analyze`: a new checkpoint's analysis runs here, and the default thresholds walk it again and again
-    from fabula.corpus import collect_rarely
-
-    collect_rarely()
+    listener = _listen(host, port)  # before anything is announced or loaded
+    port = listener.getsockname()[1]  # --port 0: the port the system gave
     try:
-        server.run()
-    except KeyboardInterrupt:
-        pass  # uvicorn re-raises the Ctrl-C it caught once it has stopped serving
+        folder = cache if cache is not None else default_cache_dir() / "serve"
+        model = None
+        if llm is not None:
+            model = open_llm(
+                llm,
+                cache=folder / CACHE_FILE_NAME if cache else True,
+                timeout=timeout,
+                structured=structured,
+                concurrency=concurrency,
+            )
+        library = Library(paths, max_bytes=max_bytes, llm=model, cache=folder, cache_mb=cache_mb)
+        for served in list(library.books.values())[:EAGER_BOOKS]:
+            served.open()  # start reading now, while the web stack imports: the first page comes sooner
+        application = create_app(library, host=host)
+        import uvicorn
+
+        stderr.print(
+            f"fabula serve: {counted(len(library.books), 'book')} at http://{_url_host(host)}:{port}/ "
+            "(API docs: /docs); Ctrl-C stops",
+            markup=False,
+            highlight=False,
+        )
+        server = _Server(uvicorn.Config(application, host=host, port=port, log_level="warning"))
+        # a request thread waiting for the interpreter lock held by background work (writing a checkpoint's
+        # cache folder) gets it after 1 ms instead of 5: a request takes the lock a dozen times
+        sys.setswitchinterval(SWITCH_SECONDS)
+        # what is loaded is frozen and young objects collected every 50,000 allocations, as in `fabula
+        # analyze`: a new checkpoint's analysis runs here, and the default thresholds walk it again and again
+        from fabula.corpus import collect_rarely
+
+        collect_rarely()
+        try:
+            server.run(sockets=[listener])
+        except KeyboardInterrupt:
+            pass  # uvicorn re-raises the Ctrl-C it caught once it has stopped serving
+        finally:
+            library.close()
     finally:
-        library.close()
+        listener.close()
     if server.interrupted.is_set():
         _exit_interrupted()
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """The server's socket, bound before the server says where it is: a port in use or an address that is
+    not this machine's is one line and exit 2 (it was "fabula serve: … at http://HOST:PORT/", then
+    uvicorn's "ERROR: … address already in use" and exit 3, the announced address another program's)."""
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
+    except (socket.gaierror, UnicodeError) as exc:
+        raise ConfigError(
+            f"cannot listen on {host!r}: {getattr(exc, 'strerror', None) or exc}", "--host"
+        ) from None
+    listener = socket.socket(family, kind, proto)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn does: restart at once
+    try:
+        listener.bind(address)
+    except OSError as exc:
+        listener.close()
+        if exc.errno == errno.EADDRINUSE:
+            raise ConfigError(
+                f"port {port} on {host} is in use (another server?): choose another --port", "--port"
+            ) from None
+        raise ConfigError(f"cannot listen on {host} port {port}: {exc.strerror or exc}", "--host") from None
+    listener.listen(2048)  # a browser opened at the announcement waits for the server instead of refused
+    return listener
+
+
+def _url_host(host: str) -> str:
+    """The host as a URL writes it: an IPv6 address in brackets."""
+    return f"[{host}]" if ":" in host else host
 
 
 def _exit_interrupted() -> NoReturn:
