@@ -252,3 +252,22 @@ def test_a_name_that_a_book_word_ends_in_s_or_es_is_never_drawn() -> None:
     assert mapping.inverse().apply(mapping.apply(text)) != text  # what the pool rule prevents
     assert "Hugh" in free_names("Arthur met nobody.", "male")
     assert "Hugh" not in free_names(text, "male") and "Robert" not in free_names(text, "male")
+
+
+def test_a_name_at_the_start_of_a_wrapped_line_is_inside_its_sentence() -> None:
+    """A hard-wrapped book (Project Gutenberg's) breaks lines inside sentences: "It was the White\\nRabbit
+    returning" became "the Perry Rabbit returning" in Alice, and the remaining-names check passed it."""
+    text = (
+        "CHAPTER I.\n\nShe dried her eyes. It was the Fox\nrabbit, and the fox by the gate was Dana\n"
+        "Fox herself.\n\nFox hunting was over. Nobody trusted\nFox that winter.\n"
+    )
+    cast = [Character("fox", "Dana Fox", {"Fox": 0, "Dana": 0}, gender="female")]
+    mapping = plan_mapping(text, cast, seed=1)
+    assert mapping.contextual == {"Fox": True}
+    assert remaining_names(text, cast) == {"Fox": 3, "Dana": 1}
+    new = mapping.apply(text)
+    fox = mapping.names["Fox"]
+    assert f"trusted\n{fox} that" in new and f"{mapping.names['Dana']}\n{fox} herself" in new
+    assert "\n\nFox hunting" in new and "the fox by the gate" in new  # a paragraph's first word stays
+    assert not remaining_names(new, cast)
+    assert mapping.inverse().apply(new) == text

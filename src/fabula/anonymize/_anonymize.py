@@ -393,8 +393,13 @@ def person_context(text: str, start: int, end: int, mid_sentence: bool, names: I
         return True
     if not mid_sentence:
         return False
-    prefix = text[max(0, start - 20) : start].rstrip(" \t")
-    return bool(prefix) and prefix[-1] not in _SENTENCE_START
+    before = text[max(0, start - 20) : start]
+    prefix = before.rstrip()
+    if not prefix or before.count("\n", len(prefix)) > 1:
+        return False  # the text's or a paragraph's first word
+    # a line break inside a paragraph is no sentence start: a hard-wrapped book's "the White\nRabbit"
+    # kept its Rabbit (and the check below it passed)
+    return prefix[-1] not in _SENTENCE_START
 
 
 def remaining_names(
