@@ -170,6 +170,11 @@ def take_ahead(key: Hashable) -> tuple[bool, Any]:
     return (False, None) if forked is None else forked.collect()
 
 
+def ahead_pending() -> bool:
+    """Whether work `start_ahead` began is waiting to be taken (this process has time to spare until then)."""
+    return bool(_ahead)
+
+
 def cancel_ahead() -> None:
     """End every child `start_ahead` began whose result was not taken (the process is about to end)."""
     while _ahead:

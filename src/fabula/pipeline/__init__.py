@@ -5,7 +5,7 @@ outputs and running many books is `fabula.corpus`.
 """
 
 from fabula.analysis import Analysis, CharacterProfile, Partner
-from fabula.pipeline._analyze import STAGES, ProgressCallback, analyze_book
+from fabula.pipeline._analyze import STAGES, ProgressCallback, analyze_book, prepare_analysis
 from fabula.pipeline._profiles import build_profiles, conversation_turns, lead_sentences
 
 __all__ = [
@@ -18,4 +18,5 @@ __all__ = [
     "build_profiles",
     "conversation_turns",
     "lead_sentences",
+    "prepare_analysis",
 ]

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from fabula._version import __version__
 from fabula.analysis import Analysis
-from fabula.annotation import annotate, result_of
+from fabula.annotation import annotate, plan, result_of
 from fabula.book import DEFAULT_MAX_BYTES, Book, Character, load_book, prose_problem, resolve_position
 from fabula.errors import ConfigError, InputError
 
@@ -109,6 +109,13 @@ def analyze_book(
         "until_offset": book.until,
     }
     return Analysis(book, profiles, conversations, settings, timings)
+
+
+def prepare_analysis() -> None:
+    """Load now what `analyze_book` loads on first use (the annotation components with discovery and the learned
+    ranker). ``fabula analyze`` calls it while its book is read in a forked child (`fabula._parallel.start_ahead`):
+    time this process would otherwise spend waiting for the book."""
+    plan({"profiles"})
 
 
 def _gold_list(gold: str | Path | list[Character] | None) -> list[Character] | None:

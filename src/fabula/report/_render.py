@@ -72,6 +72,12 @@ def render_report(analysis: Analysis) -> str:
     )
 
 
+def prepare_report() -> None:
+    """Load jinja2 and compile the report's template now, ahead of `render_report` (``fabula analyze`` does it
+    while its book is read in a forked child; a report rendered in a forked child then starts with it)."""
+    _environment().get_template("report.html.j2")
+
+
 def render_index(entries: list[IndexEntry]) -> str:
     """``index.html`` linking the reports of several books."""
     return (
@@ -103,9 +109,8 @@ def _asset(name: str) -> str:
 
 @cache
 def _environment() -> jinja2.Environment:
-    # imported at the first rendering, not with `fabula.report`: what imports `fabula.corpus` without
-    # writing a report does not load jinja2 (nor the parent of a long book in `fabula analyze`, whose
-    # report is rendered in a forked child: `fabula.corpus._write.FORK_CHARACTERS`)
+    # imported at the first rendering (or `prepare_report`), not with `fabula.report`: what imports
+    # `fabula.corpus` without writing a report does not load jinja2
     import jinja2
 
     env = jinja2.Environment(
