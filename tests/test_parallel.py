@@ -166,9 +166,10 @@ def test_work_started_ahead_is_taken_once_later_and_a_cancelled_child_is_gone() 
     out = _in_a_fresh_interpreter(
         """
         import os, time
-        from fabula._parallel import cancel_ahead, fork_start, start_ahead, take_ahead
+        from fabula._parallel import ahead_pending, cancel_ahead, fork_start, start_ahead, take_ahead
         here = os.getpid()
-        print(start_ahead("pid", os.getpid), start_ahead("slow", lambda: time.sleep(60)))
+        pending = ahead_pending()
+        print(start_ahead("pid", os.getpid), start_ahead("slow", lambda: time.sleep(60)), pending, ahead_pending())
         taken, pid = take_ahead("pid")
         print(taken, pid != here, take_ahead("pid"), take_ahead("never started"))
         # a child that starts more work ahead: it does not fork again (its parent keeps the other core)
@@ -177,15 +178,15 @@ def test_work_started_ahead_is_taken_once_later_and_a_cancelled_child_is_gone() 
         print(forked.collect())  # the child raised: the caller computes it itself
         started = time.perf_counter()
         cancel_ahead()  # the 60-second child is killed and reaped, not waited for
-        print(time.perf_counter() - started < 5, take_ahead("slow"))
+        print(time.perf_counter() - started < 5, take_ahead("slow"), ahead_pending())
         """
     )
     assert out.splitlines() == [
-        "True True",
+        "True True False True",
         "True True (False, None) (False, None)",
         "True (True, False)",
         "(False, None)",
-        "True (False, None)",
+        "True (False, None) False",
     ]
 
 

@@ -36,12 +36,21 @@ def counted():
     return pid
 
 os.fork = counted
+import fabula._parallel as parallel
+taken, take = [], parallel.take_ahead
+
+def take_counted(key):
+    done, result = take(key)
+    taken.append(done)
+    return done, result
+
+parallel.take_ahead = take_counted  # before fabula.book imports it
 {patch}
 from fabula.cli import main
 try:
     main()
 finally:
-    print("forks:", len(forks), file=sys.stderr)
+    print("forks:", len(forks), "taken:", taken, file=sys.stderr)
 """
 # ... with books short enough for the tests split as a long book is (these imports load numpy first, so
 # the tests that use it set OPENBLAS_NUM_THREADS=1 themselves)
@@ -77,8 +86,8 @@ def test_two_cores_write_what_one_core_writes(tmp_path: Path) -> None:
     assert one.returncode == 0, one.stderr
     both = _analyze(EXAMPLE_NOVEL, tmp_path / "two")
     assert both.returncode == 0, both.stderr
-    assert "forks: 0" in one.stderr
-    assert "forks: 3" in both.stderr  # the book read ahead, the second half of its candidates, the report
+    assert "forks: 0 taken: [False]" in one.stderr
+    assert "forks: 3 taken: [True]" in both.stderr  # the book read ahead, its candidates' half, the report
     folder = "alice_in_wonderland"
     for name in DATA_FILES:
         assert (tmp_path / "one" / folder / name).read_bytes() == (
@@ -105,7 +114,8 @@ def test_the_console_script_forks_for_a_long_book(tmp_path: Path) -> None:
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    assert "forks: 3" in done.stderr, done.stderr
+    # the book read ahead, its candidates' second half, the report; and load_book took the book read ahead
+    assert "forks: 3 taken: [True]" in done.stderr, done.stderr
 
 
 def _process_group(group: int) -> set[int]:
