@@ -232,3 +232,12 @@ def test_serve_on_port_0_announces_the_port_it_got(tmp_path: Path) -> None:
     finally:
         process.terminate()
         process.communicate(timeout=30)
+
+
+def test_a_character_not_met_yet_is_not_said_to_be_absent_from_the_book(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`search BOOK "the Queen" -r mentions --until chapter:5` said "no character called 'the Queen' in this
+    book": she is in it, the reader has not met her yet."""
+    code, _, err = _run(["search", ALICE, "the Queen", "-r", "mentions", "--until", "chapter:5"], capsys)
+    _one_line_error(code, err, "no character called 'the Queen' in the text up to the reading position")

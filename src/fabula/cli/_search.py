@@ -123,7 +123,8 @@ def search_command(
         book.characters, book.mentions, book.quotes = seen.characters, seen.mentions, seen.quotes
         book.annotations = dict(seen.annotations)
         if retriever == "mentions" and find_character(book, query) is None:
-            raise ConfigError(f"no character called {query!r} in this book", book_path)
+            where = "this book" if position is None else "the text up to the reading position"
+            raise ConfigError(f"no character called {query!r} in {where}", book_path)
     embedding = StepProgress("embedding passages")
     dense_options = {"model": dense_model, "progress": embedding}
     options: dict[str, Any] = {}
