@@ -241,3 +241,15 @@ def test_a_character_not_met_yet_is_not_said_to_be_absent_from_the_book(
     book": she is in it, the reader has not met her yet."""
     code, _, err = _run(["search", ALICE, "the Queen", "-r", "mentions", "--until", "chapter:5"], capsys)
     _one_line_error(code, err, "no character called 'the Queen' in the text up to the reading position")
+
+
+def test_describe_all_without_main_characters_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`describe BOOK --all` on a text without characters printed nothing at all (exit 0)."""
+    book = tmp_path / "plain.txt"
+    book.write_text(
+        "The sun was shining on the water and the birds were singing in the trees.\n", encoding="utf-8"
+    )
+    code, out, err = _run(["describe", book, "--all"], capsys)
+    assert code == 0 and out.strip() == "No main characters found.", (out, err)

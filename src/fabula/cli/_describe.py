@@ -203,6 +203,9 @@ def describe_command(
         }
         sys.stdout.buffer.write(orjson.dumps(payload, option=orjson.OPT_INDENT_2) + b"\n")
     else:
+        if not sheets:  # --all on a book (or a stretch of one) without main characters printed nothing
+            where = "" if analysis.book.until is None else " in the text up to the reading position"
+            stdout.print(f"No main characters found{where}.", markup=False, highlight=False)
         for sheet in sheets:
             stdout.print(sheet.text(), markup=False, highlight=False)
             result = generated.get(sheet.id)
