@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.progress import Progress, SpinnerColumn, TaskID
 
-from fabula._parallel import ahead_pending
 from fabula._ray import check_engine
 from fabula.book import DEFAULT_MAX_BYTES
 from fabula.cli._app import Interrupted, app, stderr, stdout
@@ -82,8 +81,7 @@ def analyze_command(
         expand_inputs,
         fewer_collections,
     )
-    from fabula.pipeline import STAGES, prepare_analysis
-    from fabula.report import prepare_report
+    from fabula.pipeline import STAGES
 
     check_engine(engine, ray_address)
     books = expand_inputs(books)
@@ -116,9 +114,6 @@ def analyze_command(
         raise ConfigError("exists and is not a folder", output)
 
     settings = AnalyzeSettings(gold_characters, until, until_chapter, llm_config, max_bytes=max_bytes)
-    if ahead_pending():  # the book is read in a forked child (`fabula.cli._read_ahead`): load meanwhile
-        prepare_analysis()  # what the analysis and the report load on first use, instead of waiting idle
-        prepare_report()
     started = time.perf_counter()
     # drawn at each stage and book, not by a refresh thread: with no other thread alive, one book's
     # analysis may use the second core (`fabula._parallel.can_fork`)

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import orjson
 
 from fabula._files import write_bytes_atomic
+from fabula._parallel import ahead_pending
 from fabula._version import __version__, code_digest
 from fabula.book import DEFAULT_MAX_BYTES
 from fabula.corpus._write import MANIFEST, OUTPUT_FILES, remove_stale_temporaries, write_outputs
@@ -137,7 +138,8 @@ def analyze_to_folder(
     job: BookJob, settings: AnalyzeSettings, *, force: bool = False, on_stage: StageCallback | None = None
 ) -> BookOutcome:
     """Analyse one book into its folder (or skip it when already done); never raises for a bad book."""
-    from fabula.pipeline import analyze_book
+    from fabula.pipeline import analyze_book, prepare_analysis
+    from fabula.report import prepare_report
 
     started = time.perf_counter()
     try:
@@ -150,6 +152,10 @@ def analyze_to_folder(
         def progress(stage: str, seconds: float | None) -> None:
             if on_stage:
                 on_stage(job.stem, stage, seconds)
+
+        if ahead_pending():  # the book is being read in a forked child (`fabula.cli`): meanwhile, load what
+            prepare_analysis()  # the analysis and the report load on first use instead of waiting for it
+            prepare_report()
 
         analysis = analyze_book(
             job.source,
