@@ -36,6 +36,7 @@ SIEVE_RULES = ("tag", "beat", "vocative", "alternation", "paragraph", "recent")
 PRONOUN_STEPS = ("addressed", "paragraph", "narration", "participant", "layer")  # see _rules._resolve_pronoun
 _FAR = 3000.0  # mention distances are capped here (characters): further is "not near"
 _LOG_FAR = math.log1p(_FAR)  # distances are scaled by it to [0, 1]
+_LOG_DISTANCES = [math.log1p(chars) / _LOG_FAR for chars in range(int(_FAR))]  # scaled, by distance
 _DISTANCE_STEPS = 60  # a distance walk gives up after this many other names (a busy passage)
 _RECENT_TURNS = 12  # earlier turns whose speakers are candidates
 _RECENT_SPEAKERS = 5  # at most this many distinct earlier speakers
@@ -434,7 +435,7 @@ class _StaticBook:
             steps, distance = position - here, self.name_starts[position] - offset
         if distance >= _FAR or steps >= _DISTANCE_STEPS:
             return 1.0
-        return math.log1p(distance) / _LOG_FAR
+        return _LOG_DISTANCES[distance]  # math.log1p(distance) / _LOG_FAR
 
 
 _PRONOUN_TAGS = frozenset({"he", "she", "i", "they", "we"})
