@@ -423,6 +423,25 @@ def test_words_before_stops_are_what_the_forward_pattern_finds() -> None:
     for text, start, end in cases:
         found = [m.span(1) for m in forward.finditer(text, start, end)]
         assert _words_before_stops(text, start, end) == found, (text, start, end)
+    # the gender a turn addresses (which skips the spans of most speeches by their words alone)
+    from fabula.characters import is_vocative
+    from fabula.quotes._ranker import _ADDRESS_WORDS, _address_gender
+
+    _, turns = run_sieve(book)
+    addressed = 0
+    for turn in turns:
+        genders = {
+            _ADDRESS_WORDS[m.group(1).lower()]
+            for quote in turn.quotes
+            for span in quote.spans
+            for m in forward.finditer(book.text, span.start, span.end)
+            if m.group(1).lower() in _ADDRESS_WORDS
+            and is_vocative(book.text, m.start(1), m.end(1), (span.start, span.end))
+        }
+        expected = genders.pop() if len(genders) == 1 else None
+        assert _address_gender(book.text, turn) == expected
+        addressed += expected is not None
+    assert addressed > 20
 
 
 def test_scene_presence_from_narration_and_vocatives() -> None:

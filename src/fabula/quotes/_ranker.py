@@ -279,6 +279,7 @@ class _BookStats:
     weights: np.ndarray | None = None  # the model's weights, when the pass scores turns (`_scores`)
     weight_list: list[float] = field(default_factory=list)  # the same as Python floats
     shares: dict[str, tuple[float, float]] = field(default_factory=dict)  # speaker_share, mention_share
+    share_scores: dict[str, float] = field(default_factory=dict)  # the shares times their weights
     ahead: dict[int, _Ahead] = field(default_factory=dict)  # turn -> what it reads of the turns after it
 
     @classmethod
@@ -1447,9 +1448,16 @@ class _Ahead:
         """``who``'s row (as `stack` gives it) times ``stats.weights``, kept: the static columns' part once
         per turn and candidate (`_StaticTurn.score`), the book shares once per pass."""
         weight = stats.weight_list
-        speaks, named = stats.share(who)
-        found = static.score(who, context, stats.book, weight)
-        found += weight[_SPEAKER_SHARE] * speaks + weight[_MENTION_SHARE] * named
+        shares = stats.share_scores.get(who)
+        if shares is None:
+            speaks, named = stats.share(who)
+            shares = stats.share_scores[who] = (
+                weight[_SPEAKER_SHARE] * speaks + weight[_MENTION_SHARE] * named
+            )
+        found = static.score_of.get(who)
+        if found is None:
+            found = static.score(who, context, stats.book, weight)
+        found += shares
         if who == context.narrator_id:
             found += weight[_NARRATOR]
         self.score_of[who] = found
@@ -1656,6 +1664,7 @@ _ADDRESS_WORDS: dict[str, str] = {
     "ma'am": "female", "grandmamma": "female", "grandmother": "female", "girl": "female",
     "daughter": "female", "woman": "female", "missis": "female", "missus": "female", "miss": "female",
 }  # fmt: skip
+_ADDRESS_BACKWARDS = frozenset(word[::-1] for word in _ADDRESS_WORDS)  # each word of address reversed
 _LETTER = r"[^\W\d_]"
 # a word right before punctuation (or the end of the speech), read backwards: the stop, white space, then
 # the word reversed (letters with single apostrophes inside); see `_words_before_stops`
@@ -1698,6 +1707,18 @@ def _address_gender(text: str, turn: Turn) -> str | None:
     found: set[str] = set()
     for quote in turn.quotes:
         for span in quote.spans:
+            if span.start == 0 or _A_LETTER.match(text, span.start - 1) is None:
+                # most speeches hold no word of address before a stop: the words (reversed, lowercased:
+                # the same as lowercased and reversed for a word of address, which holds no capital
+                # sigma) looked up in one set, without their spans (every word `_words_before_stops`
+                # finds, when no letter stands right before the speech)
+                backwards = text[span.start : span.end][::-1]
+                words = _STOP_THEN_WORD.findall(backwards)
+                last = _WORD_AT_END.match(backwards)
+                if last is not None:
+                    words.append(last.group(1))
+                if _ADDRESS_BACKWARDS.isdisjoint(map(str.lower, words)):
+                    continue
             for start, end in _words_before_stops(text, span.start, span.end):
                 gender = _ADDRESS_WORDS.get(text[start:end].lower())
                 if gender is not None and is_vocative(text, start, end, (span.start, span.end)):
