@@ -253,3 +253,14 @@ def test_describe_all_without_main_characters_says_so(
     )
     code, out, err = _run(["describe", book, "--all"], capsys)
     assert code == 0 and out.strip() == "No main characters found.", (out, err)
+
+
+def test_an_evaluation_of_an_empty_data_file_fails(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`fabula eval describe --data EMPTY` printed a table of dashes and exited 0."""
+    empty = tmp_path / "refs.jsonl"
+    empty.write_text("\n", encoding="utf-8")
+    code, out, err = _run(["eval", "describe", "--data", empty, "--json", tmp_path / "r.json"], capsys)
+    _one_line_error(code, err, f"{empty}: nothing to evaluate: no items for task 'describe'")
+    assert out == "" and not (tmp_path / "r.json").exists()

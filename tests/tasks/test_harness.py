@@ -55,7 +55,8 @@ def test_toy_task_runs_through_the_cli_with_its_declared_options(tmp_path: Path)
 
 def test_declared_option_is_checked(capsys: pytest.CaptureFixture[str]) -> None:
     assert run_cli("eval", "toy-sums", "--label", "z") == 2
-    assert "--label must be one of x, y" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "--label: must be one of x, y, not 'z'" in err and "--label --label" not in err
 
 
 def test_limit_runs_the_first_items_and_is_a_setting_of_the_run(

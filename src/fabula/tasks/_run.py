@@ -89,6 +89,10 @@ def _run_checked(
     if limit is not None:
         settings = {**settings, "limit": limit}
     items = list(task.items())[:limit]
+    if not items:  # an empty data file printed a table of dashes with exit 0
+        raise InputError(
+            f"nothing to evaluate: no items for task {task.name!r}", task.options_given.get("data")
+        )
     ids = [i.id for i in items]
     if len(set(ids)) != len(ids):
         raise ConfigError(f"task {task.name!r} lists an item id twice")

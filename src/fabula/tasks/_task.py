@@ -108,8 +108,8 @@ class Task(ABC):
             if option.required and value in (None, [], ()):
                 raise ConfigError(f"task {self.name!r} needs {option.flag}", option.flag)
             if option.choices and value is not None and value not in option.choices:
-                raise ConfigError(
-                    f"{option.flag} must be one of {', '.join(option.choices)}, not {value!r}", option.flag
+                raise ConfigError(  # "--method: must be one of …", not "--method: --method must be …"
+                    f"must be one of {', '.join(option.choices)}, not {value!r}", option.flag
                 )
             values[option.name] = value
         self.options_given = values
