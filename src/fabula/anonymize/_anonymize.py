@@ -393,9 +393,9 @@ def person_context(text: str, start: int, end: int, mid_sentence: bool, names: I
         return True
     if not mid_sentence:
         return False
-    before = text[max(0, start - 20) : start]
-    prefix = before.rstrip()
-    if not prefix or before.count("\n", len(prefix)) > 1:
+    lead = text[max(0, start - 20) : start]
+    prefix = lead.rstrip()
+    if not prefix or lead.count("\n", len(prefix)) > 1:
         return False  # the text's or a paragraph's first word
     # a line break inside a paragraph is no sentence start: a hard-wrapped book's "the White\nRabbit"
     # kept its Rabbit (and the check below it passed)
