@@ -264,3 +264,12 @@ def test_an_evaluation_of_an_empty_data_file_fails(
     code, out, err = _run(["eval", "describe", "--data", empty, "--json", tmp_path / "r.json"], capsys)
     _one_line_error(code, err, f"{empty}: nothing to evaluate: no items for task 'describe'")
     assert out == "" and not (tmp_path / "r.json").exists()
+
+
+def test_anonymize_into_a_file_is_refused_before_the_work(
+    tiny: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`anonymize BOOK -o FILE` did the work, then failed with "FILE/BOOK.txt: cannot write here (File
+    exists)"."""
+    code, _, err = _run(["anonymize", tiny, "-o", tiny], capsys)
+    _one_line_error(code, err, f"{tiny}: exists and is not a folder")

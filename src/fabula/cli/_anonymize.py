@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from fabula._files import write_text_atomic
+from fabula._files import check_output_path, write_text_atomic
 from fabula._words import counted
 from fabula.book import DEFAULT_MAX_BYTES
 from fabula.cli._app import app, stderr
@@ -65,6 +65,7 @@ def anonymize_command(
     from fabula.errors import InputError
     from fabula.recognition import load_questions, map_question, write_questions
 
+    check_output_path(out, folder=True)  # before the work: "DIR/BOOK.txt: cannot write here (File exists)"
     loaded_questions = [(path, load_questions(path)) for path in questions or []]
     book = load_reading(book_path, max_bytes=max_bytes, until=until, until_chapter=until_chapter)
     cast = load_character_list(characters) if characters is not None else None
