@@ -273,3 +273,18 @@ def test_anonymize_into_a_file_is_refused_before_the_work(
     exists)"."""
     code, _, err = _run(["anonymize", tiny, "-o", tiny], capsys)
     _one_line_error(code, err, f"{tiny}: exists and is not a folder")
+
+
+def test_a_crlf_file_has_the_quotations_of_the_same_text_with_lf(tmp_path: Path) -> None:
+    """Windows line ends (Project Gutenberg ships many files so): a tag ending in a colon before a line
+    break ("… said:\\r\\n") no longer ended the narration, so 3 of Alice's quotes merged with the next."""
+    from fabula.book import load_book
+    from fabula.quotes import detect_quotes
+
+    crlf = tmp_path / "alice_crlf.txt"
+    crlf.write_bytes(ALICE.read_bytes().replace(b"\n", b"\r\n"))
+    quotes = {}
+    for path in (ALICE, crlf):
+        book = load_book(path)
+        quotes[path] = [" ".join(book.text[q.start : q.end].split()) for q in detect_quotes(book)]
+    assert quotes[crlf] == quotes[ALICE]

@@ -458,7 +458,7 @@ def _same_quote(text: str, previous: _Segment, segment: _Segment) -> bool:
     if previous.paragraph != segment.paragraph:
         return False
     gap = text[previous.end : segment.start]
-    narration = gap.strip(" \n\"'“”‘’«»「」")
+    narration = gap.strip(" \t\r\n\"'“”‘’«»「」")  # \r: a CRLF file's line breaks too
     if len(narration) >= MERGE_GAP_CHARS or narration.endswith(":"):
         return False  # a long narration, or one introducing a new utterance
     said = text[previous.start : previous.end].rstrip(" \"'”’»」")
