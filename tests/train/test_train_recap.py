@@ -197,6 +197,14 @@ def test_bad_requests_are_one_line_errors(tmp_path: Path) -> None:
     data = _data(tmp_path / "data")
     with pytest.raises(InputError, match="no annotated novel Nowhere"):
         recap_pairs(data, exclude=["Nowhere"])
+    with pytest.raises(InputError, match="leaves out every annotated novel"):
+        recap_pairs(data, exclude=["mill"])
+    unannotated = tmp_path / "data" / "built.jsonl"  # as `fabula recap build` writes it: it blamed --exclude
+    unannotated.write_text(
+        json.dumps({**json.loads(data.read_text()), "gold": None}) + "\n", encoding="utf-8"
+    )
+    with pytest.raises(InputError, match=r"no annotated targets \(with 'gold'\) in the file"):
+        recap_pairs(unannotated)
     with pytest.raises(ConfigError, match="pairwise-model:DIR"):
         create_ranker("pairwise-model")
     with pytest.raises(ConfigError, match="not found"):

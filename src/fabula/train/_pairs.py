@@ -69,6 +69,8 @@ def recap_pairs(
     from fabula.recap import read_records
 
     records = [r for r in read_records(path) if r.get("gold") is not None]
+    if not records:  # a file as `fabula recap build` writes it: it blamed --exclude
+        raise InputError("no annotated targets (with 'gold') in the file: annotate it first", path)
     known = {novel_name(r["book"]) for r in records}
     unknown = sorted(set(exclude) - known) + sorted(set(only) - known)
     if unknown:
@@ -106,7 +108,7 @@ def recap_pairs(
                 )
             )
     if not pairs:
-        raise InputError("no annotated pairs left (check --exclude / --only against the novels)", path)
+        raise InputError("no annotated pairs left: --exclude leaves out every annotated novel", path)
     return pairs
 
 
