@@ -288,3 +288,10 @@ def test_a_crlf_file_has_the_quotations_of_the_same_text_with_lf(tmp_path: Path)
         book = load_book(path)
         quotes[path] = [" ".join(book.text[q.start : q.end].split()) for q in detect_quotes(book)]
     assert quotes[crlf] == quotes[ALICE]
+
+
+def test_an_empty_cast_at_a_position_says_it_is_the_text_read_so_far(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, _ = _run(["characters", ALICE, "--until", "0%"], capsys)
+    assert code == 0 and out.strip() == "No characters found in the text up to the reading position."

@@ -61,7 +61,10 @@ def characters_command(
         sys.stdout.buffer.write(orjson.dumps(payload, option=orjson.OPT_INDENT_2) + b"\n")
         return
     if not cast:
-        stdout.print("No characters found.")
+        stdout.print(
+            "No characters found"
+            + (" in the text up to the reading position." if book.until is not None else ".")
+        )
         return
     names = Counter(m.character_id for m in book.mentions if m.kind != "pronoun")
     table = Table(title=f"Characters of {book.meta.title or book_path.name}" + _until_note(book))
