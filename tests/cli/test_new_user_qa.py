@@ -295,3 +295,14 @@ def test_an_empty_cast_at_a_position_says_it_is_the_text_read_so_far(
 ) -> None:
     code, out, _ = _run(["characters", ALICE, "--until", "0%"], capsys)
     assert code == 0 and out.strip() == "No characters found in the text up to the reading position."
+
+
+def test_search_says_it_searched_only_the_text_read_so_far(capsys: pytest.CaptureFixture[str]) -> None:
+    """With --until the title read as for the whole book ("bm25 · paragraphs of ALICE'S … · 'Rabbit'")."""
+    from fabula.book import load_book, resolve_position
+
+    position = resolve_position(load_book(ALICE), "chapter:2")
+    code, out, _ = _run(["search", ALICE, "Rabbit", "--until", "chapter:2", "-k", "1"], capsys)
+    assert code == 0 and f"paragraphs of ALICE'S ADVENTURES IN WONDERLAND up to offset {position} ·" in out, (
+        out
+    )

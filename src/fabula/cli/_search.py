@@ -159,7 +159,10 @@ def search_command(
     if not hits:
         stdout.print("No matching passages." + ("" if query.strip() else " (empty query)"))
         return
-    table = Table(title=Text(f"{retriever} · {unit}s of {book.meta.title or book_path.name} · {query!r}"))
+    read = "" if position is None else f" up to offset {position}"  # as `characters --until` says it
+    table = Table(
+        title=Text(f"{retriever} · {unit}s of {book.meta.title or book_path.name}{read} · {query!r}")
+    )
     table.add_column("#", justify="right")
     table.add_column("chapter", max_width=24)
     table.add_column("score", justify="right")
