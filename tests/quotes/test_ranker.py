@@ -483,24 +483,3 @@ def test_gendered_words_of_address() -> None:
     # a title before a name addresses no one
     assert _feature(third, "knightley", "addressed_gender_own") == 0.0
     assert _feature(second, "knightley", "addressed_gender_next") == 0.0
-
-
-def test_speech_style_from_the_speakers_tagged_turns() -> None:
-    # each speaker's tagged turns use their own words (over `_STYLE_MIN_WORDS` of them); an untagged
-    # turn in one speaker's words matches that speaker's style, not the other's
-    hers = "the garden roses are blooming and my dear little sparrows sing so sweetly today " * 3
-    his = "the estate accounts demand attention and the tenants expect a fair answer from me " * 3
-    tagged = "".join(
-        f'"{hers.strip()}," said Emma.\n\n"{his.strip()}," said Mr. Knightley.\n\n' for _ in range(6)
-    )
-    text = tagged + '"The roses, my dear sparrows!"\n\n"The tenants expect accounts."\n'
-    _, items = _items(text)
-    by_turn = {item.turn: item for item in items}
-    first, second = by_turn[12], by_turn[13]
-    assert _feature(first, "emma", "style_match") > 0 > _feature(first, "knightley", "style_match")
-    assert _feature(second, "knightley", "style_match") > 0 > _feature(second, "emma", "style_match")
-    # a tagged turn is scored without its own words: the speaker's other turns say the same, so it still
-    # matches, but not by matching itself (a speaker with too few other words has no style)
-    assert _feature(by_turn[0], "emma", "style_match") > 0
-    _, items = _items('"The roses, my dear sparrows," said Emma.\n\n"The roses bloom."\n')
-    assert all(_feature(item, who, "style_match") == 0.0 for item in items for who in item.candidates)

@@ -6,8 +6,7 @@ turn says more. The ranker scores every plausible speaker of a turn — the char
 narration of its paragraph and the paragraphs around it, the speakers of the turns around it, the
 people addressed in the previous turn, the sieve's pick — with features of each (which sieve pass
 proposed it, turn parity, mention distance and kind, vocatives, gender agreement with a pronoun tag,
-how much the character speaks, how much the turn's words read like the character's tagged speech) and
-keeps the highest. The model is a conditional logit (a softmax
+how much the character speaks) and keeps the highest. The model is a conditional logit (a softmax
 over the candidates of one turn) with weights in ``ranker.json`` next to this module: plain numpy at
 inference, no scikit-learn, no download. ``scripts/train_quote_ranker.py`` trains it on PDNC novels
 and reports leave-novels-out cross-validation.
@@ -342,7 +341,6 @@ class _StaticBook:
     narration_ids: list[str]  # and characters
     turn_starts: list[int]  # each turn's start offset
     genders: dict[str, str]  # character -> gender (`SieveContext.gender`; missing: "unknown")
-    style: _SpeechStyle  # how each name-tagged speaker talks (`_SpeechStyle`)
     turns: dict[int, _StaticTurn] = field(default_factory=dict)  # turn -> `_StaticTurn`
     address_genders: dict[int, str | None] = field(default_factory=dict)  # turn -> `_address_gender`
     weights: np.ndarray | None = None  # the weights the turns' `_StaticTurn.score_of` were scored with
@@ -405,7 +403,6 @@ class _StaticBook:
             [who for who, held in zip(name_ids, name_turns, strict=True) if held == -1],
             [turn.start for turn in turns],
             {who: character.gender for who, character in context.characters.items()},
-            _SpeechStyle.of(text, turns),
         )
 
     def unbroken(self, a: int, b: int) -> bool:
@@ -535,8 +532,6 @@ class _StaticTurn:
     present: list[tuple[str, float]] = field(default_factory=list)
     presence: dict[str, dict[int, float]] = field(default_factory=dict)  # candidate -> scene presence cells
     address: list[tuple[int, str]] = field(default_factory=list)  # (column, gender) by `_address_gender`
-    words: list[str] = field(default_factory=list)  # the words of the turn's quotes (`_SpeechStyle`)
-    own_style: str | None = None  # the speaker whose style the turn's own words went into, if any
     row_of: dict[str, int] = field(default_factory=dict)  # candidate -> their row of `matrix`
     matrix: np.ndarray = field(default_factory=lambda: _NO_ROWS)  # `vectors` rows (never changed in place)
     score_of: dict[str, float] = field(default_factory=dict)  # candidate -> `score` (`_StaticBook.weights`)
@@ -575,9 +570,6 @@ class _StaticTurn:
         shown = self.presence.get(who)
         if shown is not None:
             out.update(shown)
-        style = book.style.match(who, self.words, self.own_style)
-        if style:
-            out[_STYLE_MATCH] = style
         out[_DISTANCE_BEFORE] = book.log_distance(who, self.start, self.here_start, before=True)
         out[_DISTANCE_AFTER] = book.log_distance(who, self.end, self.here_end, before=False)
         tag_gender = self.tag_gender
@@ -1050,7 +1042,6 @@ FEATURE_FAMILIES: tuple[FeatureFamily, ...] = (
         False,
         static=True,
     ),
-    FeatureFamily("speech style", None, ("style_match",), False, static=True),
     FeatureFamily(
         "untagged first name",
         None,
@@ -1111,7 +1102,6 @@ _ANCHOR_SIDES = {
 }  # (anchor before the turn?, even distance?) -> column
 _ANCHOR_TWO_PARTY = {even: _INDEX[f"anchor_{'even' if even else 'odd'}_two_party"] for even in (True, False)}
 _ANCHOR_UNBROKEN = {even: _INDEX[f"anchor_{'even' if even else 'odd'}_unbroken"] for even in (True, False)}
-_STYLE_MATCH = _INDEX["style_match"]
 _WIDTH = len(FEATURES)
 _RECENT_RANKS = [1.0 - k / (_RECENT_SPEAKERS + 1) for k in range(_RECENT_SPEAKERS + 1)]  # by the rank k
 
@@ -1615,8 +1605,6 @@ def _static_turn(context: SieveContext, turns: list[Turn], index: int, book: _St
         sorted(t.present.items(), key=lambda item: -item[1])[:3],
         t.presence,
         address,
-        book.style.words[index],
-        book.style.owners[index],
     )
 
 
@@ -1769,102 +1757,6 @@ def _tag_verb_class(text: str, turn: Turn) -> str | None:
             if word in _REPLY_VERBS:
                 return "reply"
     return None
-
-
-_STYLE_WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)*")  # a word of speech (lower-cased before matching)
-_STYLE_SMOOTHING = 2000.0  # pseudo-words of the book's speech mixed into each speaker's word counts
-_LOG_SMOOTHING = math.log(_STYLE_SMOOTHING)
-_STYLE_MIN_WORDS = 200  # a speaker whose tagged speech has fewer words has no style (yet)
-_STYLE_CAP = (
-    3.0  # the log-likelihood ratio (per square root of a word) is clipped to this, then scaled to [-1, 1]
-)
-
-
-@dataclass(slots=True)
-class _SpeechStyle:
-    """How each speaker talks, learned from the book itself: the words of the turns the sieve read off a
-    speech tag, per speaker, against the words of all the book's speech. A turn's match with a candidate
-    is the log-likelihood ratio of its words under the candidate's smoothed word counts and under the
-    book's (a unigram model, `_STYLE_SMOOTHING` pseudo-words of the book's speech as the prior), per
-    square root of its word count: a speaker's pet words, forms of address, dialect spellings and
-    subjects make their untagged turns look like their tagged ones, whoever the turn-taking points at.
-    A tagged turn's own words are left out of its speaker's counts when it is scored (they would match
-    themselves)."""
-
-    words: list[list[str]]  # per turn: the words of its quotes, lower-cased
-    owners: list[str | None]  # per turn: the speaker whose counts hold its words (name or pronoun tag)
-    counts: dict[str, dict[str, int]]  # speaker -> word -> count over their tagged turns
-    totals: dict[str, int]  # speaker -> words over their tagged turns
-    background: dict[str, float]  # word -> log of its smoothed share of the book's speech
-    ratios: dict[str, dict[str, float]] = field(default_factory=dict)  # speaker -> `_ratios`, on first use
-
-    @classmethod
-    def of(cls, text: str, turns: list[Turn]) -> _SpeechStyle:
-        words: list[list[str]] = []
-        owners: list[str | None] = []
-        counts: dict[str, dict[str, int]] = {}
-        totals: dict[str, int] = {}
-        book: dict[str, int] = {}
-        for turn in turns:
-            found = [
-                w.lower()
-                for q in turn.quotes
-                for s in q.spans
-                for w in _STYLE_WORD.findall(text, s.start, s.end)
-            ]
-            words.append(found)
-            for w in found:
-                book[w] = book.get(w, 0) + 1
-            speaker, rule, _ = turn.sieve
-            owner = speaker if rule == "tag" and speaker is not None and found else None
-            owners.append(owner)
-            if owner is not None:
-                mine = counts.setdefault(owner, {})
-                for w in found:
-                    mine[w] = mine.get(w, 0) + 1
-                totals[owner] = totals.get(owner, 0) + len(found)
-        size = sum(book.values()) + len(book) + 1  # add-one smoothing: every share is positive
-        background = {w: math.log((n + 1) / size) for w, n in book.items()}
-        return cls(words, owners, counts, totals, background)
-
-    def match(self, who: str, words: list[str], own: str | None) -> float:
-        """How much more like ``who``'s tagged speech ``words`` read than like the book's speech, in
-        [-1, 1] (0: no such speaker's style, or no words); ``own``: the speaker whose counts hold these
-        words (they are taken out first). Per word, log P(word | speaker) - log P(word | book), the
-        speaker's counts smoothed toward the book's shares: log(count + smoothing * share) - log(share),
-        then - log(total + smoothing) per word (a word the speaker never said: log(smoothing))."""
-        total = self.totals.get(who, 0)
-        if own == who:
-            total -= len(words)
-        if not words or total < _STYLE_MIN_WORDS:
-            return 0.0
-        if own == who:  # the turn's own words out of the counts: only the words it has change
-            counts, background = self.counts[who], self.background
-            mine: dict[str, int] = {}
-            for w in words:
-                mine[w] = mine.get(w, 0) + 1
-            parts = {
-                w: math.log(counts[w] - n + _STYLE_SMOOTHING * math.exp(background[w])) - background[w]
-                if counts[w] > n
-                else _LOG_SMOOTHING
-                for w, n in mine.items()
-            }
-            raw = sum([parts[w] for w in words])
-        else:
-            ratios = self.ratios.get(who)
-            if ratios is None:
-                ratios = self.ratios[who] = self._ratios(self.counts[who])
-            raw = sum([ratios.get(w, _LOG_SMOOTHING) for w in words])
-        score = (raw - len(words) * math.log(total + _STYLE_SMOOTHING)) / math.sqrt(len(words))
-        return max(-_STYLE_CAP, min(_STYLE_CAP, score)) / _STYLE_CAP
-
-    def _ratios(self, counts: dict[str, int]) -> dict[str, float]:
-        """log(count + smoothing * share) - log(share) of each word ``counts`` holds (`match`)."""
-        background = self.background
-        return {
-            w: math.log(n + _STYLE_SMOOTHING * math.exp(background[w])) - background[w]
-            for w, n in counts.items()
-        }
 
 
 class _QuotedText:
