@@ -134,6 +134,29 @@ def test_no_fork_outside_the_main_thread_beside_other_threads_when_forbidden_or_
 
 
 @needs_fork
+def test_by_default_a_child_needs_a_core_to_spare() -> None:
+    """Where the process allows forking (fabula analyze) but FABULA_FORK does not insist, a busy machine (the
+    1-minute load average within half a core of the CPUs) gets no child: it would only compete."""
+    out = _in_a_fresh_interpreter(
+        """
+        import os
+        from fabula import _parallel
+        del os.environ["FABULA_FORK"]
+        _parallel.allow_forking()
+        cpus = len(os.sched_getaffinity(0))
+        answers = []
+        for load in (0.2, cpus - 0.6, cpus - 0.5, cpus + 3.0):
+            os.getloadavg = lambda load=load: (load, load, load)
+            answers.append(_parallel.can_fork())
+        os.environ["FABULA_FORK"] = "1"
+        answers.append(_parallel.can_fork())  # FABULA_FORK=1: whatever the load
+        print(*answers)
+        """
+    )
+    assert out.split() == ["True", "True", "False", "False", "True"]
+
+
+@needs_fork
 def test_a_thread_python_does_not_know_of_also_stops_forking() -> None:
     """A library's own thread (a BLAS thread pool, started outside `threading`) counts: a fork beside it
     could copy a lock it holds. ``fabula analyze`` keeps BLAS on one thread for this reason."""

@@ -6,7 +6,8 @@ piece of work is independent of what this process does meanwhile (the report bes
 files; the book read while the command line's modules load), it runs in a child forked from this process
 — which starts with everything this one has loaded, so nothing is imported or sent to it — and its
 result comes back pickled through a pipe. The result is exactly what the call gives here, which is what
-happens where forking is not worth it or not safe (`can_fork`): one core, not Linux, not the main thread
+happens where forking is not worth it or not safe (`can_fork`): one core, no core to spare (the 1-minute load
+average within half a core of the CPUs), not Linux, not the main thread
 (a server's worker threads), any other thread alive (a notebook kernel's, a library user's: a child forked
 while another thread holds a lock, the import lock or a logging handler's, would wait for it forever, and
 the parent with it), inside a worker process of a corpus run or a Ray task (those already use every core:
@@ -69,10 +70,26 @@ def can_fork() -> bool:
         return False
     if _native_threads() > 1:  # a library's own threads (a BLAS thread pool) count too
         return False
+    cpus = _cpus()
+    return cpus >= 2 and (setting == "1" or _spare_core(cpus))
+
+
+def _cpus() -> int:
     try:
-        return len(os.sched_getaffinity(0)) >= 2
+        return len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
-        return (os.cpu_count() or 1) >= 2
+        return os.cpu_count() or 1
+
+
+def _spare_core(cpus: int) -> bool:
+    """Whether the machine has a core to spare: the 1-minute load average (this process's own run counted)
+    at least half a core below the CPUs this process may use. A child only pays when it runs beside this
+    process; on a busy machine it competes with it, and the fork's cost (the copied pages, a second import of
+    what the child needs) is added. ``FABULA_FORK=1`` forks whatever the load."""
+    try:
+        return os.getloadavg()[0] < cpus - 0.5
+    except OSError:
+        return True
 
 
 def _native_threads() -> int:

@@ -41,7 +41,7 @@ def start():
 def _run(code: str, *args: str | Path) -> str:
     done = subprocess.run(
         [sys.executable, "-c", _START + textwrap.dedent(code), *map(str, args)],
-        env={**os.environ, "OPENBLAS_NUM_THREADS": "1", "FABULA_FORK": ""},
+        env={**os.environ, "OPENBLAS_NUM_THREADS": "1", "FABULA_FORK": "1"},  # whatever the machine's load
         capture_output=True,
         text=True,
         timeout=120,
