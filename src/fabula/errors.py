@@ -36,6 +36,14 @@ class ConfigError(FabulaError):
     """An option or specification (e.g. an LLM spec string) is malformed or inconsistent."""
 
 
+def unused_model(method: str, llm_methods: list[str] | tuple[str, ...], option: str = "--llm") -> ConfigError:
+    """The error for a model (``--llm``, or an LLM-only option) given to a method that takes none: said,
+    not ignored (an evaluation's report would name a model that answered nothing)."""
+    return ConfigError(
+        f"the {method} method uses no model; {option} is for --method {', '.join(llm_methods)}", option
+    )
+
+
 class BackendError(FabulaError):
     """A model backend failed in a way retries cannot fix (auth error, missing model, missing extra)."""
 

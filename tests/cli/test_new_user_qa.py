@@ -97,10 +97,10 @@ def test_a_model_for_the_ranker_is_refused_before_any_work(capsys: pytest.Captur
     detection and discovery ran; --strategy with the ranker was silently ignored."""
     with ScriptedOpenAIServer("{}") as server:
         code, out, err = _run(["quotes", ALICE, "--llm", f"openai:test@{server.url}"], capsys)
-        _one_line_error(code, err, "--llm: the ranker attribution method uses no model")
+        _one_line_error(code, err, "--llm: the ranker method uses no model")
         assert out == "" and server.requests == 0
     code, out, err = _run(["quotes", ALICE, "--method", "rules", "--strategy", "first"], capsys)
-    _one_line_error(code, err, "--strategy: the rules attribution method uses no model")
+    _one_line_error(code, err, "--strategy: the rules method uses no model")
     assert out == ""
 
 
@@ -119,7 +119,7 @@ def test_eval_quotes_refuses_a_model_for_the_ranker(
             f"openai:t@{server.url}",
         ]
         code, _, err = _run([*args, "--json", tmp_path / "r.json"], capsys)
-        _one_line_error(code, err, "--llm: the ranker attribution method uses no model")
+        _one_line_error(code, err, "--llm: the ranker method uses no model")
         assert server.requests == 0
     assert not (tmp_path / "r.json").exists()
 
@@ -306,3 +306,59 @@ def test_search_says_it_searched_only_the_text_read_so_far(capsys: pytest.Captur
     assert code == 0 and f"paragraphs of ALICE'S ADVENTURES IN WONDERLAND up to offset {position} ·" in out, (
         out
     )
+
+
+@pytest.mark.parametrize(
+    ("args", "method"),
+    [
+        (["recognize", ALICE, "a grinning cat"], "evidence"),
+        (["recap", ALICE, "--at", "40%"], "reach-back"),
+        (["quotes", ALICE, "--method", "rules"], "rules"),
+    ],
+)
+def test_a_model_for_a_method_that_takes_none_is_refused(
+    args: list[str | Path], method: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`recognize BOOK DESC --llm SPEC` and `recap BOOK --at POS --llm SPEC` answered with their default
+    method, the model silently unused (recognize opened it and never closed it)."""
+    with ScriptedOpenAIServer("Yes") as server:
+        code, out, err = _run([*args, "--llm", f"openai:test@{server.url}"], capsys)
+        _one_line_error(code, err, f"--llm: the {method} method uses no model; --llm is for --method ")
+        assert out == "" and server.requests == 0
+
+
+def test_an_evaluation_does_not_name_a_model_it_never_asked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`eval recap --data FILE --llm SPEC` scored reach-back and wrote "llm": SPEC into the report."""
+    data = tmp_path / "targets.jsonl"
+    code, _, err = _run(["recap", "build", ALICE, "-o", data, "--targets", "1"], capsys)
+    assert code == 0, err
+    record = json.loads(data.read_text(encoding="utf-8"))
+    data.write_text(json.dumps({**record, "gold": [0]}) + "\n", encoding="utf-8")
+    with ScriptedOpenAIServer("Yes") as server:
+        args = [
+            "eval",
+            "recap",
+            "--data",
+            data,
+            "--llm",
+            f"openai:test@{server.url}",
+            "--json",
+            tmp_path / "r.json",
+        ]
+        code, _, err = _run(args, capsys)
+        _one_line_error(code, err, "--llm: the reach-back method uses no model")
+        assert server.requests == 0
+    assert not (tmp_path / "r.json").exists()
+
+
+def test_a_recap_whose_model_answers_are_unreadable_is_an_error(capsys: pytest.CaptureFixture[str]) -> None:
+    """Every answer "A" (no "(number) - explanation" line): the recap said "No earlier passage to recap."
+    with exit 0, as if the book had nothing before the reader."""
+    with ScriptedOpenAIServer("A") as server:
+        args = ["recap", ALICE, "--at", "40%", "--method", "llm-listwise", "--no-cache"]
+        code, out, err = _run([*args, "--llm", f"openai:test@{server.url}"], capsys)
+        assert server.requests >= 1
+    assert code == 3 and "Traceback" not in err, err
+    assert "of the model's answers could not be read" in err and "No earlier passage" not in out

@@ -19,7 +19,7 @@ from fabula.book import (
     resolve_position,
 )
 from fabula.cli._app import stderr
-from fabula.errors import ConfigError, InputError
+from fabula.errors import ConfigError, InputError, unused_model
 from fabula.llm import DEFAULT_TIMEOUT
 
 if TYPE_CHECKING:
@@ -182,11 +182,7 @@ def require_model(method: str, llm: str | None, strategy: str | None = None) -> 
     if method not in LLM_METHODS:
         given = "--llm" if llm is not None else "--strategy" if strategy is not None else None
         if given is not None and method in available_methods():
-            raise ConfigError(
-                f"the {method} attribution method uses no model; {given} is for "
-                f"--method {', '.join(LLM_METHODS)}",
-                given,
-            )
+            raise unused_model(method, LLM_METHODS, given)
         return
     if llm is None:
         raise ConfigError(

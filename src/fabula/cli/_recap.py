@@ -27,7 +27,7 @@ from fabula.cli._options import (
     load_reading,
     open_llm,
 )
-from fabula.errors import ConfigError
+from fabula.errors import BackendError, ConfigError, unused_model
 from fabula.llm import DEFAULT_TIMEOUT
 
 recap_app = typer.Typer(
@@ -83,7 +83,8 @@ def show_command(
 ) -> None:
     """Print the recap snippets for a reader at POS (--at or --until; --until-chapter N: the end of
     chapter N): chapter, offsets and text, best first. Nothing at or after POS is ever used or shown."""
-    from fabula.recap import RecapSpec, create_ranker, recap
+    from fabula.llm import redact_credentials
+    from fabula.recap import LLM_METHODS, RecapSpec, create_ranker, ranker_needs_llm, recap
 
     if at is None and until_chapter is None:
         raise ConfigError(
@@ -94,6 +95,8 @@ def show_command(
     assert position is not None
     model = None
     if llm is not None:
+        if not ranker_needs_llm(method):  # it was ignored without a word
+            raise unused_model(method, LLM_METHODS)
         model = open_llm(
             llm, no_cache=no_cache, timeout=timeout, structured=structured, concurrency=concurrency
         )
@@ -112,6 +115,13 @@ def show_command(
         if model is not None:
             stderr.print(model.usage.line(), markup=False, highlight=False)
             model.close()
+    log = result.log
+    if not result.snippets and log.get("unreadable"):  # it said "No earlier passage to recap.", exit 0
+        errors = log.get("errors") or [log.get("error") or "unreadable"]
+        raise BackendError(
+            f"{log['unreadable']} of the model's answers could not be read (e.g. {errors[0]}): no recap",
+            redact_credentials(llm) if llm is not None else method,
+        )
     if as_json:
         stdout.print(
             orjson.dumps({"book": str(book_path), **result.to_dict()}).decode(), markup=False, soft_wrap=True

@@ -29,7 +29,7 @@ from fabula.cli._options import (
     load_reading,
     open_llm,
 )
-from fabula.errors import ConfigError, InputError
+from fabula.errors import ConfigError, InputError, unused_model
 from fabula.llm import DEFAULT_TIMEOUT
 
 recognize_app = typer.Typer(
@@ -77,12 +77,22 @@ def recognize_command(
     """Rank the book's characters by how well DESCRIPTION fits them, with the passages that support each
     (with --until, only what the reader has read so far)."""
     from fabula.characters import load_character_list
-    from fabula.recognition import BookIndex, Question, get_method, supporting_passages
+    from fabula.recognition import (
+        METHODS,
+        BookIndex,
+        Question,
+        get_method,
+        llm_method_names,
+        method_names,
+        supporting_passages,
+    )
 
     if not description.strip():  # every character would be "ranked" against nothing
         raise ConfigError("DESCRIPTION is empty: say what the character is like or does")
     model = None
     if llm is not None:
+        if method in method_names() and not METHODS.get(method).needs_llm:  # opened, never asked
+            raise unused_model(method, llm_method_names())
         model = open_llm(
             llm, no_cache=no_cache, timeout=timeout, structured=structured, concurrency=concurrency
         )

@@ -23,15 +23,18 @@ from fabula.recap._construct import (
 )
 from fabula.recap._data import read_records, target_record, write_targets
 from fabula.recap._rankers import (
+    LLM_METHODS,
     Ranker,
     Ranking,
     RecapContext,
     create_ranker,
     ranker_names,
+    ranker_needs_llm,
     register_ranker,
 )
 
 __all__ = [
+    "LLM_METHODS",
     "Ranker",
     "Ranking",
     "RecapContext",
@@ -46,6 +49,7 @@ __all__ = [
     "every_target",
     "main_characters",
     "ranker_names",
+    "ranker_needs_llm",
     "read_records",
     "reader_context",
     "recap",

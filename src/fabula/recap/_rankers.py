@@ -287,6 +287,15 @@ def ranker_names() -> list[str]:
     return RANKERS.names()
 
 
+def ranker_needs_llm(name: str) -> bool:
+    """Whether the recap method ``name`` (``NAME:ARG`` too) takes a model; ``ConfigError`` for an unknown
+    name. Commands refuse ``--llm`` for the others, which `create_ranker` drops silently."""
+    base = name.partition(":")[0]
+    if base not in ranker_names():
+        create_ranker(name)  # the registry's one-line error
+    return RANKERS.get(base).needs_llm
+
+
 def create_ranker(name: str, **options: Any) -> Ranker:
     """A ranker by name (``NAME:ARG`` for the methods of `ARGUMENT_OPTIONS`); ``ConfigError`` for an
     unknown name or option, or a missing ``llm``."""

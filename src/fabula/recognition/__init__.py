@@ -22,6 +22,7 @@ from fabula.recognition._methods import (
     Prediction,
     Recognizer,
     get_method,
+    llm_method_names,
     method_names,
     register_method,
 )
@@ -50,6 +51,7 @@ __all__ = [
     "candidate_names",
     "description_gender",
     "get_method",
+    "llm_method_names",
     "load_pairs",
     "load_questions",
     "make_questions",

@@ -107,6 +107,11 @@ def method_names() -> list[str]:
     return METHODS.names()
 
 
+def llm_method_names() -> list[str]:
+    """The methods that take a model (``needs_llm``)."""
+    return [name for name in method_names() if METHODS.get(name).needs_llm]
+
+
 def get_method(name: str, llm: LLM | None = None, **options: Any) -> Recognizer:
     """A new recognizer of the named kind (``ConfigError`` for an unknown name or option)."""
     names = method_names()

@@ -13,7 +13,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from fabula.errors import ConfigError
+from fabula.errors import ConfigError, unused_model
 from fabula.metrics import accuracy
 from fabula.recognition import (
     METHODS,
@@ -22,6 +22,7 @@ from fabula.recognition import (
     Question,
     Recognizer,
     get_method,
+    llm_method_names,
     load_questions,
     method_names,
 )
@@ -106,10 +107,11 @@ class RecognizeTask(Task):
         )
 
     def check(self, llm: LLM | None) -> None:
-        if llm is None and METHODS.get(self.options_given["method"]).needs_llm:
-            raise ConfigError(
-                f"method {self.options_given['method']!r} needs a model: give --llm SPEC", "--llm"
-            )
+        method = self.options_given["method"]
+        if llm is None and METHODS.get(method).needs_llm:
+            raise ConfigError(f"method {method!r} needs a model: give --llm SPEC", "--llm")
+        if llm is not None and not METHODS.get(method).needs_llm:
+            raise unused_model(method, llm_method_names())
 
     @property
     def settings(self) -> dict[str, Any]:

@@ -26,7 +26,7 @@ from fabula.annotation import annotate, result_of
 from fabula.book import Character, Quote, Span
 from fabula.characters import find_characters
 from fabula.datasets import MIN_SPEAKER_QUOTES, GoldQuote, PdncNovel, find_pdnc_novels, load_pdnc_novel
-from fabula.errors import ConfigError, InputError
+from fabula.errors import ConfigError, InputError, unused_model
 from fabula.metrics import (
     QUOTE_TYPES,
     AttributionScores,
@@ -221,11 +221,7 @@ class QuotesTask(Task):
         if method not in LLM_METHODS:  # a model given to the ranker or rules was a TypeError traceback
             given = "--llm" if llm is not None else "--strategy" if self.options_given["strategy"] else None
             if given is not None:
-                raise ConfigError(
-                    f"the {method} attribution method uses no model; {given} is for "
-                    f"--method {', '.join(LLM_METHODS)}",
-                    given,
-                )
+                raise unused_model(method, LLM_METHODS, given)
         elif llm is None and "llm" not in self.method_options:
             raise ConfigError(
                 f"the {method} attribution method needs a model: pass --llm SPEC, or choose --method "

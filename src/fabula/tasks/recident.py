@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from fabula.book import Book
-from fabula.errors import InputError
+from fabula.errors import InputError, unused_model
 from fabula.metrics import (
     at_5_within_nearest,
     free_precision,
@@ -28,12 +28,14 @@ from fabula.metrics import (
     recall_at_5,
 )
 from fabula.recap import (
+    LLM_METHODS,
     Ranker,
     RecapContext,
     RecapTarget,
     Snippet,
     create_ranker,
     ranker_names,
+    ranker_needs_llm,
     read_records,
     reader_context,
 )
@@ -132,6 +134,11 @@ class RecapTask(Task):
             create_ranker(self.options_given["method"])  # the registry's one-line error
         self._lock = threading.Lock()
         self._rankers: dict[int, Ranker] = {}
+
+    def check(self, llm: LLM | None) -> None:
+        method = self.options_given["method"]
+        if llm is not None and not ranker_needs_llm(method):
+            raise unused_model(method, LLM_METHODS)
 
     def items(self) -> list[EvalItem]:
         path = Path(self.options_given["data"])
