@@ -168,7 +168,9 @@ def test_bad_books_among_several(tmp_path: Path, capsys: pytest.CaptureFixture[s
 def test_gold_list_is_for_one_book(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     gold = tmp_path / "cast.json"
     gold.write_text('[{"name": "Alice"}]')
-    assert run_cli("analyze", ALICE, ALICE, "-o", tmp_path / "out", "--gold-characters", gold) == 2
+    other = tmp_path / "another.txt"  # a second book (the same file named twice is one book)
+    other.write_bytes(ALICE.read_bytes())
+    assert run_cli("analyze", ALICE, other, "-o", tmp_path / "out", "--gold-characters", gold) == 2
     assert capsys.readouterr().err.strip().startswith("fabula: error: --gold-characters:")
     assert not (tmp_path / "out").exists()
 
