@@ -31,6 +31,7 @@ from fabula.book._prefix import BLANK_LINE, READ_REACH, PrefixLayers, prefix_lay
 from fabula.book._segment import detect_language, split_sentences
 from fabula.book._serialize import book_from_dict, book_to_dict, book_to_json, load_book_json, save_book
 from fabula.book._spans import Span, SpanLayer, trim_span
+from fabula.book._structure import line_feed_view
 
 __all__ = [
     "BLANK_LINE",
@@ -61,6 +62,7 @@ __all__ = [
     "decode_bytes",
     "detect_language",
     "format_size",
+    "line_feed_view",
     "load_book",
     "load_book_json",
     "normalize_text",

@@ -91,6 +91,17 @@ def _next_line(text: str, offset: int) -> int:
     return len(text) if newline < 0 else newline + 1
 
 
+def line_feed_view(text: str) -> str:
+    """``text`` with every line break a line feed, at the same offsets: a CRLF break reads " \n" (a space
+    before it) and an old Mac CR "\n". Components whose patterns know line breaks as ``\n`` (name runs
+    across a wrapped line, the word before a name) read this view of a CRLF or CR file, so a book's
+    analysis does not depend on how its lines end; offsets, and so every span found, stay those of the
+    untouched text."""
+    if "\r" not in text:
+        return text
+    return text.replace("\r\n", " \n").replace("\r", "\n")
+
+
 # --- paragraphs ------------------------------------------------------------------------------------
 # a blank line between paragraphs, whatever the line ends (\n, \r\n, or old Mac \r)
 _BLANK_LINES = re.compile(r"(?:\r\n?+|\n)[ \t\f\v\u3000]*(?:\r\n?+|\n)\s*")

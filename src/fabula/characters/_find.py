@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter, defaultdict
 from collections.abc import Collection
 
-from fabula.book import Book, Character, Mention
+from fabula.book import Book, Character, Mention, line_feed_view
 from fabula.characters._gender import estimate_genders
 from fabula.characters._gold_match import is_pseudo_name, match_gold_names
 from fabula.characters._narrator import addressed_narrator
@@ -34,6 +35,9 @@ def find_characters(
     ``ner_model`` (a spaCy package name or path) adds PERSON entities as extra evidence in discovery;
     ``skip`` switches discovery passes off by name (`fabula.characters.DISCOVERY_PASSES`), to measure them.
     """
+    target = book
+    if "\r" in book.text:  # a CRLF or CR file: the same cast as its LF copy (`line_feed_view`)
+        book = dataclasses.replace(book, text=line_feed_view(book.text))
     if gold is not None:
         characters = [_fresh(c) for c in gold]
         names = match_gold_names(book, characters)
@@ -56,8 +60,8 @@ def find_characters(
     _fill_counts(book, characters, mentions)
     if gold is None:
         characters = _renumber(characters, mentions)
-    book.characters = characters
-    book.mentions = mentions
+    target.characters = characters
+    target.mentions = mentions
     return characters
 
 

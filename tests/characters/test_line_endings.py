@@ -1,0 +1,36 @@
+"""A book's cast does not depend on how its lines end: a Windows (CRLF) or old Mac (CR) copy of a
+novel gets the cast of its LF original (discovery reads `fabula.book.line_feed_view`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from fabula.book import line_feed_view, load_book
+from fabula.characters import find_characters
+from tests.conftest import pdnc_novel_dir
+
+
+def _cast(path: Path) -> list[tuple[str, list[str], str]]:
+    book = load_book(path)
+    return [(c.name, sorted(c.aliases), c.gender) for c in find_characters(book)]
+
+
+def test_the_view_keeps_every_offset() -> None:
+    text = "Mr. Vance\r\nQuill said.\r\n\r\nOld\rMac."
+    view = line_feed_view(text)
+    assert len(view) == len(text)
+    assert view == "Mr. Vance \nQuill said. \n \nOld\nMac."
+    assert line_feed_view("no breaks\nbut LF") == "no breaks\nbut LF"
+
+
+@pytest.mark.parametrize("ending", ["\r\n", "\r"])
+def test_a_crlf_or_cr_copy_of_a_novel_has_the_same_cast(tmp_path: Path, ending: str) -> None:
+    text = (pdnc_novel_dir("AlicesAdventuresInWonderland") / "novel_text.txt").read_text(encoding="utf-8")
+    original, copy = tmp_path / "lf.txt", tmp_path / "copy.txt"
+    original.write_text(text, encoding="utf-8", newline="")
+    copy.write_text(text.replace("\n", ending), encoding="utf-8", newline="")
+    # before the view, a CRLF copy gained the aliases "the Mock" and "the White" (a name's words never
+    # ran over "\r\n"), and a CR copy lost "Bill" and the Queen to junk entries
+    assert _cast(copy) == _cast(original)
