@@ -397,8 +397,8 @@ def person_context(text: str, start: int, end: int, mid_sentence: bool, names: I
     prefix = lead.rstrip()
     if not prefix or lead.count("\n", len(prefix)) > 1:
         return False  # the text's or a paragraph's first word
-    # a line break inside a paragraph is no sentence start: a hard-wrapped book's "the White\nRabbit"
-    # kept its Rabbit (and the check below it passed)
+    # a line break inside a paragraph is no sentence start: a hard-wrapped book's "the Grey\nHeron"
+    # kept its Heron (and the check below it passed)
     return prefix[-1] not in _SENTENCE_START
 
 

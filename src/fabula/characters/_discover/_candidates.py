@@ -409,7 +409,7 @@ def _local_candidates(text: str, start: int, end: int) -> list[tuple[tuple[int, 
 _PLACE_OPENERS = _PLACE_QUALIFIERS | PLACE_OPENINGS
 
 
-#: a name's word that makes it a place ("Abbey Road", "Mill House"), unless the name is an honorific and it
+#: a name's word that makes it a place ("Mill Road", "Mill House"), unless the name is an honorific and it
 _BUILDINGS = frozenset({"street", "road", "house", "hall", "park", "square", "lane"})
 
 
