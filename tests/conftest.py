@@ -28,6 +28,20 @@ def run_cli(*args: str | Path) -> int:
     return 0
 
 
+def run_cli_output(args: list[str | Path], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    """Run ``fabula ARGS`` in-process: its exit code (1 for an exit with a message) and what it wrote to
+    stdout and stderr."""
+    from fabula.cli import main
+
+    try:
+        main([str(a) for a in args])
+        code = 0
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else 1
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
 def pdnc_novel_dir(name: str) -> Path:
     """Path of one PDNC novel folder, skipping the test with a clear reason when the data is absent."""
     folder = PDNC_DIR / name

@@ -19,10 +19,9 @@ from pathlib import Path
 import pytest
 
 from fabula._words import counted, plural
-from fabula.cli import main
 from fabula.llm import UsageSummary
 from fabula.llm.testing import ScriptedOpenAIServer
-from tests.conftest import ROOT
+from tests.conftest import ROOT, run_cli_output
 
 ALICE = ROOT / "examples" / "alice_in_wonderland.txt"
 TINY = (
@@ -33,14 +32,7 @@ TINY = (
 )
 
 
-def _run(args: list[str | Path], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    try:
-        main([str(a) for a in args])
-        code = 0
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else 1
-    out, err = capsys.readouterr()
-    return code, out, err
+_run = run_cli_output
 
 
 @pytest.fixture

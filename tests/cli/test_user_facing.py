@@ -13,24 +13,17 @@ import pytest
 from rich.table import Table
 
 from fabula.book import load_book
-from fabula.cli import click_command, main  # fabula.cli's click_command: every subcommand registered
+from fabula.cli import click_command  # fabula.cli's click_command: every subcommand registered
 from fabula.cli._app import PipeAwareConsole
 from fabula.errors import InputError
 from fabula.tasks._evaluation import EvalReport
-from tests.conftest import ROOT
+from tests.conftest import ROOT, run_cli_output
 
 ALICE = ROOT / "examples" / "alice_in_wonderland.txt"
 UNWRITABLE = Path("/sys/fabula-test")  # refused even to root (os.access says yes to root; sysfs does not)
 
 
-def _run(args: list[str | Path], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    try:
-        main([str(a) for a in args])
-        code = 0
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else 1
-    out, err = capsys.readouterr()
-    return code, out, err
+_run = run_cli_output
 
 
 def _commands() -> dict[str, object]:

@@ -1136,6 +1136,28 @@ def _features(
     return TurnCandidates(index, candidates, matrix)
 
 
+def _turn_parts(
+    context: SieveContext,
+    turns: list[Turn],
+    index: int,
+    stats: _BookStats,
+    back: tuple[str | None, ...] | None,
+) -> tuple[_StaticTurn, tuple[str | None, ...], _Ahead]:
+    """What `_scores` and `_reading` start from: the turn's static part (made once per book), the speakers
+    of the ``_HISTORY`` turns before it (``back``, newest first; read off ``turns`` when not given) and
+    its static scores for this pass (made once per pass)."""
+    book = stats.book
+    static = book.turns.get(index)
+    if static is None:
+        static = book.turns[index] = _static_turn(context, turns, index, book)
+    if back is None:
+        back = tuple(turns[k].speaker for k in range(index - 1, max(-1, index - 1 - _HISTORY), -1))
+    ahead = stats.ahead.get(index)
+    if ahead is None:
+        ahead = stats.ahead[index] = _Ahead.of(static)
+    return static, back, ahead
+
+
 def _scores(
     context: SieveContext,
     turns: list[Turn],
@@ -1151,14 +1173,7 @@ def _scores(
     1.0 in the order first set (the multi-party column first), then the others
     (`tests/quotes/test_ranker.py` compares the two, bit for bit, and with the matrix product)."""
     book = stats.book
-    static = book.turns.get(index)
-    if static is None:
-        static = book.turns[index] = _static_turn(context, turns, index, book)
-    if back is None:
-        back = tuple(turns[k].speaker for k in range(index - 1, max(-1, index - 1 - _HISTORY), -1))
-    ahead = stats.ahead.get(index)
-    if ahead is None:
-        ahead = stats.ahead[index] = _Ahead.of(static)
+    static, back, ahead = _turn_parts(context, turns, index, stats, back)
     weight = stats.weight_list
     before = static.before  # the conversation's turns -1, -2, -3 are back[0], back[1], back[2]
     previous = back[0] if before >= 1 else None
@@ -1302,15 +1317,7 @@ def _reading(
     set to other values and the values, whether the scene is multi-party, and the turn's `_StaticTurn`
     and `_Ahead`. `_scores` walks the same families in the same order but sums weights instead of
     listing cells (a change here goes there too; `tests/quotes/test_ranker.py` compares the two)."""
-    book = stats.book
-    static = book.turns.get(index)
-    if static is None:
-        static = book.turns[index] = _static_turn(context, turns, index, book)
-    if back is None:
-        back = tuple(turns[k].speaker for k in range(index - 1, max(-1, index - 1 - _HISTORY), -1))
-    ahead = stats.ahead.get(index)
-    if ahead is None:
-        ahead = stats.ahead[index] = _Ahead.of(static)
+    static, back, ahead = _turn_parts(context, turns, index, stats, back)
     _, second, third = static.runs
     rows = static.first_rows.copy()  # candidate -> its row's first cell, in proposal order
     ones: list[int] = []  # the cells (row start + column) the per-reading families set to 1.0
