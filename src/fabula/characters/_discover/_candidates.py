@@ -409,7 +409,8 @@ def _local_candidates(text: str, start: int, end: int) -> list[tuple[tuple[int, 
 _PLACE_OPENERS = _PLACE_QUALIFIERS | PLACE_OPENINGS
 
 
-#: a name's word that makes it a place ("Mill Road", "Mill House"), unless the name is an honorific and it
+#: a name's word that makes it a place ("Mill Road", "Mill House"), unless it is the one word after an
+#: honorific ("Mrs. Hall", "Mr. Park": people)
 _BUILDINGS = frozenset({"street", "road", "house", "hall", "park", "square", "lane"})
 
 
