@@ -410,7 +410,7 @@ _PLACE_OPENERS = _PLACE_QUALIFIERS | PLACE_OPENINGS
 
 
 #: a name's word that makes it a place ("Mill Road", "Mill House"), unless it is the one word after an
-#: honorific ("Mrs. Hall", "Mr. Park": people)
+#: honorific ("Mrs. Lane", "Mr. Park": people)
 _BUILDINGS = frozenset({"street", "road", "house", "hall", "park", "square", "lane"})
 
 
