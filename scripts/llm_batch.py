@@ -267,7 +267,46 @@ def generate(requests_path: Path, out: Path, gguf: Path, n_ctx: int, budget: int
                 handle.write(json.dumps({"key": row["key"], "error": message}) + "\n")
                 written += 1
         order = sorted((i for i in range(len(todo)) if lengths[i] < n_ctx), key=lambda i: lengths[i])
-        for batch in batches(order, lengths, limits, budget, most):
+
+        def answer(batch: list[int]) -> None:
+            """Generate one padded batch and append its answers; a batch the GPU cannot hold is halved."""
+            nonlocal written
+            try:
+                output, width = run_batch(batch)
+            except torch.OutOfMemoryError:
+                if len(batch) == 1:
+                    raise
+                torch.cuda.empty_cache()
+                print(f"  out of memory at {len(batch)} requests: halving the batch", flush=True)
+                answer(batch[: len(batch) // 2])
+                answer(batch[len(batch) // 2 :])
+                return
+            for row_index, i in enumerate(batch):
+                new = output[row_index, width:].tolist()[: limits[i]]
+                finish = "length"
+                if eos in new:
+                    new, finish = new[: new.index(eos)], "stop"
+                text = tokenizer.decode(new, skip_special_tokens=True)
+                for stop in todo[i].get("stop") or []:
+                    if stop in text:
+                        text, finish = text[: text.index(stop)], "stop"
+                row = {
+                    "key": todo[i]["key"],
+                    "text": text,
+                    "prompt_tokens": lengths[i],
+                    "completion_tokens": len(new),
+                    "finish_reason": finish,
+                }
+                handle.write(json.dumps(row) + "\n")
+                written += 1
+            handle.flush()
+            print(
+                f"  {written}/{len(todo)} answered ({len(batch)} x {width} prompt tokens, "
+                f"{time.perf_counter() - started:.0f} s)",
+                flush=True,
+            )
+
+        def run_batch(batch: list[int]) -> tuple[Any, int]:
             width = max(lengths[i] for i in batch)
             ids = torch.full((len(batch), width), pad, dtype=torch.long)
             mask = torch.zeros((len(batch), width), dtype=torch.long)
@@ -284,30 +323,10 @@ def generate(requests_path: Path, out: Path, gguf: Path, n_ctx: int, budget: int
                     eos_token_id=eos,
                     pad_token_id=pad,
                 )
-            for row_index, i in enumerate(batch):
-                new = output[row_index, width:].tolist()[: limits[i]]
-                finish = "length"
-                if eos in new:
-                    new, finish = new[: new.index(eos)], "stop"
-                text = tokenizer.decode(new, skip_special_tokens=True)
-                for stop in todo[i].get("stop") or []:
-                    if stop in text:
-                        text, finish = text[: text.index(stop)], "stop"
-                answer = {
-                    "key": todo[i]["key"],
-                    "text": text,
-                    "prompt_tokens": lengths[i],
-                    "completion_tokens": len(new),
-                    "finish_reason": finish,
-                }
-                handle.write(json.dumps(answer) + "\n")
-                written += 1
-            handle.flush()
-            print(
-                f"  {written}/{len(todo)} answered ({len(batch)} x {width} prompt tokens, "
-                f"{time.perf_counter() - started:.0f} s)",
-                flush=True,
-            )
+            return output, width
+
+        for batch in batches(order, lengths, limits, budget, most):
+            answer(batch)
     return 0
 
 
