@@ -226,6 +226,53 @@ def test_serve_on_port_0_announces_the_port_it_got(tmp_path: Path) -> None:
         process.communicate(timeout=30)
 
 
+def _damaged_llm_cache(folder: Path) -> Path:
+    """An LLM cache that opens (its first page, the schema, is whole) and whose other pages are garbage."""
+    from fabula.llm._cache import ResponseCache
+
+    cache = ResponseCache(folder / "llm.sqlite")
+    for i in range(300):
+        cache.put(f"key {i}", {"backend": "openai", "model": "m"}, {"text": "answer " * 40})
+    cache.close()
+    page = 4096
+    data = bytearray(cache.path.read_bytes())
+    assert len(data) > 10 * page
+    data[page:] = bytes(range(256)) * ((len(data) - page) // 256) + b"\0" * ((len(data) - page) % 256)
+    cache.path.write_bytes(bytes(data))
+    return cache.path
+
+
+def test_serve_with_a_damaged_llm_cache_fails_at_start(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A cache file whose pages are damaged opened fine: the server started, and every LLM description
+    then answered 422 "the LLM cache failed … or run with --no-cache" (an option serve does not have)."""
+    pytest.importorskip("uvicorn", reason="fabula serve needs the serve extra")
+    path = _damaged_llm_cache(tmp_path)
+    with ScriptedOpenAIServer("A description.") as server:
+        args = ["serve", ALICE, "--port", "0", "--cache", tmp_path, "--llm", f"openai:m@{server.url}"]
+        code, out, err = _run(args, capsys)
+        assert server.requests == 0
+    _one_line_error(code, err, f"{path}: the LLM cache is damaged (", "delete the file")
+    assert len(err.strip().splitlines()) == 1 and "fabula serve:" not in err and out == ""
+
+
+@pytest.mark.parametrize("where", ["file", "below a file"])
+def test_serve_with_a_file_for_its_cache_folder_fails_at_start(
+    where: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--cache FILE` served on without a word, caching nothing (every restart analysed again)."""
+    pytest.importorskip("uvicorn", reason="fabula serve needs the serve extra")
+    file = tmp_path / "cache"
+    file.write_text("not a folder\n")
+    folder = file if where == "file" else file / "serve"
+    code, out, err = _run(["serve", ALICE, "--port", "0", "--cache", folder], capsys)
+    problem = "the cache must be a folder, and this is a file" if where == "file" else "cannot make the cache"
+    _one_line_error(code, err, f"{folder}: {problem}")
+    assert "fabula serve:" not in err and out == ""
+    assert file.read_text() == "not a folder\n"
+
+
 def test_a_character_not_met_yet_is_not_said_to_be_absent_from_the_book(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

@@ -85,6 +85,7 @@ def serve_command(
     port = listener.getsockname()[1]  # --port 0: the port the system gave
     try:
         folder = cache if cache is not None else default_cache_dir() / "serve"
+        _usable_folder(folder)
         model = None
         if llm is not None:
             model = open_llm(
@@ -94,6 +95,8 @@ def serve_command(
                 structured=structured,
                 concurrency=concurrency,
             )
+            if model.cache is not None:
+                model.cache.check()  # a damaged page: one line now, not a 422 on each description
         library = Library(paths, max_bytes=max_bytes, llm=model, cache=folder, cache_mb=cache_mb)
         for served in list(library.books.values())[:EAGER_BOOKS]:
             served.open()  # start reading now, while the web stack imports: the first page comes sooner
@@ -152,6 +155,19 @@ def _listen(host: str, port: int) -> socket.socket:
         raise ConfigError(f"cannot listen on {host} port {port}: {exc.strerror or exc}", "--host") from None
     listener.listen(2048)  # a browser opened at the announcement waits for the server instead of refused
     return listener
+
+
+def _usable_folder(folder: Path) -> None:
+    """The cache folder exists (made if need be) and can be written: a file in its place, or a folder that
+    cannot be made or written, is one line at start-up (the server ran on, silently caching nothing)."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise ConfigError("the cache must be a folder, and this is a file", folder) from None
+    except OSError as exc:
+        raise ConfigError(f"cannot make the cache folder ({exc.strerror or exc})", folder) from None
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ConfigError("cannot write into the cache folder (permission denied)", folder)
 
 
 def _url_host(host: str) -> str:

@@ -91,6 +91,29 @@ class ResponseCache:
                 advice = "delete the file (only cached answers are lost) or run with --no-cache"
             raise ConfigError(f"the LLM cache failed ({reason}): {advice}", self.path) from exc
 
+    def check(self) -> None:
+        """Read every page of the file (SQLite's ``quick_check``): a damaged page, which opening the file
+        does not notice, becomes a `ConfigError` now instead of at the first lookup that meets it. For a
+        long-running command (``fabula serve``), where a failure at the first lookup only shows in the
+        browser; it reads the whole file, so one-shot commands leave it to that first lookup."""
+        try:
+            rows = self._connect().execute("PRAGMA quick_check").fetchall()
+        except sqlite3.DatabaseError as exc:
+            rows = [(str(exc),)]
+        problems = [
+            line
+            for row in rows
+            for line in str(row[0]).splitlines()
+            if line != "ok" and not line.startswith("***")  # "*** in database main ***" heads a list
+        ]
+        if problems:
+            more = ", and more" if len(problems) > 1 else ""
+            raise ConfigError(
+                f"the LLM cache is damaged ({problems[0]}{more}): delete the file (only cached answers "
+                "are lost)",
+                self.path,
+            )
+
     def get(self, key: str) -> Any | None:
         row = self._execute("SELECT response FROM responses WHERE key = ?", (key,))
         if row is None:
