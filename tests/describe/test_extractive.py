@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from pathlib import Path
 
 import pytest
 
@@ -16,6 +17,7 @@ from fabula.describe import (
     select_sentences,
 )
 from fabula.errors import ConfigError
+from fabula.quotes import attribute_quotes
 
 
 def _alice_id(book: Book) -> str:
@@ -117,6 +119,61 @@ def test_characteristic_lines_have_content_words(alice_book: Book) -> None:
     }  # fmt: skip
     for lines in characteristic_lines(alice_book, 3).values():
         assert all(len(content_words(line)) >= MIN_CONTENT_WORDS for line in lines)
+
+
+def test_characteristic_lines_are_distinct_and_names_count_for_nothing() -> None:
+    """A speaker's most characteristic words were the names of whom they talk to: two lines that differ
+    only in the name addressed ("Oh, <name>, whatever …") were both shown, a line said twice in one
+    quotation was shown twice over, and a line full of a name ranked first."""
+    from fabula.book import book_from_text
+    from fabula.quotes import detect_quotes
+
+    text = (
+        "CHAPTER I.\n\n"
+        "Anna Price and Bell Carter lived together in the old grey house beside the river.\n\n"
+        '"Oh, Bell, whatever can you possibly mean?" said Anna.\n\n'
+        '"Oh, Miss Carter, whatever can you possibly mean?" said Anna.\n\n'
+        '"Bother the chimney sweeps and their ladders," said Anna, "bother the chimney sweeps and their '
+        'ladders!"\n\n'
+        '"I shall plant turnips and marrows in the orchard before the frost comes," said Anna.\n\n'
+        '"The weather grows colder every single morning, my dear Anna," said Bell.\n\n'
+        '"The post brings nothing but bills and sermons these days," said Bell.\n\n'
+        '"Anna, Anna, dear Anna Price, where have you hidden the kettle?" said Bell.\n'
+    )
+    book = book_from_text(text)
+    detect_quotes(book)
+    find_characters(book)
+    attribute_quotes(book)
+    anna, bell = (resolve_name(book.characters, name) for name in ("Anna", "Bell"))
+    assert anna is not None and bell is not None
+    lines = characteristic_lines(book, 3)
+    assert len([line for line in lines[anna.id] if "whatever can you possibly mean" in line]) == 1
+    assert "Bother the chimney sweeps and their ladders," in lines[anna.id]  # once, not "… bother …"
+    assert "I shall plant turnips and marrows in the orchard before the frost comes," in lines[anna.id]
+    assert lines[bell.id][-1] == "Anna, Anna, dear Anna Price, where have you hidden the kettle?"
+
+
+def test_a_novels_characteristic_lines_are_distinct(pdnc_dir: Path) -> None:
+    """On a real novel no speaker's sheet shows two lines that are the same once the capitalised words
+    (the names addressed) are left out, nor a line that repeats one of its pieces."""
+    import re
+
+    from fabula.book import load_book
+    from fabula.pipeline import analyze_book
+    from tests.conftest import pdnc_novel_dir
+
+    analysis = analyze_book(load_book(pdnc_novel_dir("ARoomWithAView") / "novel_text.txt"))
+
+    def plain(text: str) -> str:
+        return " ".join(w.lower() for w in re.findall(r"[\w']+", text) if not w[:1].isupper())
+
+    speakers = [profile for profile in analysis.characters if len(profile.lines) > 1]
+    assert len(speakers) >= 10
+    for profile in speakers:
+        assert len({plain(line) for line in profile.lines}) == len(profile.lines), profile.lines
+        for line in profile.lines:
+            pieces = [plain(piece) for piece in line.split(" … ")]
+            assert len(set(pieces)) == len(pieces), line
 
 
 def test_coreference_candidates_add_the_pronoun_sentences(alice_book: Book) -> None:

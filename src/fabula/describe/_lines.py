@@ -5,8 +5,13 @@ an informative Dirichlet prior from all dialogue (Monroe, Colaresi and Quinn, 20
 a line scores the mean of its words' z-scores, so lines full of the speaker's own vocabulary ("my
 nerves", "Lady Honoria") rank first. Lines of 6-40 words only: shorter ones are greetings, longer ones
 speeches; and lines with at least 3 distinct content words (not stop words, four letters or more), so a
-run of small words ("Yes, I see it is, sir") never stands for a voice. The scores are a few dictionary sums, not worth a
-dependency.
+run of small words ("Yes, I see it is, sir") never stands for a voice. The words of the characters' names
+count for nothing, neither in a line's score nor among its content words: the names a speaker says most
+are those of whom they talk to, which made "Oh, <name>, whatever do you mean?" a speaker's most
+characteristic line, twice with two names. The lines shown are distinct: one that repeats most of a line
+already chosen, word for word in order (`NEAR_DUPLICATE` of the shorter one's words), is passed over for
+the next, and a quotation that repeats one of its own pieces ("Dear me! … Dear me!") shows it once. The
+scores are a few dictionary sums, not worth a dependency.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Collection
+from difflib import SequenceMatcher
 from functools import lru_cache
 from itertools import chain
 from typing import Any
@@ -25,6 +31,7 @@ MIN_LINE_WORDS = 6
 MAX_LINE_WORDS = 40
 MIN_CONTENT_WORDS = 3
 PRIOR_STRENGTH = 500.0  # pseudo-counts of the all-dialogue prior
+NEAR_DUPLICATE = 0.6  # a line repeating this share of a chosen line's words (the shorter's), in order
 
 
 def characteristic_lines(book: Book, limit: int = 3) -> dict[str, list[str]]:
@@ -41,6 +48,7 @@ def characteristic_lines(book: Book, limit: int = 3) -> dict[str, list[str]]:
     # the words counted in one go (a Counter.update per line cost more than the counting itself)
     everyone = Counter(chain.from_iterable(spoken))
     english = book.meta.language != "zh"
+    names = _name_words(book)
     out: dict[str, list[str]] = {}
     for speaker, lines in said.items():
         kept: list[tuple[int, str, tuple[str, ...]]] = []  # the lines that may stand for the voice
@@ -49,22 +57,48 @@ def characteristic_lines(book: Book, limit: int = 3) -> dict[str, list[str]]:
             key = " ".join(words)
             if not MIN_LINE_WORDS <= len(words) <= MAX_LINE_WORDS or key in seen:
                 continue
-            if _content_count(text, english) < MIN_CONTENT_WORDS:
+            if len(_content(text, english) - names) < MIN_CONTENT_WORDS:
                 continue
             seen.add(key)
             kept.append((order, text, words))
         if not kept:
             out[speaker] = []
             continue
-        # the z-scores of the kept lines' words only (the others' are never read)
+        # the z-scores of the kept lines' words only (the others' are never read); names score nothing
         mine = Counter(chain.from_iterable(words for _, words in lines))
-        z = _log_odds(mine, everyone, {w for _, _, words in kept for w in words})
+        z = _log_odds(mine, everyone, {w for _, _, words in kept for w in words} - names)
         scored = [
-            (sum(z.get(w, 0.0) for w in words) / len(words), order, text) for order, text, words in kept
+            (sum(z.get(w, 0.0) for w in words) / len(words), order, text, words)
+            for order, text, words in kept
         ]
         scored.sort(key=lambda row: (-row[0], row[1]))
-        out[speaker] = [text for _, _, text in scored[:limit]]
+        chosen: list[tuple[str, tuple[str, ...]]] = []
+        for _, _, text, words in scored:
+            if not any(_near_duplicate(words, other) for _, other in chosen):
+                chosen.append((text, words))
+                if len(chosen) == limit:
+                    break
+        out[speaker] = [text for text, _ in chosen]
     return out
+
+
+def _name_words(book: Book) -> frozenset[str]:
+    """The folded words of the characters' names and aliases that are written with a capital ("Miss",
+    "Woodhouse"; not the "the" of "the Queen")."""
+    return frozenset(
+        folded
+        for character in book.characters
+        for name in character.all_names()
+        for piece in name.split()
+        if piece[:1].isupper() and (folded := _fold(piece)) is not None
+    )
+
+
+def _near_duplicate(words: tuple[str, ...], other: tuple[str, ...]) -> bool:
+    """Whether two lines share, in order, at least `NEAR_DUPLICATE` of the shorter one's words."""
+    matcher = SequenceMatcher(None, words, other, autojunk=False)
+    shared = sum(block.size for block in matcher.get_matching_blocks())
+    return shared >= NEAR_DUPLICATE * min(len(words), len(other))
 
 
 # A line's words depend on its own text only, so they are kept per text (bounded): a reading companion
@@ -77,14 +111,18 @@ _LINES_KEPT = 1 << 14
 def _line(pieces: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
     """A quote's line as people read it (its sub-quotes' texts, normalised as `Book.span_text` does,
     joined by an ellipsis) and its folded words."""
-    text = " … ".join(normalize_text(piece) for piece in pieces)
+    shown: dict[tuple[str, ...], str] = {}  # a piece said again in the same quotation is shown once
+    for piece in pieces:
+        text = normalize_text(piece)
+        shown.setdefault(tuple(_words(text)), text)
+    text = " … ".join(shown.values())
     return text, tuple(_words(text))
 
 
 @lru_cache(maxsize=_LINES_KEPT)
-def _content_count(text: str, english: bool) -> int:
-    """``len(content_words(text, english))``, kept per line (see `_line`)."""
-    return len(content_words(text, english))
+def _content(text: str, english: bool) -> frozenset[str]:
+    """``content_words(text, english)``, kept per line (see `_line`)."""
+    return frozenset(content_words(text, english))
 
 
 def content_words(text: str, english: bool = True) -> set[str]:
