@@ -10,7 +10,7 @@ count for nothing, neither in a line's score nor among its content words: the na
 are those of whom they talk to, which made "Oh, <name>, whatever do you mean?" a speaker's most
 characteristic line, twice with two names. The lines shown are distinct: one that repeats most of a line
 already chosen, word for word in order (`NEAR_DUPLICATE` of the shorter one's words), is passed over for
-the next, and a quotation that repeats one of its own pieces ("Dear me! … Dear me!") shows it once. The
+the next, and a quotation that repeats one of its own pieces ("Not now! … Not now!") shows it once. The
 scores are a few dictionary sums, not worth a dependency.
 """
 
@@ -83,8 +83,8 @@ def characteristic_lines(book: Book, limit: int = 3) -> dict[str, list[str]]:
 
 
 def _name_words(book: Book) -> frozenset[str]:
-    """The folded words of the characters' names and aliases that are written with a capital ("Miss",
-    "Woodhouse"; not the "the" of "the Queen")."""
+    """The folded words of the characters' names and aliases that are written with a capital (titles and
+    names alike; not the lowercase words of an alias such as "the doctor")."""
     return frozenset(
         folded
         for character in book.characters
