@@ -401,3 +401,27 @@ def test_a_recap_whose_model_answers_are_unreadable_is_an_error(capsys: pytest.C
         assert server.requests >= 1
     assert code == 3 and "Traceback" not in err, err
     assert "of the model's answers could not be read" in err and "No earlier passage" not in out
+
+
+# --- what the README says an evaluation reports ---------------------------------------------------------------
+
+
+def test_an_evaluation_prints_its_groups_not_only_its_novels(
+    pdnc_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The README: `eval recognize` gives "accuracy overall, per direction and per level", `eval recap`
+    "per novel and per tuning/frozen split"; the table showed only the novels and the mean (the groups
+    were in --json alone)."""
+    data = ROOT / "data" / "recognize" / "questions.jsonl"
+    args = ["eval", "recognize", "--data", data, "--method", "bow-tfidf", "--limit", "4"]
+    code, out, err = _run(args, capsys)
+    assert code == 0, err
+    rows = [line.split(" | ")[0].strip("| ") for line in out.splitlines() if line.startswith("| ")]
+    assert rows[1:] == [
+        "PrideAndPrejudice",
+        "mean",
+        "direction desc2name",
+        "direction name2desc",
+        "level 1",
+        "level 3",
+    ], out

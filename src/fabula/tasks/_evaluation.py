@@ -70,8 +70,9 @@ class EvalReport:
     def print_table(
         self, console: Console, *, counts: list[str] | None = None, title: str | None = None
     ) -> None:
-        """Per-novel rows (or the rows of the first group), then the mean (and micro) rows; metrics
-        shown as percentages."""
+        """Per-novel rows (or the rows of the first group), the mean (and micro) rows, then a section per
+        other group the task reports (``direction desc2name``, ``split frozen``, …: the README's "per
+        direction and per level" were only in ``--json``); metrics shown as percentages."""
         rows, label = self.novels, "novel"
         if not rows and self.groups:
             label, rows = next(iter(self.groups.items()))
@@ -96,6 +97,16 @@ class EvalReport:
             table.add_row(
                 "micro", *[_pct(self.micro.get(m)) for m in self.metrics], *["" for _ in counts or []]
             )
+        for key, values in self.groups.items():
+            if key == "novel" or values is rows:
+                continue
+            table.add_section()
+            for value, scores in sorted(values.items()):
+                table.add_row(
+                    f"{key} {value}",
+                    *[_pct(scores.get(m)) for m in self.metrics],
+                    *[str(scores.get(k, "")) for k in counts or []],
+                )
         console.print(table)
 
 
