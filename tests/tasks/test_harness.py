@@ -310,3 +310,37 @@ def test_a_second_evaluation_writing_the_same_report_is_refused(
     log = lines(log_path_for(out))
     assert log[0]["task"] == "toy-llm" and log[-1] == {"complete": True}
     assert sorted(r["id"] for r in log[1:-1]) == [f"q{i}" for i in range(6)]
+
+
+def test_plain_progress_lines_stay_whole_when_items_finish_on_many_threads(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """An evaluation with a model answers items on worker threads; with stderr piped, two lines came out
+    as "… lfed-6 (5/10)… lfed-7 (6/10)" and an empty line (the line and its newline were two writes, and
+    the count was read and raised by several threads at once)."""
+    import re
+
+    from fabula.tasks._run import plain_progress
+
+    threads = 19  # fewer than 20 items: every item gets its line
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # threads switch as often as on a busy machine writing to a pipe
+    try:
+        for _ in range(30):
+            start = threading.Barrier(threads)
+            with plain_progress("toy", threads, 0) as note:
+
+                def work(t: int, start: threading.Barrier) -> None:
+                    start.wait()
+                    note(f"item-{t}")
+
+                workers = [threading.Thread(target=work, args=(t, start)) for t in range(threads)]
+                for worker in workers:
+                    worker.start()
+                for worker in workers:
+                    worker.join()
+            lines = capsys.readouterr().err.splitlines()
+            assert all(re.fullmatch(r"… item-\d+ \(\d+/19\)", line) for line in lines), lines
+            assert sorted(int(line.rsplit("(", 1)[1].split("/")[0]) for line in lines) == list(range(1, 20))
+    finally:
+        sys.setswitchinterval(switch)

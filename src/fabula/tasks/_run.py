@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
@@ -257,11 +258,14 @@ def plain_progress(label: str, total: int, already: int) -> Iterator[Callable[[s
         )
     count = [already]
     step = max(1, total // 20)
+    lock = threading.Lock()  # items finish on worker threads: one count each, one whole line each
 
     def note(item_id: str) -> None:
-        count[0] += 1
-        if count[0] % step == 0 or count[0] == total:
-            print(f"… {item_id} ({count[0]}/{total})", file=sys.stderr, flush=True)
+        with lock:
+            count[0] += 1
+            if count[0] % step == 0 or count[0] == total:
+                sys.stderr.write(f"… {item_id} ({count[0]}/{total})\n")  # line and newline in one write
+                sys.stderr.flush()
 
     yield note
 
