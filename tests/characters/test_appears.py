@@ -56,3 +56,32 @@ def test_same_answers_as_the_plain_pattern_on_a_novel_prefix() -> None:
     answers = {name: _appears(text, name) for name in names}
     assert answers == {name: _reference(text, name) for name in names}
     assert 0 < sum(answers.values()) < len(answers)  # both answers occur
+
+
+def test_a_mention_where_the_name_stands_alone_answers_like_the_search() -> None:
+    """`_whole_words_at` (a mention's place, checked in constant time) says true only where `_appears` does:
+    at every place in a novel's prefix where one of its names is written, and at the edge cases above."""
+    from fabula.characters._component import _whole_words_at
+
+    text = "Mr.  Knight\nley came; xEmma and Emmax did not. Ann-Marie wrote\tto Miss\u00a0Bates. Emma"
+    for name in ("Emma", "Mr.", "Knight", "Marie", "Ann-Marie", "Miss Bates", "", "did not.", "M"):
+        for at in range(len(text)):
+            if _whole_words_at(text, name, at):
+                assert _appears(text, name), (name, at)
+    assert _whole_words_at(text, "Emma", len(text) - 4) and not _whole_words_at(
+        text, "Emma", text.index("xEmma") + 1
+    )
+    folder = pdnc_novel_dir("Emma")
+    text = (folder / "novel_text.txt").read_text(encoding="utf-8")[:200_000]
+    names: set[str] = set()
+    with (folder / "character_info.csv").open(encoding="utf-8") as handle:
+        for row in csv.DictReader(handle):
+            names.add(row["Main Name"])
+            names.update(ast.literal_eval(row["Aliases"]))
+    witnessed = 0
+    for name in names:
+        places = [m.start() for m in re.finditer(re.escape(name), text)] if name.strip() else []
+        if any(_whole_words_at(text, name, at) for at in places):
+            witnessed += 1
+            assert _appears(text, name), name
+    assert witnessed > 10

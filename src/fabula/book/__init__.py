@@ -27,7 +27,14 @@ from fabula.book._model import (
     strip_emphasis,
 )
 from fabula.book._position import resolve_position
-from fabula.book._prefix import BLANK_LINE, READ_REACH, PrefixLayers, prefix_layers, prefix_stable
+from fabula.book._prefix import (
+    BLANK_LINE,
+    READ_REACH,
+    PrefixLayers,
+    prefix_layers,
+    prefix_stable,
+    text_memo,
+)
 from fabula.book._segment import detect_language, split_sentences
 from fabula.book._serialize import book_from_dict, book_to_dict, book_to_json, load_book_json, save_book
 from fabula.book._spans import Span, SpanLayer, trim_span
@@ -75,6 +82,7 @@ __all__ = [
     "save_book",
     "split_sentences",
     "strip_emphasis",
+    "text_memo",
     "title_from_file_name",
     "trim_span",
 ]

@@ -23,6 +23,13 @@ why its reads are so bounded, and ``tests/book/test_prefix.py`` and ``tests/serv
 every layer and output with a fresh analysis of the cut book at many cuts (inside quotes, paragraphs,
 names and pronouns).
 
+A second kind of reuse needs no settled offset: a value computed from a range of the text alone, kept
+per range (`text_memo`). Every cut's text is a prefix of the whole book's, so the characters in
+``[start, end)`` are the same in every cut whose text reaches ``end``; a value that reads only those (and
+whatever its key holds) is the same in each of them. A user keys its entries by everything it reads but
+the text — the offsets that fix which characters it reads — and stores or reuses an entry only when the
+range it reads lies inside the cut's text (a read past the end of a cut is clipped, and sees less).
+
 The store holds the whole book, so it never travels with a cut book: pickling a cut book drops it.
 """
 
@@ -73,6 +80,7 @@ class PrefixLayers:
         self._layers: dict[str, Any] = {}
         self._lock = threading.Lock()
         self._blank_lines: tuple[list[int], list[int]] | None = None  # every blank line's ends, starts
+        self._memos: dict[str, dict[Any, Any]] = {}  # `text_memo` name -> its entries
 
     def truncated(self, until: int) -> Book:
         """``whole.truncated(until)`` that carries this store (`prefix_layers` finds it)."""
@@ -104,6 +112,12 @@ class PrefixLayers:
             return book.body.start
         return starts[index]
 
+    def memo(self, name: str) -> dict[Any, Any]:
+        """The entries kept under ``name`` for every cut of this book (`text_memo`): a plain dict, which
+        its one user reads and fills (a lost race between two threads stores the same value twice)."""
+        with self._lock:
+            return self._memos.setdefault(name, {})
+
     def __reduce__(self) -> tuple[Callable[[], None], tuple[()]]:
         return _dropped, ()
 
@@ -124,3 +138,13 @@ def prefix_layers(book: Book) -> PrefixLayers | None:
     if book.body.start != whole.body.start or not whole.text.startswith(book.text):
         return None
     return layers
+
+
+def text_memo(book: Book, name: str) -> dict[Any, Any] | None:
+    """Values kept under ``name`` across the cuts of ``book``'s whole book (`PrefixLayers.memo`), or None
+    for a book not cut through a store (then everything is computed, as before). An entry must hold a
+    value computed from the characters of one range of the text (and what its key holds) alone, and be
+    stored and reused only where that range lies inside the cut's text: then it is the value the cut
+    would compute itself (see the module docstring)."""
+    layers = prefix_layers(book)
+    return None if layers is None else layers.memo(name)

@@ -34,11 +34,17 @@ def hide_unseen_names(book: Book) -> None:
     mentioned = {m.character_id for m in book.mentions if m.character_id}
     kept: list[Character] = []
     found: dict[str, bool] = {}  # name -> `_appears` (a character's name is mostly one of its aliases)
+    text = book.text
+    shown: dict[str, int] = {}  # a name mention's text -> where the first one starts: where to look first
+    for mention in book.mentions:
+        if mention.kind != "pronoun":
+            shown.setdefault(text[mention.start : mention.end], mention.start)
 
     def appears(name: str) -> bool:
         seen = found.get(name)
         if seen is None:
-            seen = found[name] = _appears(book.text, name)
+            at = shown.get(name)
+            seen = found[name] = (at is not None and _whole_words_at(text, name, at)) or _appears(text, name)
         return seen
 
     for character in book.characters:
@@ -59,6 +65,19 @@ def hide_unseen_names(book: Book) -> None:
 
 
 _WORD_CHAR = re.compile(r"\w")
+
+
+def _whole_words_at(text: str, name: str, at: int) -> bool:
+    """Whether ``name``, written with single spaces, stands at ``at`` with no word character touching it:
+    then `_appears` is true (its pattern matches there), read in constant time where `_appears` may scan
+    much of the text (a name first met late in a long book)."""
+    return (
+        name != ""
+        and name == " ".join(name.split())
+        and text.startswith(name, at)
+        and not (at and _WORD_CHAR.match(text, at - 1))
+        and not _WORD_CHAR.match(text, at + len(name))
+    )
 
 
 def _appears(text: str, name: str) -> bool:

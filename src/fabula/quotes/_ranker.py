@@ -27,7 +27,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from fabula.book import Book, Quote
+from fabula.book import Book, Quote, text_memo
 from fabula.characters import HONORIFICS, PRONOUN_GENDER, SPEECH_VERBS, is_vocative
 from fabula.quotes._registry import AttributionResult, attribution_method
 from fabula.quotes._rules import SieveContext, Turn, finish_turns, run_sieve
@@ -344,11 +344,19 @@ class _StaticBook:
     turns: dict[int, _StaticTurn] = field(default_factory=dict)  # turn -> `_StaticTurn`
     address_genders: dict[int, str | None] = field(default_factory=dict)  # turn -> `_address_gender`
     weights: np.ndarray | None = None  # the weights the turns' `_StaticTurn.score_of` were scored with
+    # `_tag_verb_class` and `_address_gender` kept across the cuts of one book (`_text_kept`)
+    verb_memo: dict[Any, Any] | None = None
+    address_memo: dict[Any, Any] | None = None
 
     def address_gender(self, text: str, turns: list[Turn], index: int) -> str | None:
         """`_address_gender` of turn ``index``, computed once."""
         if index not in self.address_genders:
-            self.address_genders[index] = _address_gender(text, turns[index])
+            turn = turns[index]
+            spans = _spans_of(turn)
+            # it reads the quotes' text and the character before each: inside every cut that holds them
+            self.address_genders[index] = _text_kept(
+                self.address_memo, spans, max(end for _, end in spans), text, _address_gender, turn
+            )
         return self.address_genders[index]
 
     def scoring_with(self, weights: np.ndarray) -> None:
@@ -378,7 +386,12 @@ class _StaticBook:
             first, _ = conversations.get(turn.conversation, (index, index))
             conversations[turn.conversation] = (first, index + 1)
         text = context.book.text
-        tag_genders = [_tag_gender(text, turn) for turn in turns]
+        memo = text_memo(context.book, "quotes.tag_gender")
+        tag_genders = []
+        for turn in turns:  # it reads `_TAG_AFTER_CHARS` after each quote span (`_text_kept`)
+            spans = _spans_of(turn)
+            end = max(end for _, end in spans) + _TAG_AFTER_CHARS
+            tag_genders.append(_text_kept(memo, spans, end, text, _tag_gender, turn))
         name_turns = [quoted.turn_at(start) for start in name_starts]
         return cls(
             mention_counts,
@@ -403,6 +416,8 @@ class _StaticBook:
             [who for who, held in zip(name_ids, name_turns, strict=True) if held == -1],
             [turn.start for turn in turns],
             {who: character.gender for who, character in context.characters.items()},
+            verb_memo=text_memo(context.book, "quotes.tag_verb_class"),
+            address_memo=text_memo(context.book, "quotes.address_gender"),
         )
 
     def unbroken(self, a: int, b: int) -> bool:
@@ -1552,7 +1567,13 @@ def _static_turn(context: SieveContext, turns: list[Turn], index: int, book: _St
             runs.append([who for who in t.rows if who not in known])
     _scene_presence(t)
     turn = turns[index]
-    verb_class = _tag_verb_class(context.book.text, turn)
+    # it reads 16 characters around each tag mention, or 30 after a quote without one (`_text_kept`)
+    verb_key = tuple(
+        (q.end, q.mention.start, q.mention.end) if q.mention is not None else (q.end, None, None)
+        for q in turn.quotes
+    )
+    verb_end = max(q.mention.end + 16 if q.mention is not None else q.end + 30 for q in turn.quotes)
+    verb_class = _text_kept(book.verb_memo, verb_key, verb_end, context.book.text, _tag_verb_class, turn)
     conversation = turn.conversation
     first, last = book.conversations[conversation]  # its first turn and the one after its last
     near = [
@@ -1642,12 +1663,41 @@ _TAG_AFTER = re.compile(r"[\s,!?.;:'\"”’—-]{0,4}((?:[A-Za-z]+\b[ \t\n]*){1
 _DETERMINERS = {"the", "his", "her", "my", "our", "their"}
 
 
+def _spans_of(turn: Turn) -> tuple[tuple[int, int], ...]:
+    """The turn's quote spans, in order: the key of what is read of them alone (`_text_kept`)."""
+    return tuple((span.start, span.end) for quote in turn.quotes for span in quote.spans)
+
+
+def _text_kept(
+    memo: dict[Any, Any] | None,
+    key: Any,
+    end: int,
+    text: str,
+    compute: Callable[[str, Turn], str | None],
+    turn: Turn,
+) -> str | None:
+    """``compute(text, turn)``, kept in ``memo`` (`fabula.book.text_memo`: one book's cuts share it) under
+    ``key``, which holds every offset of the turn ``compute`` reads, when it reads no character at or after
+    ``end``: then, within a cut whose text reaches ``end``, it reads the same characters in every cut of
+    the book and gives the same value; past the cut's end it is computed (a read there is clipped)."""
+    if memo is None or end > len(text):
+        return compute(text, turn)
+    found = memo.get(key, _UNKNOWN)
+    if found is _UNKNOWN:
+        found = memo[key] = compute(text, turn)
+    return found
+
+
+_UNKNOWN = object()
+_TAG_AFTER_CHARS = 60  # how far after a quote `_tag_gender` reads
+
+
 def _tag_gender(text: str, turn: Turn) -> str | None:
     """The gender of a speech tag right after one of the turn's quotes that names no one:
     ``"…," returned she`` / ``"…," he said`` / ``"…," said his wife`` / ``"…," said the old man``."""
     for quote in turn.quotes:
         for span in quote.spans:
-            match = _TAG_AFTER.match(text, span.end, span.end + 60)
+            match = _TAG_AFTER.match(text, span.end, span.end + _TAG_AFTER_CHARS)
             if match is None:
                 continue
             words = match.group(1).lower().split()

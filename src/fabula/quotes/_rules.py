@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from fabula.book import Book, Character, Mention, MentionIndex, Quote, Span
+from fabula.book import Book, Character, Mention, MentionIndex, Quote, Span, text_memo
 from fabula.characters import HONORIFICS, PRONOUN_GENDER, SPEECH_VERBS, is_vocative
 from fabula.quotes._registry import AttributionResult, attribution_method
 
@@ -96,6 +96,10 @@ class SieveContext:
     clauses: dict[tuple[int, int], list[tuple[str, int, int, list[tuple[int, int, str]]]]] = field(
         default_factory=dict
     )  # (turn start, quote position) -> `_clauses`: the tag pass and the write-out both read them
+    # `_clauses` kept across the cuts of one book (`fabula.book.text_memo`; None: a book not cut through
+    # a store), and the start of this book's last paragraph (`_clauses` says why)
+    clause_memo: dict[Any, Any] | None = None
+    last_paragraph: int = 0
 
     def gender(self, character_id: str) -> str:
         character = self.characters.get(character_id)
@@ -149,7 +153,16 @@ def _context(book: Book) -> SieveContext:
     narrator = next((c.id for c in book.characters if c.narrator or c.id == "narrator"), None)
     if narrator is None:
         narrator = _narrator_from_mentions(book, pronouns)
-    return SieveContext(book, characters, names, pronouns, narrator)
+    last_paragraph = int(book.paragraphs.starts[-1]) if len(book.paragraphs) else 0
+    return SieveContext(
+        book,
+        characters,
+        names,
+        pronouns,
+        narrator,
+        clause_memo=text_memo(book, "quotes.clauses"),
+        last_paragraph=last_paragraph,
+    )
 
 
 def _narrator_from_mentions(book: Book, pronouns: dict[int, Mention]) -> str | None:
@@ -226,10 +239,30 @@ def _clauses(
 ) -> list[tuple[str, int, int, list[tuple[int, int, str]]]]:
     """The clause of each narration region of the turn's ``position``-th quote (`_narration_regions`,
     `_clause`) that has one: (where, its start and end, its words lowercased with their offsets);
-    computed once per quote."""
+    computed once per quote.
+
+    Across the cuts of one book they are kept (`SieveContext.clause_memo`) for a quote that ends at least
+    `_TAG_CHARS` before the cut's last paragraph: they read the quote's paragraph (or the `_TAG_CHARS`
+    around a quote outside every paragraph), the paragraph before it, the text in between and the ends of
+    the neighbouring quotes of the turn (the key). Every paragraph but a cut's last is the whole book's
+    (`Book.truncated` clips only the last), so in every cut where the quote ends that far before the last
+    paragraph these are the same paragraphs and the same characters, and the clauses are the same."""
     key = (turn.start, position)
     found = context.clauses.get(key)
     if found is None:
+        quote = turn.quotes[position]
+        memo = context.clause_memo
+        kept = None
+        if memo is not None and quote.end + _TAG_CHARS <= context.last_paragraph:
+            kept = (
+                tuple((span.start, span.end) for span in quote.spans),
+                turn.quotes[position - 1].end if position > 0 else None,
+                turn.quotes[position + 1].start if position + 1 < len(turn.quotes) else None,
+            )
+            found = memo.get(kept)
+            if found is not None:
+                context.clauses[key] = found
+                return found
         text = context.book.text
         found = context.clauses[key] = []
         for start, end, where in _narration_regions(context.book, turn, position):
@@ -240,6 +273,8 @@ def _clauses(
                     (m.start(), m.end(), m.group().lower()) for m in _WORD.finditer(text, c_start, c_end)
                 ]
                 found.append((where, c_start, c_end, words))
+        if memo is not None and kept is not None:
+            memo[kept] = found
     return found
 
 
