@@ -270,3 +270,56 @@ def test_a_jump_stops_the_look_ahead_it_made_stale(tmp_path: Path) -> None:
         assert (served._folder(grid[3]) / "serve.json").is_file()  # the new look-ahead was done
     finally:
         library.close()
+
+
+def test_young_collections_wait_for_the_analyses_to_be_written(tmp_path: Path) -> None:
+    """While the server analyses checkpoints, Python's youngest generation is not collected at its usual
+    threshold; it is again (and collected) once the last of them has been written to the disk cache, or
+    at once without a cache; nested or overlapping analyses put the threshold back once, after the last."""
+    import gc
+
+    from fabula.serve import _library
+
+    before = gc.get_threshold()
+    first, second = _library._collect_later.defer(), _library._collect_later.defer()
+    assert gc.get_threshold()[0] == _library.DEFERRED_YOUNG_OBJECTS
+    first()
+    first()  # once only
+    assert gc.get_threshold()[0] == _library.DEFERRED_YOUNG_OBJECTS
+    second()
+    assert gc.get_threshold() == before
+
+    source = Path(__file__).resolve().parents[2] / "examples" / "alice_in_wonderland.txt"
+    library = Library([source], cache=tmp_path / "cache")
+    book = next(iter(library.books.values()))
+    book.book()
+    store = threading.Event()
+    seen: list[tuple[int, int, int]] = []
+    stored = book._store_when_quiet
+
+    def store_later(*args: Any) -> None:
+        store.wait(30)
+        seen.append(gc.get_threshold())
+        stored(*args)
+
+    book._store_when_quiet = store_later  # type: ignore[method-assign]
+    try:
+        book.analysis(book.position("100%"))  # the last checkpoint: no look-ahead after it
+        assert gc.get_threshold()[0] == _library.DEFERRED_YOUNG_OBJECTS  # not written yet
+        store.set()
+        for _ in range(300):
+            if gc.get_threshold() == before:
+                break
+            threading.Event().wait(0.05)
+        assert seen == [(_library.DEFERRED_YOUNG_OBJECTS, *before[1:])]
+        assert gc.get_threshold() == before
+    finally:
+        store.set()
+        library.close()
+    uncached = Library([source])
+    try:
+        served = next(iter(uncached.books.values()))
+        served.analysis(served.position("100%"))
+        assert gc.get_threshold() == before
+    finally:
+        uncached.close()
