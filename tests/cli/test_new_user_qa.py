@@ -282,6 +282,21 @@ def test_a_character_not_met_yet_is_not_said_to_be_absent_from_the_book(
     _one_line_error(code, err, "no character called 'the Queen' in the text up to the reading position")
 
 
+def test_describe_of_a_character_not_met_yet_says_so(capsys: pytest.CaptureFixture[str]) -> None:
+    """`describe BOOK "the Mock Turtle" --until 20%` said "no character called … (main characters: …)",
+    as if the book had no such character; search says "in the text up to the reading position"."""
+    code, out, err = _run(["describe", ALICE, "the Mock Turtle", "--until", "20%"], capsys)
+    _one_line_error(
+        code,
+        err,
+        "no character called 'the Mock Turtle' in the text up to the reading position (main "
+        "characters so far: Alice,",
+    )
+    assert out == ""
+    code, _, err = _run(["describe", ALICE, "Nobody Atall"], capsys)
+    _one_line_error(code, err, "no character called 'Nobody Atall' (main characters: Alice,")
+
+
 def test_describe_all_without_main_characters_says_so(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

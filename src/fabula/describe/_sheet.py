@@ -101,6 +101,12 @@ def find_profile(analysis: Analysis, query: str) -> CharacterProfile:
         profile = analysis.character(character.id) if character is not None else None
     if profile is None:
         known = ", ".join(p.name for p in main_characters(analysis.characters)) or "none found"
+        if analysis.book.partial:  # a reading position: the character may come later, not be absent
+            raise InputError(
+                f"no character called {query!r} in the text up to the reading position "
+                f"(main characters so far: {known})",
+                "CHARACTER",
+            )
         raise InputError(f"no character called {query!r} (main characters: {known})", "CHARACTER")
     return profile
 
