@@ -38,13 +38,15 @@ def find_characters(
     target = book
     if "\r" in book.text:  # a CRLF or CR file: the same cast as its LF copy (`line_feed_view`)
         book = dataclasses.replace(book, text=line_feed_view(book.text))
+    unevidenced: frozenset[str] = frozenset()  # discovered characters the book never shows as people
     if gold is not None:
         characters = [_fresh(c) for c in gold]
         names = match_gold_names(book, characters)
     else:
-        from fabula.characters._discover import discover_characters
+        from fabula.characters._discover import discover_cast
 
-        characters, names = discover_characters(book, ner_model=ner_model, skip=skip)
+        found = discover_cast(book, ner_model=ner_model, skip=skip)
+        characters, names, unevidenced = found.characters, found.mentions, found.unevidenced
     dialogue = dialogue_regions(book)
     narrator_id: str | None = None
     pronoun_scan = pronoun_matches(book)
@@ -57,7 +59,7 @@ def find_characters(
     estimate_genders(book, characters, names)
     pronouns = resolve_pronouns(book, names, characters, dialogue, narrator_id, pronoun_scan)
     mentions = sorted([*names, *pronouns], key=lambda m: (m.start, m.end))
-    _fill_counts(book, characters, mentions)
+    _fill_counts(book, characters, mentions, unevidenced - {narrator_id})
     if gold is None:
         characters = _renumber(characters, mentions)
     target.characters = characters
@@ -109,7 +111,12 @@ def _narrator(
     return addressed_narrator(book, names, dialogue, candidates) or NARRATOR_ID
 
 
-def _fill_counts(book: Book, characters: list[Character], mentions: list[Mention]) -> None:
+def _fill_counts(
+    book: Book, characters: list[Character], mentions: list[Mention], last: Collection[str] = ()
+) -> None:
+    """Mention counts, aliases' counts, first and last mention, and rank: by name mentions, then all
+    mentions, except that the characters in ``last`` (discovered ones the book gives no person evidence
+    for: a place, a book, a capitalised adjective, a minor person named in passing) rank after all others."""
     by_id = {c.id: c for c in characters}
     surface_counts: dict[str, Counter[str]] = defaultdict(Counter)
     for m in mentions:
@@ -130,7 +137,8 @@ def _fill_counts(book: Book, characters: list[Character], mentions: list[Mention
                 character.aliases[surface] = character.aliases.get(surface, 0) + n
     names_per_character = {cid: sum(counts.values()) for cid, counts in surface_counts.items()}
     order = sorted(
-        characters, key=lambda c: (-names_per_character.get(c.id, 0), -c.mention_count, c.first or 0)
+        characters,
+        key=lambda c: (c.id in last, -names_per_character.get(c.id, 0), -c.mention_count, c.first or 0),
     )
     for rank, character in enumerate(order, start=1):
         character.rank = rank

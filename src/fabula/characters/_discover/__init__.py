@@ -3,10 +3,21 @@
 from fabula.characters._discover._passes import (
     PASS_NAMES,
     PASSES,
+    DiscoveredCast,
     Discovery,
     Pass,
+    discover_cast,
     discover_characters,
     run_passes,
 )
 
-__all__ = ["PASSES", "PASS_NAMES", "Discovery", "Pass", "discover_characters", "run_passes"]
+__all__ = [
+    "PASSES",
+    "PASS_NAMES",
+    "DiscoveredCast",
+    "Discovery",
+    "Pass",
+    "discover_cast",
+    "discover_characters",
+    "run_passes",
+]

@@ -88,7 +88,7 @@ from fabula.characters._discover._joins import (
     _join_spelling_variants,
 )
 from fabula.characters._lexicon import GENERIC_PEOPLE, RELATIVES, SPEECH_VERBS
-from fabula.characters._text import Regions, dialogue_regions
+from fabula.characters._text import Regions, dialogue_regions, is_vocative
 
 MIN_MENTIONS = 2  # a name seen once is not a character (unless NER or an honorific vouches for it)
 #: mention confidences: a full or titled name is rarely someone else's; a bare word more often is
@@ -434,13 +434,35 @@ def discover_characters(
 ) -> tuple[list[Character], list[Mention]]:
     """Characters (ids ``D1``… in no order yet; `find_characters` renumbers by rank) and name mentions.
     ``skip``: names of `PASSES` to switch off (to measure what each does)."""
+    found = discover_cast(book, ner_model=ner_model, skip=skip)
+    return found.characters, found.mentions
+
+
+#: occurrences with person evidence (`_person_evidence`) a discovered character needs to rank among the
+#: people: below it, it ranks after every character that has them (`find_characters`). 2, chosen on the
+#: tuning novels (1, 2, 3 tried; docs/benchmarks.md): one stray "he" or person verb beside a place is common
+PERSON_EVIDENCE_MIN = 2
+
+
+@dataclass(frozen=True, slots=True)
+class DiscoveredCast:
+    """What discovery finds: the characters, their name mentions, and the ids of the characters the
+    book gives too little person evidence for (`PERSON_EVIDENCE_MIN`): named, never shown as a person."""
+
+    characters: list[Character]
+    mentions: list[Mention]
+    unevidenced: frozenset[str] = frozenset()
+
+
+def discover_cast(book: Book, *, ner_model: str | None = None, skip: Collection[str] = ()) -> DiscoveredCast:
+    """`discover_characters` with the ids of the characters that lack person evidence."""
     if book.meta.language == "zh":
         from fabula.characters._chinese import discover_chinese
 
-        return discover_chinese(book)
+        return DiscoveredCast(*discover_chinese(book))
     d = run_passes(book, ner_model=ner_model, skip=skip)
     if d.state is None:
-        return [], []
+        return DiscoveredCast([], [])
     clusters, form_cluster = d.state.clusters, d.state.assign
     mentions: list[Mention] = []
     for o in d.occurrences:
@@ -474,7 +496,41 @@ def discover_characters(
     mentions = [m for m in mentions if m.character_id in keep]
     for c in characters:
         c.gender = "unknown"  # re-estimated from all mentions by find_characters
-    return characters, mentions
+    evidence = _person_evidence(d)
+    unevidenced = frozenset(c.id for c in characters if evidence[c.id] < PERSON_EVIDENCE_MIN)
+    return DiscoveredCast(characters, mentions, unevidenced)
+
+
+def _person_evidence(d: Discovery) -> Counter[str]:
+    """Per character id (``D<cluster>``), its name occurrences that show a person: an honorific, a
+    speech tag, "he"/"she" after it, a person verb other than "was/is/had/has", or an address set off
+    by a comma inside a speech ("…, Tamsin." / "Tamsin, come"; not a speech opening with the bare
+    word and "!" or "?", which echoes a word: "Udolpho!"). A place, a book or a capitalised adjective
+    is named, never shown so; a minor person named in passing may not be either."""
+    text, dialogue, assign = d.book.text, d.dialogue, d.clustering.assign
+    counts: Counter[str] = Counter()
+    for o in d.occurrences:
+        cid = assign.get(_form(o))
+        if cid is None:
+            continue
+        shown = (
+            (o.honorific is not None and o.honorific != "the")
+            or o.speech
+            or o.pronoun_after
+            or (o.person_verb and not o.auxiliary)
+            or _addressed(text, o.start, o.end, dialogue)
+        )
+        if shown:
+            counts[f"D{cid}"] += 1
+    return counts
+
+
+def _addressed(text: str, start: int, end: int, dialogue: Regions) -> bool:
+    """Whether the name at ``[start, end)`` addresses someone (`is_vocative`) with a comma beside it."""
+    region = dialogue.index(start)
+    if region < 0 or not is_vocative(text, start, end, (dialogue.starts[region], dialogue.ends[region])):
+        return False
+    return text[end : end + 1] == "," or text[max(0, start - 3) : start].rstrip()[-1:] == ","
 
 
 def _canonical(cluster: _Cluster) -> str:
