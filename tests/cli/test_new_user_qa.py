@@ -150,6 +150,44 @@ def test_one_of_each_is_said_in_the_singular(
     assert "1 call, 1 cache hit, 1 retry, 1 failure, 1 unusable answer" in line, line
 
 
+def test_no_message_counts_in_the_word_s_form() -> None:
+    """ "1 question file(s)", "4 malformed row(s)", "2 example(s) dropped": a number printed before a
+    "(s)" word; every count goes through `counted` (names listed after "no such novel(s):" are not a
+    count, nor is a quoted name before one: they stay)."""
+    counts_with_s = re.compile(r"\{(?![^{}]*!r\})[^{}]*\}\s+(?:[a-z]+\s+)*[a-z]+\(s\)")  # {x!r}: a name
+    found = [
+        f"{path.relative_to(ROOT)}:{n}: {line.strip()}"
+        for path in sorted((ROOT / "src" / "fabula").rglob("*.py"))
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if counts_with_s.search(line)
+    ]
+    assert not found, "\n".join(found)
+
+
+def test_anonymize_with_one_question_file_says_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """It said "… and 1 question file(s)"."""
+    book = tmp_path / "book.txt"
+    book.write_text(
+        "CHAPTER I.\n\n" + "Mary Smith walked to the market with John Brown every morning. " * 20 + "\n",
+        encoding="utf-8",
+    )
+    question = {
+        "id": "q1",
+        "book": "book.txt",
+        "direction": "desc2name",
+        "description": "A woman who walks to the market.",
+        "options": ["Mary Smith", "John Brown"],
+        "answer": 0,
+    }
+    questions = tmp_path / "questions.jsonl"
+    questions.write_text(json.dumps(question) + "\n", encoding="utf-8")
+    code, _, err = _run(["anonymize", book, "-o", tmp_path / "out", "--questions", questions], capsys)
+    assert code == 0, err
+    assert err.rstrip().endswith("and 1 question file"), err
+
+
 def test_recap_build_says_one_target(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = _run(["recap", "build", ALICE, "-o", tmp_path / "t.jsonl", "--targets", "1"], capsys)
     assert code == 0 and "wrote 1 target to" in err, err

@@ -67,7 +67,7 @@ def test_malformed_rows_are_reported_with_their_line_and_skipped(tmp_path: Path)
     assert loaded.problems[3].startswith("5: not JSON")
     summary = LiteraryMcq(data=path).summary(None)  # type: ignore[arg-type]
     assert summary[0].startswith("categories (approx_category) are approximate: ")
-    assert summary[1] == "skipped 4 malformed row(s):" and summary[2].startswith("  line 2: option B")
+    assert summary[1] == "skipped 4 malformed rows:" and summary[2].startswith("  line 2: option B")
 
 
 def test_a_file_with_no_readable_question_is_an_error(tmp_path: Path) -> None:

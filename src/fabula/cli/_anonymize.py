@@ -75,7 +75,7 @@ def anonymize_command(
         remaining = remaining_names(text, cast if cast is not None else book.characters, book.body.start, end)
         if remaining:
             listed = ", ".join(f"{name} ×{count}" for name, count in remaining.most_common(10))
-            problem = f"{sum(remaining.values())} uses of {len(remaining)} cast name(s) remain in the output: {listed}"
+            problem = f"{counted(sum(remaining.values()), 'use')} of {counted(len(remaining), 'cast name')} remain in the output: {listed}"
             if not allow_remaining:
                 raise InputError(
                     f"{problem}; nothing written (--allow-remaining writes it anyway)", book_path
@@ -91,6 +91,6 @@ def anonymize_command(
         write_questions(out / path.name, mapped)
     stderr.print(
         f"{counted(len(mapping.names), 'name')} replaced; wrote {new_book} and {out / f'{stem}.mapping.json'}"
-        + (f" and {len(loaded_questions)} question file(s)" if loaded_questions else ""),
+        + (f" and {counted(len(loaded_questions), 'question file')}" if loaded_questions else ""),
         markup=False,
     )

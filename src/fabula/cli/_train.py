@@ -9,6 +9,7 @@ from typing import Annotated, Any
 
 import typer
 
+from fabula._words import counted
 from fabula.cli._app import app, stderr, stdout
 from fabula.errors import ConfigError
 
@@ -128,7 +129,7 @@ def describe_command(
     held = builder.build(val_records)
     if builder.unresolved:
         stderr.print(
-            f"{len(builder.unresolved)} example(s) dropped: character not found in the book "
+            f"{counted(len(builder.unresolved), 'example')} dropped: character not found in the book "
             f"({', '.join(builder.unresolved[:5])}{', ...' if len(builder.unresolved) > 5 else ''})",
             markup=False,
         )

@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from fabula._jsonl import read_jsonl
+from fabula._words import counted
 from fabula.errors import ConfigError, InputError
 from fabula.tasks._harness import EvalItem, ItemOutcome, LlmUse, Task, TaskOption, task
 
@@ -471,7 +472,7 @@ class BookWormTask(Task):
             int(scores.get("unresolved") or 0) for scores in report.groups.get("novel", {}).values()
         )
         return (
-            [f"{unresolved} item(s) whose character was not found scored on an empty output"]
+            [f"{counted(unresolved, 'item')} whose character was not found scored on an empty output"]
             if unresolved
             else []
         )

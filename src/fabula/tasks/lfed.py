@@ -34,6 +34,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from fabula._words import counted
 from fabula.datasets import McqQuestion, load_mcq
 from fabula.errors import BackendError, ConfigError
 from fabula.prompts import CHAINS, mcq_prompt, mcq_prompt_ids, prompt_language, read_choice
@@ -252,7 +253,7 @@ class LiteraryMcq(Task):
         if problems:
             more = f" (and {len(problems) - 5} more)" if len(problems) > 5 else ""
             lines += [
-                f"skipped {len(problems)} malformed row(s){more}:",
+                f"skipped {counted(len(problems), 'malformed row')}{more}:",
                 *(f"  line {p}" for p in problems[:5]),
             ]
         return lines
