@@ -305,10 +305,20 @@ def test_serve_with_a_file_for_its_cache_folder_fails_at_start(
     file.write_text("not a folder\n")
     folder = file if where == "file" else file / "serve"
     code, out, err = _run(["serve", ALICE, "--port", "0", "--cache", folder], capsys)
-    problem = "the cache must be a folder, and this is a file" if where == "file" else "cannot make the cache"
+    problem = (
+        "the cache must be a folder, and this is a file"
+        if where == "file"
+        else f"cannot make the cache folder ({file} is a file)"
+    )
     _one_line_error(code, err, f"{folder}: {problem}")
     assert "fabula serve:" not in err and out == ""
     assert file.read_text() == "not a folder\n"
+    # a start that fails makes no cache folder
+    code, _, err = _run(
+        ["serve", tmp_path / "missing.txt", "--port", "0", "--cache", tmp_path / "new"], capsys
+    )
+    _one_line_error(code, err, "missing.txt: no such file")
+    assert not (tmp_path / "new").exists()
 
 
 def test_a_character_not_met_yet_is_not_said_to_be_absent_from_the_book(

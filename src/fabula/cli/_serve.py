@@ -158,16 +158,18 @@ def _listen(host: str, port: int) -> socket.socket:
 
 
 def _usable_folder(folder: Path) -> None:
-    """The cache folder exists (made if need be) and can be written: a file in its place, or a folder that
-    cannot be made or written, is one line at start-up (the server ran on, silently caching nothing)."""
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except FileExistsError:
-        raise ConfigError("the cache must be a folder, and this is a file", folder) from None
-    except OSError as exc:
-        raise ConfigError(f"cannot make the cache folder ({exc.strerror or exc})", folder) from None
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise ConfigError("cannot write into the cache folder (permission denied)", folder)
+    """The cache folder can be used: a folder (or one that can be made: its nearest existing parent is a
+    folder) that can be written. A file in its place, or a folder that cannot be made or written, is one
+    line at start-up (the server ran on, silently caching nothing); nothing is made here."""
+    existing = next((path for path in (folder, *folder.parents) if path.exists()), None)
+    if existing == folder and not folder.is_dir():
+        raise ConfigError("the cache must be a folder, and this is a file", folder)
+    if existing is None or not existing.is_dir():
+        raise ConfigError(f"cannot make the cache folder ({existing} is a file)", folder)
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise ConfigError(
+            f"cannot write into {'the cache folder' if existing == folder else existing}", folder
+        )
 
 
 def _url_host(host: str) -> str:
