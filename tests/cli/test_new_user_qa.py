@@ -488,3 +488,23 @@ def test_an_evaluation_prints_its_groups_not_only_its_novels(
         "level 1",
         "level 3",
     ], out
+
+
+def test_a_group_that_only_splits_the_metrics_is_not_repeated_as_rows() -> None:
+    """The probes group by probe, each probe with metrics of its own: their rows would be the novels'
+    columns again, one per row, every other cell a dash."""
+    import io
+
+    from fabula.cli._app import PipeAwareConsole
+    from fabula.tasks._evaluation import EvalReport
+
+    report = EvalReport("probe", ["name_cloze", "csg_mem"])
+    report.add_novel("A", {"name_cloze": 0.5, "csg_mem": 0.25})
+    report.groups = {
+        "probe": {"name-cloze": {"name_cloze": 0.5, "csg_mem": None}, "csg": {"csg_mem": 0.25}},
+        "level": {"1": {"name_cloze": 0.5, "csg_mem": 0.5}, "2": {"name_cloze": 0.5, "csg_mem": 0.0}},
+    }
+    out = io.StringIO()
+    report.print_table(PipeAwareConsole(file=out, width=100))
+    rows = [line.split(" | ")[0].strip("| ") for line in out.getvalue().splitlines() if line.startswith("| ")]
+    assert rows[1:] == ["A", "mean (macro)", "level 1", "level 2"], out.getvalue()

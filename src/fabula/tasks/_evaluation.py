@@ -98,7 +98,7 @@ class EvalReport:
                 "micro", *[_pct(self.micro.get(m)) for m in self.metrics], *["" for _ in counts or []]
             )
         for key, values in self.groups.items():
-            if key == "novel" or values is rows:
+            if key == "novel" or values is rows or _splits_metrics(values, self.metrics):
                 continue
             table.add_section()
             for value, scores in sorted(values.items()):
@@ -108,6 +108,13 @@ class EvalReport:
                     *[str(scores.get(k, "")) for k in counts or []],
                 )
         console.print(table)
+
+
+def _splits_metrics(values: dict[str, dict[str, Any]], metrics: list[str]) -> bool:
+    """Whether a group's values each score metrics no other value scores (the probes: one group per
+    probe, each with its own metrics): its rows would repeat the novels' columns, one per row."""
+    scored = [{m for m in metrics if scores.get(m) is not None} for scores in values.values()]
+    return len(scored) > 1 and sum(map(len, scored)) == len(set().union(*scored))
 
 
 def _pct(value: Any) -> str:
