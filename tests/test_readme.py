@@ -40,3 +40,38 @@ def test_the_test_command_is_what_ci_runs() -> None:
     last = ci.strip().splitlines()[-1]
     if last not in readme_lines:
         pytest.fail(f".ci/run ends with {last!r}, not in the README")
+
+
+def test_every_dotted_name_the_docs_give_can_be_imported() -> None:
+    """`fabula.recap.RANKERS` (docs/architecture.md) was not exported: a reader following the docs got an
+    AttributeError. Every `fabula.x.y` in README.md and docs/ names a module or an attribute one has,
+    except the entry-point group names a plug-in registers under (strings, not modules)."""
+    import importlib
+
+    sources = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    groups = set(
+        re.findall(
+            r'entry_point_group="([^"]+)"',
+            "".join(p.read_text(encoding="utf-8") for p in (ROOT / "src").rglob("*.py")),
+        )
+    )
+    unresolved = []
+    for source in sources:
+        for ref in sorted(
+            set(re.findall(r"`(fabula(?:\.[A-Za-z_]\w*)+)", source.read_text(encoding="utf-8")))
+        ):
+            if ref in groups:
+                continue
+            parts = ref.split(".")
+            for cut in range(len(parts), 0, -1):
+                try:
+                    found: object = importlib.import_module(".".join(parts[:cut]))
+                    break
+                except ImportError:
+                    continue
+            for name in parts[cut:]:
+                if not hasattr(found, name):
+                    unresolved.append(f"{source.name}: {ref}")
+                    break
+                found = getattr(found, name)
+    assert not unresolved, unresolved

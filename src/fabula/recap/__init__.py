@@ -24,6 +24,7 @@ from fabula.recap._construct import (
 from fabula.recap._data import read_records, target_record, write_targets
 from fabula.recap._rankers import (
     LLM_METHODS,
+    RANKERS,
     Ranker,
     Ranking,
     RecapContext,
@@ -35,6 +36,7 @@ from fabula.recap._rankers import (
 
 __all__ = [
     "LLM_METHODS",
+    "RANKERS",
     "Ranker",
     "Ranking",
     "RecapContext",
