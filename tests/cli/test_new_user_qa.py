@@ -345,6 +345,22 @@ def test_describe_of_a_character_not_met_yet_says_so(capsys: pytest.CaptureFixtu
     _one_line_error(code, err, "no character called 'Nobody Atall' (main characters: Alice,")
 
 
+@pytest.mark.parametrize(
+    ("options", "named"),
+    [(["--protocol", "bookworm"], "--protocol"), (["--context", "bm25", "--cite"], "--context, --cite")],
+)
+def test_describe_llm_options_without_a_model_are_refused(
+    options: list[str], named: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`describe BOOK Alice --protocol bookworm` printed the extractive sheet with exit 0, as if BookWorm's
+    protocol had run; --context, --budget, --cite and the like were dropped the same way."""
+    code, out, err = _run(["describe", ALICE, "Alice", *options], capsys)
+    _one_line_error(code, err, f"{named}: only an LLM description reads")
+    assert out == ""
+    code, out, _ = _run(["describe", ALICE, "Alice", "--kind", "description", "--k", "2"], capsys)
+    assert code == 0 and "description (lead, 2 sentences):" in out  # the sheet's own options still do
+
+
 def test_describe_all_without_main_characters_says_so(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

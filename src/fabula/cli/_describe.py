@@ -31,6 +31,7 @@ from fabula.llm import DEFAULT_TIMEOUT
 
 @app.command("describe")
 def describe_command(
+    ctx: typer.Context,
     book_path: BookArgument,
     names: Annotated[
         list[str] | None,
@@ -128,6 +129,8 @@ def describe_command(
 
     if kind not in KINDS:
         raise ConfigError(f"unknown kind {kind!r} (choose from {', '.join(KINDS)})", "--kind")
+    if llm is None:
+        _refuse_llm_options_without_a_model(ctx)
     if protocol not in ("fabula", "bookworm"):
         raise ConfigError(f"unknown protocol {protocol!r} (choose from fabula, bookworm)", "--protocol")
     if protocol == "bookworm":
@@ -236,3 +239,30 @@ def _redacted(spec: str) -> str:
     from fabula.llm import redact_credentials
 
     return redact_credentials(spec)
+
+
+LLM_ONLY = {  # describe's options that only an LLM description reads: parameter name -> option
+    "context": "--context",
+    "budget": "--budget",
+    "joint": "--joint",
+    "with_cast": "--with-cast",
+    "cite": "--cite",
+    "no_context": "--no-context",
+    "protocol": "--protocol",
+}
+
+
+def _refuse_llm_options_without_a_model(ctx: typer.Context) -> None:
+    """An LLM-only option given without --llm is refused in one line: `describe BOOK X --protocol bookworm`
+    printed the extractive sheet with exit 0, as if BookWorm's protocol had run."""
+    given = [
+        option
+        for name, option in LLM_ONLY.items()
+        if getattr(ctx.get_parameter_source(name), "name", None) == "COMMANDLINE"
+    ]
+    if given:
+        raise ConfigError(
+            f"only an LLM description reads {'it' if len(given) == 1 else 'them'}: add --llm SPEC (without a "
+            "model, describe prints the extractive sheet)",
+            ", ".join(given),
+        )
