@@ -502,26 +502,27 @@ def discover_cast(book: Book, *, ner_model: str | None = None, skip: Collection[
 
 
 def _person_evidence(d: Discovery) -> Counter[str]:
-    """Per character id (``D<cluster>``), its name occurrences that show a person: an honorific, a
-    speech tag, "he"/"she" after it, a person verb other than "was/is/had/has", or an address set off
-    by a comma inside a speech ("…, Tamsin." / "Tamsin, come"; not a speech opening with the bare
-    word and "!" or "?", which echoes a word: "Udolpho!"). A place, a book or a capitalised adjective
-    is named, never shown so; a minor person named in passing may not be either."""
+    """Per character id (``D<cluster>``), its name occurrences that show a person (up to
+    `PERSON_EVIDENCE_MIN`: enough to rank among the people): an honorific, a speech tag, "he"/"she"
+    after it, a person verb other than "was/is/had/has", or an address set off by a comma inside a
+    speech ("…, Tamsin." / "Tamsin, come"; not a speech opening with the bare word and "!" or "?",
+    which echoes a word: "Udolpho!"). A place, a book or a capitalised adjective is named, never shown
+    so; a minor person named in passing may not be either."""
     text, dialogue, assign = d.book.text, d.dialogue, d.clustering.assign
-    counts: Counter[str] = Counter()
+    shown: Counter[int] = Counter()
+    rest: list[tuple[int, _Occurrence]] = []  # occurrences with none of the flags: maybe an address
     for o in d.occurrences:
-        cid = assign.get(_form(o))
+        cid = assign.get(("the" if o.titled else o.honorific, o.words))  # `_form`, inlined
         if cid is None:
             continue
-        shown = (
-            (o.honorific is not None and o.honorific != "the")
-            or o.speech
-            or o.pronoun_after
-            or (o.person_verb and not o.auxiliary)
-            or _addressed(text, o.start, o.end, dialogue)
-        )
-        if shown:
-            counts[f"D{cid}"] += 1
+        if o.speech or o.pronoun_after or (o.person_verb and not o.auxiliary) or o.honorific is not None:
+            shown[cid] += 1  # (a titled occurrence's honorific is None: "the" is no honorific)
+        else:
+            rest.append((cid, o))
+    for cid, o in rest:  # the address test only where the flags fell short (most casts need none)
+        if shown[cid] < PERSON_EVIDENCE_MIN and _addressed(text, o.start, o.end, dialogue):
+            shown[cid] += 1
+    counts: Counter[str] = Counter({f"D{cid}": n for cid, n in shown.items()})
     return counts
 
 
