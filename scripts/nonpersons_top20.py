@@ -10,8 +10,8 @@ person / not / unclear, by one of the entry's names with or without its honorifi
 (tune / frozen): the unlisted entries, those labelled ``not`` (the non-persons), ``unclear``, and those
 the labels do not cover (entries the labels were not written for: read them before counting them).
 
-``--show`` lists the unlisted entries of the **tuning** novels with their label; the frozen novels are
-only ever counted (the project's honest-numbers rule: nobody studies the frozen novels' errors).
+``--show`` lists the unlisted entries of the **tuning** novels (and of folders that are not PDNC's) with
+their label; the frozen novels are only ever counted (the project's honest-numbers rule: nobody studies the frozen novels' errors).
 """
 
 from __future__ import annotations
@@ -46,9 +46,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--show", action="store_true", help="list the tuning novels' unlisted entries")
     args = parser.parse_args(argv)
     labels = hand_labels()
-    totals = {"tune": Counter[str](), "frozen": Counter[str]()}
+    totals: dict[str, Counter[str]] = {}
+    novels: Counter[str] = Counter()
     for folder in find_pdnc_novels(args.pdnc):
-        split = pdnc_split(folder.name)
+        split = pdnc_split(folder.name) or "other"  # "other": a folder that is not one of PDNC's 21
+        novels[split] += 1
+        totals.setdefault(split, Counter())
         novel = load_pdnc_novel(folder)
         annotate(novel.book, {"characters"})
         listed = {name_key(n) for c in novel.characters for n in c.all_names() if not is_pseudo_name(n)}
@@ -60,16 +63,15 @@ def main(argv: list[str] | None = None) -> int:
             label = hand_label(folder.name, names, labels) or "unlabelled"
             totals[split]["unlisted"] += 1
             totals[split][label] += 1
-            if args.show and split == "tune":
+            if args.show and split != "frozen":
                 print(
                     f"{folder.name}: {entry.name} (rank {entry.rank}, {entry.mention_count} mentions): {label}"
                 )
     print("| split | top-20 entries | unlisted | not (non-persons) | unclear | unlabelled |")
     print("|---|---:|---:|---:|---:|---:|")
     for split, counts in totals.items():
-        novels = sum(1 for f in find_pdnc_novels(args.pdnc) if pdnc_split(f.name) == split)
         print(
-            f"| {split} | {TOP * novels} | {counts['unlisted']} | {counts['not']} | {counts['unclear']} "
+            f"| {split} | {TOP * novels[split]} | {counts['unlisted']} | {counts['not']} | {counts['unclear']} "
             f"| {counts['unlabelled']} |"
         )
     return 0

@@ -289,6 +289,13 @@ def test_personhood_loo_runs(pdnc: Path) -> None:
     assert "clusters in 2 novels; leave-one-novel-out" in out and "non-people among the 20" in out
 
 
+def test_nonpersons_top20_runs(pdnc: Path) -> None:
+    # each fixture novel's cast holds its gold names ("said Anna") and a speaking role its list leaves out
+    out = run("nonpersons_top20.py", pdnc, "--show")
+    assert "A: the crowd (rank 3, 10 mentions): unlabelled" in out
+    assert "| other | 40 | 2 | 0 | 0 | 2 |" in out
+
+
 def test_richer_gold_lists_runs(pdnc: Path) -> None:
     # the fixture's tags ("said Anna") are the gold names already: both lists score the same
     out = run("richer_gold_lists.py", pdnc)
