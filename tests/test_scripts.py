@@ -294,6 +294,8 @@ def test_nonpersons_top20_runs(pdnc: Path) -> None:
     out = run("nonpersons_top20.py", pdnc, "--show")
     assert "A: the crowd (rank 3, 10 mentions): unlabelled" in out
     assert "| other | 40 | 2 | 0 | 0 | 2 |" in out
+    swept = run("nonpersons_top20.py", pdnc, "--sweep", "0,2")
+    assert "PERSON_EVIDENCE_MIN = 2;" in swept and "leave-one-novel-out (values chosen: {2: 2})" in swept
 
 
 def test_richer_gold_lists_runs(pdnc: Path) -> None:
