@@ -10,7 +10,8 @@ instead of rich's 80-column cut ("reca…"), and stays readable and parseable.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -111,6 +112,59 @@ def interrupt_explained() -> bool:
     return bool(_INTERRUPT_EXPLAINED)
 
 
+_DIGITS = re.compile(r"[0-9]+")
+_DECIMAL = re.compile(r"[0-9]+(?:\.[0-9]+)?")
+
+
+def _plain_value(annotation: Any, info: Any, value: Any) -> tuple[bool, Any]:
+    """``(True, value)`` as typer coerces it, for a value that is plainly of ``annotation``'s kind and in
+    range (a string, a whole number or decimal in digits, a path, a list of these), else ``(False, None)``.
+    These are the same values typer's pydantic adapters give (`tests/cli/test_coercion.py`); anything else,
+    errors included, is left to typer."""
+    if annotation is str:
+        return (True, value) if type(value) is str else (False, None)
+    if annotation is int or annotation is float:
+        if type(value) is str and (_DIGITS if annotation is int else _DECIMAL).fullmatch(value):
+            value = annotation(value)
+        if type(value) is not annotation or info.clamp:
+            return False, None
+        in_range = (info.min is None or value >= info.min) and (info.max is None or value <= info.max)
+        return (True, value) if in_range else (False, None)
+    if annotation is Path and type(value) is str and value and not info.parser:
+        from typer._param_types import coerce_cli_path  # typer's own checks of a path (exists, readable, ...)
+
+        try:
+            return True, coerce_cli_path(Path(value), info, path_type=Path)
+        except typer.BadParameter:  # typer's own message, which names the path as it was given
+            return False, None
+    if getattr(annotation, "__origin__", None) is list and isinstance(value, list | tuple):
+        items = [_plain_value(annotation.__args__[0], info, item) for item in value]
+        return (True, [item for _, item in items]) if all(done for done, _ in items) else (False, None)
+    return False, None
+
+
+class _PlainValues:
+    """A parameter's values coerced as typer coerces them, without importing pydantic for the plain ones.
+
+    typer (0.2x) coerces every value, defaults and None included, through a pydantic ``TypeAdapter`` it
+    builds per parameter: importing pydantic and building the adapters costs every command about 0.15 s of
+    start-up (~40 % of ``fabula analyze``'s before the book). fabula's parameters are strings, numbers in
+    a range, paths and lists of these, which `_plain_value` coerces; anything else goes to typer."""
+
+    def __init__(self, typer_coercion: Callable[[], Any]) -> None:
+        self._typer_coercion = typer_coercion
+
+    def coerce(self, value: Any, param: Any, ctx: Any) -> Any:
+        if value is None:  # as typer's `RuntimeParam.coerce`
+            return () if param.multiple or param.nargs == -1 else None
+        descriptor = param.type_descriptor
+        if descriptor.file_annotation is None:
+            done, coerced = _plain_value(descriptor.annotation, descriptor.parameter_info, value)
+            if done:
+                return coerced
+        return self._typer_coercion().coerce(value, param=param, ctx=ctx)
+
+
 class _PlainArgument(typer.core.TyperArgument):
     """An argument shown as its metavar alone: ``BOOK``, not ``{BOOK}`` / ``BOOK <path>``."""
 
@@ -122,6 +176,10 @@ class _PlainArgument(typer.core.TyperArgument):
 
     def display_type_rich(self, ctx: Any) -> str | None:
         return None
+
+    def get_runtime_param(self) -> Any:
+        """`_PlainValues` (typer versions that coerce with pydantic call this; older ones never do)."""
+        return _PlainValues(super().get_runtime_param)
 
 
 _TYPE_METAVARS = {"int": "N", "float": "X", "str": "TEXT"}
@@ -135,6 +193,10 @@ class _PlainOption(typer.core.TyperOption):
             return self.metavar
         label = (self.display_type(ctx) or "").strip("<>").removesuffix(" range")
         return _TYPE_METAVARS.get(label, label.upper())
+
+    def get_runtime_param(self) -> Any:
+        """`_PlainValues`, as `_PlainArgument.get_runtime_param`."""
+        return _PlainValues(super().get_runtime_param)
 
 
 def _first_sentence(text: str) -> str:
@@ -151,6 +213,7 @@ def _plain_help(command: Any) -> Any:
             param.__class__ = _PlainArgument
         elif isinstance(param, typer.core.TyperOption):
             param.__class__ = _PlainOption
+    _plain_help_option(command)
     commands = getattr(command, "commands", None)  # a group (typer ships its own copy of click)
     if isinstance(commands, dict):
         for name, sub in commands.items():
@@ -158,6 +221,20 @@ def _plain_help(command: Any) -> Any:
                 sub.short_help = _first_sentence(sub.help or "")  # click would cut it at 45 characters
             commands[name] = _plain_help(sub)
     return command
+
+
+def _plain_help_option(command: Any) -> None:
+    """The ``--help`` option, which click makes when a command first parses (``get_help_option``), as a
+    `_PlainOption` too: its value is coerced like the others' (`_PlainValues`), with no pydantic."""
+    make = command.get_help_option
+
+    def get_help_option(ctx: Any) -> Any:
+        option = make(ctx)
+        if type(option) is typer.core.TyperOption:
+            option.__class__ = _PlainOption
+        return option
+
+    command.get_help_option = get_help_option
 
 
 def click_command() -> Any:
