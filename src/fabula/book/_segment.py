@@ -13,6 +13,7 @@ quote stays with it; Chinese words come from jieba. docs/book-model.md lists the
 from __future__ import annotations
 
 import re
+import string
 from array import array
 from collections.abc import Iterable
 from functools import cache
@@ -296,7 +297,8 @@ _BEFORE_TITLE = re.compile(
 )
 
 
-_DASHES = ("--", "—", "–")  # one of them is in every match of `_INTERRUPTED`
+#: every match of `_INTERRUPTED` holds one of these: a dash, then a closing quote
+_DASH_QUOTES = tuple(dash + quote for dash in ("--", "—", "–") for quote in "\"”’'")
 _TITLE_DOT = re.compile(
     r"(?:Mr|Mrs|Ms|Messrs|Dr|St|Mme|Mlle|Capt|Col|Gen|Prof|Rev|Lt|Sgt|Hon)\."
 )  # in `_BEFORE_TITLE`'s
@@ -304,9 +306,10 @@ _TITLE_DOT = re.compile(
 
 def _split_missed(spans: list[tuple[int, int]], text: str) -> list[tuple[int, int]]:
     """Split where blingfire keeps two sentences together (see the patterns above)."""
-    # most paragraphs hold neither pattern's fixed part: then no sentence of them is searched
-    interrupted = any(dash in text for dash in _DASHES)
-    before_title = _TITLE_DOT.search(text) is not None
+    # most paragraphs hold neither pattern's fixed part, and most of those with a title hold no match: then no
+    # sentence of them is searched (a match inside a sentence, its lookahead included, is one in the paragraph)
+    interrupted = any(pair in text for pair in _DASH_QUOTES)
+    before_title = _TITLE_DOT.search(text) is not None and _BEFORE_TITLE.search(text) is not None
     if not interrupted and not before_title:
         return list(spans)
     out: list[tuple[int, int]] = []
@@ -326,13 +329,23 @@ def _split_missed(spans: list[tuple[int, int]], text: str) -> list[tuple[int, in
     return out
 
 
+_WORD_CHARACTERS = string.ascii_letters + "."
+
+
 def _after_abbreviation(text: str, period: int) -> bool:
     """Whether the "." at ``period`` closes an abbreviation or an initial ("Mr.", "J.") rather than a sentence."""
-    word = re.search(r"([A-Za-z][A-Za-z.]*)$", text[max(0, period - 20) : period])
+    window = text[max(0, period - 20) : period]
+    if window.endswith(
+        "\n"
+    ):  # the pattern ``([A-Za-z][A-Za-z.]*)$`` this replaces ends before a last "\n" too
+        window = window[:-1]
+    # what that pattern's search found, in one pass instead of a match tried at each of 20 offsets: the last
+    # run of letters and dots, from its first letter
+    word = window[len(window.rstrip(_WORD_CHARACTERS)) :].lstrip(".")
     if not word:
         return False
-    token = word.group(1).lower().rstrip(".")
-    return token in _ABBREVIATIONS or (len(token) == 1 and word.group(1).isupper())
+    token = word.lower().rstrip(".")
+    return token in _ABBREVIATIONS or (len(token) == 1 and word.isupper())
 
 
 def _repair(spans: list[tuple[int, int]], text: str) -> list[tuple[int, int]]:
