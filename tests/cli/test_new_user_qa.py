@@ -566,3 +566,15 @@ def test_anonymize_settings_without_anonymize_are_refused(
     code, out, err = _run([*args, *option], capsys)
     _one_line_error(code, err, f"{option[0]}: add --anonymize: without it the books are not renamed")
     assert out == "" and not (tmp_path / "r.json").exists()
+
+
+def test_eval_describe_llm_options_with_an_extractive_method_are_refused(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`eval describe --method lead --protocol bookworm` scored fabula's lead with exit 0 and a report
+    that did not name the protocol: the option was dropped."""
+    data = ROOT / "data" / "describe" / "references.jsonl"
+    args = ["eval", "describe", "--data", data, "--method", "lead", "--limit", "1"]
+    code, out, err = _run([*args, "--protocol", "bookworm", "--budget", "100"], capsys)
+    _one_line_error(code, err, "--protocol, --budget: only --method llm reads them (the lead method")
+    assert out == ""

@@ -153,6 +153,18 @@ class BookWormTask(Task):
         if "bertscore_f1" in wanted and not self.options_given["bertscore_model"]:
             raise ConfigError("bertscore_f1 needs --bertscore-model DIR (a local model folder)", "--metrics")
         self.metrics = [m for m in ALL_METRICS if m in wanted]  # type: ignore[misc]
+        if self.options_given["method"] != "llm":  # refused, not dropped: the report would not say so
+            unread = [
+                f"--{name}"
+                for name, default in (("context", "mentions"), ("protocol", "fabula"), ("budget", 4000))
+                if self.options_given[name] != default
+            ]
+            if unread:
+                raise ConfigError(
+                    f"only --method llm reads {'it' if len(unread) == 1 else 'them'} (the "
+                    f"{self.options_given['method']} method picks sentences)",
+                    ", ".join(unread),
+                )
         if self.options_given["protocol"] == "bookworm" and self.options_given["context"] == "none":
             raise ConfigError(
                 "--protocol bookworm has no context 'none' (lead, bm25, coref, hierarchical)", "--context"
