@@ -33,6 +33,17 @@ def test_a_book_named_more_often_than_the_people_ranks_after_them() -> None:
     assert book.id == "C3" and tobias.id == "C2"  # ids follow the rank
 
 
+def test_an_entry_never_shown_as_a_person_takes_no_pronoun_and_no_gender() -> None:
+    book = book_from_text(READING)
+    cast = {c.name: c for c in find_characters(book)}
+    pronouns = {
+        c: [m for m in book.mentions if m.character_id == cast[c].id and m.kind == "pronoun"] for c in cast
+    }
+    assert pronouns["Quillmoor"] == []  # "He thought Quillmoor a dull book, but he said": Tobias's
+    assert cast["Quillmoor"].gender == "unknown"
+    assert pronouns["Tobias"] and cast["Tobias"].gender == "male"
+
+
 def test_discovery_says_which_entries_lack_person_evidence() -> None:
     found = discover_cast(book_from_text(READING))
     by_id = {c.id: c.name for c in found.characters}

@@ -57,7 +57,12 @@ def find_characters(
         for character in characters:
             character.narrator = character.id == narrator_id
     estimate_genders(book, characters, names)
-    pronouns = resolve_pronouns(book, names, characters, dialogue, narrator_id, pronoun_scan)
+    for character in characters:
+        if character.id in unevidenced:  # a "he" after a book's name is someone else's
+            character.gender, character.gender_confidence = "unknown", 0.0
+    # an entry the book never shows as a person (a book, a place) is no antecedent of "he" or "she"
+    antecedents = [m for m in names if m.character_id not in unevidenced] if unevidenced else names
+    pronouns = resolve_pronouns(book, antecedents, characters, dialogue, narrator_id, pronoun_scan)
     mentions = sorted([*names, *pronouns], key=lambda m: (m.start, m.end))
     _fill_counts(book, characters, mentions, unevidenced - {narrator_id})
     if gold is None:
