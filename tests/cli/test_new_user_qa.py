@@ -578,3 +578,18 @@ def test_eval_describe_llm_options_with_an_extractive_method_are_refused(
     code, out, err = _run([*args, "--protocol", "bookworm", "--budget", "100"], capsys)
     _one_line_error(code, err, "--protocol, --budget: only --method llm reads them (the lead method")
     assert out == ""
+
+
+def test_eval_quotes_paper_settings_with_another_method_are_refused(
+    pdnc_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`eval quotes --population non-minor --chapters 1` with the default ranker scored every chapter of
+    every speaker, exit 0: the paper's settings were dropped."""
+    args = ["eval", "quotes", "--pdnc", pdnc_dir, "--novel", "DaisyMiller"]
+    code, out, err = _run([*args, "--population", "non-minor", "--chapters", "1"], capsys)
+    _one_line_error(
+        code, err, "--population, --chapters: only --method llm (the paper's protocol) reads them"
+    )
+    assert out == ""
+    code, out, err = _run([*args, "--quotes", "detected"], capsys)  # what the ranker scores anyway
+    assert code == 0, err

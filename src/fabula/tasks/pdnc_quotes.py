@@ -215,6 +215,24 @@ class QuotesTask(Task):
                 "--method",
             )
         self.method_options = dict(method_options or {})
+        if not self.paper_protocol:  # the paper's settings are refused, not dropped, for other methods
+            given = self.options_given
+            unread = [  # (--quotes detected is what the other methods score: said, not refused)
+                f"--{name.replace('_', '-')}"
+                for name, unused in (
+                    ("quotes", (None, "detected")),
+                    ("population", ("ge10",)),
+                    ("name_matching", ("exact",)),
+                    ("chapters", (None,)),
+                )
+                if given[name] not in unused
+            ]
+            if unread:
+                raise ConfigError(
+                    f"only --method llm (the paper's protocol) reads {'it' if len(unread) == 1 else 'them'}; "
+                    f"the {given['method']} method scores fabula's detected quotes of whole novels",
+                    ", ".join(unread),
+                )
 
     def check(self, llm: LLM | None) -> None:
         method = self.options_given["method"]
