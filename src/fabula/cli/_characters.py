@@ -23,6 +23,7 @@ from fabula.cli._options import (
     chapter_number,
     load_reading,
 )
+from fabula.errors import ConfigError
 
 
 @app.command("characters")
@@ -48,6 +49,11 @@ def characters_command(
     max_bytes: MaxBytesOption = DEFAULT_MAX_BYTES,
 ) -> None:
     """List the characters of a novel: rank, name, aliases, gender, mentions, first appearance."""
+    if gold_characters is not None and ner_model is not None:  # refused, not dropped
+        raise ConfigError(
+            "only character discovery reads it; with --gold-characters the given list is matched",
+            "--ner-model",
+        )
     gold = load_character_list(gold_characters) if gold_characters is not None else None
     book = load_reading(book_path, max_bytes=max_bytes, until=until, until_chapter=until_chapter)
     annotate(book, {"characters"}, gold=gold, ner_model=ner_model)
