@@ -506,7 +506,7 @@ def _person_evidence(d: Discovery) -> Counter[str]:
     `PERSON_EVIDENCE_MIN`: enough to rank among the people): an honorific, a speech tag, "he"/"she"
     after it, a person verb other than "was/is/had/has", or an address set off by a comma inside a
     speech ("…, Tamsin." / "Tamsin, come"; not a speech opening with the bare word and "!" or "?",
-    which echoes a word: "Udolpho!"). A place, a book or a capitalised adjective is named, never shown
+    which echoes a word: "Venice!"). A place, a book or a capitalised adjective is named, never shown
     so; a minor person named in passing may not be either."""
     text, dialogue, assign = d.book.text, d.dialogue, d.clustering.assign
     shown: Counter[int] = Counter()
