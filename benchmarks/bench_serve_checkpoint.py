@@ -36,8 +36,10 @@ os.environ["FABULA_FORK"] = "0"
 
 
 def forget_lines() -> None:
+    """Forget every quote line kept per line text (`fabula.describe._lines`' caches)."""
     _lines._line.cache_clear()
-    _lines._content_count.cache_clear()
+    _lines._content.cache_clear()
+    _lines._fold.cache_clear()
 
 
 def outputs(analysis: Analysis) -> Any:
