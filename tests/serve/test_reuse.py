@@ -315,3 +315,26 @@ def test_the_comparison_catches_text_kept_past_a_cut(monkeypatch: pytest.MonkeyP
     )
     through = _through_one_store(whole, order)
     assert [cut for cut in order if through[cut] != fresh[cut]] != []
+
+
+def test_text_values_kept_for_the_whole_book_serve_every_cut() -> None:
+    """`keep_text_values` (what ``fabula serve`` computes for the whole book when it loads it) fills the
+    store's text values; the first analyses cut through it then equal fresh ones, late and early alike,
+    and find most of their quotations' clauses made."""
+    from fabula.book import text_memo
+    from fabula.quotes import keep_text_values
+
+    whole = load_book(pdnc_novel_dir("DaisyMiller") / "novel_text.txt")
+    layers = PrefixLayers(whole)
+    keep_text_values(layers.truncated(whole.body.end))
+    clauses = text_memo(layers.truncated(whole.body.end), "quotes.clauses")
+    assert clauses is not None and len(clauses) > 500
+    made = len(clauses)
+    late = int(whole.paragraphs.ends[int(len(whole.paragraphs) * 0.9)])
+    early = _tag_cuts(whole, 1)[0][0]  # a quotation's tag just past the cut
+    for cut in (late, early):
+        assert _layers(analyze_book(layers.truncated(cut))) == _layers(analyze_book(whole.truncated(cut))), (
+            cut
+        )
+    assert len(clauses) - made < 0.05 * made  # the cuts found nearly all made
+    keep_text_values(whole.truncated(whole.body.end))  # a plain cut: nothing to keep, nothing changes

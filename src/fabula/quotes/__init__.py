@@ -15,6 +15,7 @@ from fabula._lazy import lazy_exports
 from fabula.quotes import _component, _ranker, _rules  # noqa: F401  register the methods and components
 from fabula.quotes._detect import detect_quote_style, detect_quotes
 from fabula.quotes._output import TSV_COLUMNS, QuoteFormat, quote_records, quotes_bytes, write_quotes
+from fabula.quotes._ranker import keep_text_values
 from fabula.quotes._registry import (
     DEFAULT_METHOD,
     LLM_METHODS,
@@ -74,6 +75,7 @@ __all__ = [
     "available_methods",
     "detect_quote_style",
     "detect_quotes",
+    "keep_text_values",
     "llm_prompt_id",
     "paper_alias_table",
     "quote_parts",

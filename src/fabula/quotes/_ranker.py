@@ -351,12 +351,7 @@ class _StaticBook:
     def address_gender(self, text: str, turns: list[Turn], index: int) -> str | None:
         """`_address_gender` of turn ``index``, computed once."""
         if index not in self.address_genders:
-            turn = turns[index]
-            spans = _spans_of(turn)
-            # it reads the quotes' text and the character before each: inside every cut that holds them
-            self.address_genders[index] = _text_kept(
-                self.address_memo, spans, max(end for _, end in spans), text, _address_gender, turn
-            )
+            self.address_genders[index] = _address_gender_kept(self.address_memo, text, turns[index])
         return self.address_genders[index]
 
     def scoring_with(self, weights: np.ndarray) -> None:
@@ -387,11 +382,7 @@ class _StaticBook:
             conversations[turn.conversation] = (first, index + 1)
         text = context.book.text
         memo = text_memo(context.book, "quotes.tag_gender")
-        tag_genders = []
-        for turn in turns:  # it reads `_TAG_AFTER_CHARS` after each quote span (`_text_kept`)
-            spans = _spans_of(turn)
-            end = max(end for _, end in spans) + _TAG_AFTER_CHARS
-            tag_genders.append(_text_kept(memo, spans, end, text, _tag_gender, turn))
+        tag_genders = [_tag_gender_kept(memo, text, turn) for turn in turns]
         name_turns = [quoted.turn_at(start) for start in name_starts]
         return cls(
             mention_counts,
@@ -1690,6 +1681,41 @@ def _text_kept(
 
 _UNKNOWN = object()
 _TAG_AFTER_CHARS = 60  # how far after a quote `_tag_gender` reads
+
+
+def _tag_gender_kept(memo: dict[Any, Any] | None, text: str, turn: Turn) -> str | None:
+    """`_tag_gender`, kept (`_text_kept`): it reads `_TAG_AFTER_CHARS` after each quote span."""
+    spans = _spans_of(turn)
+    return _text_kept(memo, spans, max(end for _, end in spans) + _TAG_AFTER_CHARS, text, _tag_gender, turn)
+
+
+def _address_gender_kept(memo: dict[Any, Any] | None, text: str, turn: Turn) -> str | None:
+    """`_address_gender`, kept (`_text_kept`): it reads the quotes' text and the character before each,
+    inside every cut that holds the turn."""
+    spans = _spans_of(turn)
+    return _text_kept(memo, spans, max(end for _, end in spans), text, _address_gender, turn)
+
+
+def keep_text_values(book: Book) -> None:
+    """Compute for every quotation of ``book`` (cut through a `fabula.book.PrefixLayers`: the whole book's
+    text, ``layers.truncated(whole.body.end)``) the values of the text alone that the store keeps for all
+    the book's cuts (`fabula.book.text_memo`): the sieve's tag clauses and each turn's tag gender and words
+    of address. ``fabula serve`` runs it on its loader thread, so the first analysis of a late checkpoint
+    finds them made; each cut still uses only what it would compute itself (`_text_kept`,
+    `fabula.quotes._rules._clauses`). Sets ``book.quotes`` (the book is the caller's cut, made for this)."""
+    from fabula.quotes._detect import detect_quotes
+    from fabula.quotes._rules import _clauses, _context, _turns
+
+    if text_memo(book, "quotes.clauses") is None:
+        return  # not cut through a store: nothing would be kept
+    detect_quotes(book)
+    context, turns, text = _context(book), _turns(book), book.text
+    tag_memo, address_memo = text_memo(book, "quotes.tag_gender"), text_memo(book, "quotes.address_gender")
+    for turn in turns:
+        for position in range(len(turn.quotes)):
+            _clauses(context, turn, position)
+        _tag_gender_kept(tag_memo, text, turn)
+        _address_gender_kept(address_memo, text, turn)
 
 
 def _tag_gender(text: str, turn: Turn) -> str | None:

@@ -208,8 +208,11 @@ class ServedBook:
     def _make_layers(self, book: Book) -> None:
         """Make the book's prefix-stable layers (`fabula.book.PrefixLayers`; a fraction of a second, on
         the loader's thread while the first screen is answered from plain cuts): an analysis of the
-        first checkpoint through them computes each one. The analyses after that are cut through them."""
+        first checkpoint through them computes each one, and `fabula.quotes.keep_text_values` the values
+        of the text alone every checkpoint shares (`fabula.book.text_memo`). The analyses after that are
+        cut through them."""
         from fabula.pipeline import analyze_book
+        from fabula.quotes import keep_text_values
 
         layers = PrefixLayers(book)
         try:
@@ -217,6 +220,9 @@ class ServedBook:
         except Exception:  # without the layers every cut is a plain one, as before
             return
         self._layers = layers
+        # an analysis meanwhile reads what is made so far (the same values either way)
+        with contextlib.suppress(Exception):  # without them each checkpoint computes its own, as before
+            keep_text_values(layers.truncated(book.body.end))
 
     def book(self) -> Book:
         """The loaded book (waits for the loader); raises `InputError` when it could not be read."""
