@@ -7,12 +7,12 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import pytest
 import typer
 
-from fabula.cli import click_command
+from fabula.cli import _app, click_command
 from tests.conftest import ROOT
 
 
@@ -103,3 +103,22 @@ def test_refused_values_keep_typer_messages(args: list[str]) -> None:
     )
     assert done.returncode == 2
     assert "Invalid value for" in done.stderr or "requires an argument" in done.stderr, done.stderr
+
+
+def test_a_parser_is_typers_to_call() -> None:
+    """A parameter with its own ``parser`` is coerced by typer (the parser's value), not taken as it is."""
+    command = typer.main.get_command(_parsed_app())
+    ctx = typer.Context(command)
+    param: Any = next(p for p in command.params if p.name == "size")
+    param.__class__ = _app._PlainOption
+    assert param.get_runtime_param().coerce("3", param=param, ctx=ctx) == 6
+
+
+def _parsed_app() -> typer.Typer:
+    parsed = typer.Typer()
+
+    @parsed.command()
+    def run(size: Annotated[int, typer.Option(parser=lambda text: 2 * int(text))] = 1) -> None:
+        """A command whose option has a parser."""
+
+    return parsed

@@ -121,6 +121,8 @@ def _plain_value(annotation: Any, info: Any, value: Any) -> tuple[bool, Any]:
     range (a string, a whole number or decimal in digits, a path, a list of these), else ``(False, None)``.
     These are the same values typer's pydantic adapters give (`tests/cli/test_coercion.py`); anything else,
     errors included, is left to typer."""
+    if info.parser is not None:  # typer parses with it, whatever the annotation
+        return False, None
     if annotation is str:
         return (True, value) if type(value) is str else (False, None)
     if annotation is int or annotation is float:
@@ -130,7 +132,7 @@ def _plain_value(annotation: Any, info: Any, value: Any) -> tuple[bool, Any]:
             return False, None
         in_range = (info.min is None or value >= info.min) and (info.max is None or value <= info.max)
         return (True, value) if in_range else (False, None)
-    if annotation is Path and type(value) is str and value and not info.parser:
+    if annotation is Path and type(value) is str and value:
         from typer._param_types import coerce_cli_path  # typer's own checks of a path (exists, readable, ...)
 
         try:
