@@ -122,3 +122,22 @@ def _parsed_app() -> typer.Typer:
         """A command whose option has a parser."""
 
     return parsed
+
+
+def test_a_typer_with_other_internals_gets_its_own_coercion() -> None:
+    """A parameter without the attributes the plain path reads (another typer version) is coerced by
+    typer, not failed: the plain path is a shortcut, never a requirement."""
+    asked: list[Any] = []
+
+    class TyperCoercion:
+        def coerce(self, value: Any, param: Any, ctx: Any) -> Any:
+            asked.append(value)
+            return f"typer:{value}"
+
+    class OtherParam:  # no type_descriptor, as a typer that renamed it would have
+        multiple = False
+        nargs = 1
+
+    plain = _app._PlainValues(TyperCoercion)
+    assert plain.coerce("7", OtherParam(), None) == "typer:7"
+    assert asked == ["7"]

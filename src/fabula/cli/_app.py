@@ -157,13 +157,16 @@ class _PlainValues:
         self._typer_coercion = typer_coercion
 
     def coerce(self, value: Any, param: Any, ctx: Any) -> Any:
-        if value is None:  # as typer's `RuntimeParam.coerce`
-            return () if param.multiple or param.nargs == -1 else None
-        descriptor = param.type_descriptor
-        if descriptor.file_annotation is None:
-            done, coerced = _plain_value(descriptor.annotation, descriptor.parameter_info, value)
-            if done:
-                return coerced
+        try:
+            if value is None:  # as typer's `RuntimeParam.coerce`
+                return () if param.multiple or param.nargs == -1 else None
+            descriptor = param.type_descriptor
+            if descriptor.file_annotation is None:
+                done, coerced = _plain_value(descriptor.annotation, descriptor.parameter_info, value)
+                if done:
+                    return coerced
+        except (AttributeError, ImportError):  # a typer whose internals differ: its own coercion, slower
+            pass
         return self._typer_coercion().coerce(value, param=param, ctx=ctx)
 
 
