@@ -115,8 +115,8 @@ def _line(pieces: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
     for piece in pieces:
         text = normalize_text(piece)
         shown.setdefault(tuple(_words(text)), text)
-    text = " … ".join(shown.values())
-    return text, tuple(_words(text))
+    # the ellipsis folds to no word, so the line's words are its shown pieces' words in order
+    return " … ".join(shown.values()), tuple(chain.from_iterable(shown))
 
 
 @lru_cache(maxsize=_LINES_KEPT)
