@@ -618,3 +618,41 @@ def test_characters_ner_model_with_a_gold_list_is_refused(
     code, out, err = _run(args, capsys)
     _one_line_error(code, err, "--ner-model: only character discovery reads it")
     assert out == ""
+
+
+# --- the model's options without a model ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "option"),
+    [
+        (["describe", ALICE, "Alice", "--timeout", "30"], "--timeout"),
+        (["recap", ALICE, "--at", "40%", "--no-cache"], "--no-cache"),
+        (["quotes", ALICE, "--structured", "json"], "--structured"),
+        (["recognize", ALICE, "a girl who falls down a hole", "--concurrency", "2"], "--concurrency"),
+        (["analyze", ALICE, "-o", "OUT", "--timeout", "30"], "--timeout"),
+        (["eval", "recap", "--data", ROOT / "data" / "recap" / "gold.jsonl", "--no-cache"], "--no-cache"),
+    ],
+)
+def test_the_model_options_without_llm_are_refused(
+    args: list[str | Path], option: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--timeout`, `--no-cache`, `--structured`, `--concurrency` set the model's requests; without --llm
+    they were silently unused (exit 0, as if they applied). Refused in one line before any work."""
+    args = [tmp_path / "out" if a == "OUT" else a for a in args]
+    code, out, err = run_cli_output(args, capsys)
+    assert code == 2, (code, err)
+    assert option in err and "--llm" in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert out == "" and not (tmp_path / "out").exists()
+
+
+def test_eval_concurrency_without_llm_still_sets_the_items_at_once(
+    pdnc_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`fabula eval --concurrency N` runs N items at once with or without a model: not refused (the gold
+    targets' books are shared novels: the fixture skips with the reason when they are absent)."""
+    gold = ROOT / "data" / "recap" / "gold.jsonl"
+    args = ["eval", "recap", "--data", gold, "--method", "closest", "--concurrency", "2", "--limit", "2"]
+    code, out, err = run_cli_output(args, capsys)
+    assert code == 0, err
+    assert "recap" in out

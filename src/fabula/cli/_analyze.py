@@ -25,6 +25,7 @@ from fabula.cli._options import (
     TimeoutOption,
     UntilChapterOption,
     UntilOption,
+    refuse_model_options_without_llm,
 )
 from fabula.cli._progress import bar_columns
 from fabula.errors import ConfigError
@@ -72,6 +73,7 @@ def analyze_command(
     and settings are skipped, so an interrupted run resumes. With --until the folder is
     OUTDIR/<name>.until-<POS>/, so spoiler-safe results never replace whole-book ones.
     """
+    refuse_model_options_without_llm(llm, timeout=timeout, structured=structured, concurrency=concurrency)
     # the analysis, its writers and the report (jinja2) are imported here, not when the command is
     # registered: ``fabula analyze --help`` and a mistyped option do not load them
     from fabula.corpus import (

@@ -23,6 +23,7 @@ from fabula.cli._options import (
     UntilOption,
     load_reading,
     open_llm,
+    refuse_model_options_without_llm,
 )
 from fabula.describe import CONTEXTS, DEFAULT_BUDGET, KINDS, extractive_methods
 from fabula.errors import ConfigError
@@ -124,6 +125,9 @@ def describe_command(
 ) -> None:
     """Describe characters: a sheet from the book (names, gender, first appearance, counts, partners,
     characteristic lines, extractive description); with --llm a generated description or analysis."""
+    refuse_model_options_without_llm(
+        llm, timeout=timeout, no_cache=no_cache, structured=structured, concurrency=concurrency
+    )
     from fabula.describe import character_sheet, find_profile, main_characters
     from fabula.pipeline import analyze_book
 

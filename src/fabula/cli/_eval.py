@@ -24,6 +24,7 @@ from fabula.cli._options import (
     StructuredOption,
     TimeoutOption,
     open_llm,
+    refuse_model_options_without_llm,
 )
 from fabula.errors import InputError
 from fabula.llm import DEFAULT_TIMEOUT
@@ -165,6 +166,8 @@ def run_task_command(task_class: type[Task], values: dict[str, Any]) -> None:
     timeout = float(values.pop("timeout", DEFAULT_TIMEOUT))
     concurrency: int | None = values.pop("concurrency", None)
     structured = str(values.pop("structured", "auto"))
+    # --concurrency without a model still sets how many items run at once
+    refuse_model_options_without_llm(llm_spec, timeout=timeout, no_cache=no_cache, structured=structured)
     anonymize = bool(values.pop("anonymize", False))
     anonymize_seed = int(values.pop("anonymize_seed", 0))
     anonymize_mode = str(values.pop("anonymize_mode", "census"))

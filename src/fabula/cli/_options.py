@@ -174,6 +174,33 @@ def llm_method_options(
         model.close()
 
 
+def refuse_model_options_without_llm(
+    llm: str | None,
+    *,
+    timeout: float = DEFAULT_TIMEOUT,
+    no_cache: bool = False,
+    structured: str = "auto",
+    concurrency: int | None = None,
+) -> None:
+    """Refuse the model's options (``--timeout``, ``--no-cache``, ``--structured``, ``--concurrency``) given
+    without ``--llm``: no model reads them then, and a run that ignored them looked as if they applied.
+    ``concurrency`` is None for commands where it also means something without a model (`fabula eval`)."""
+    if llm is not None:
+        return
+    given = [
+        name
+        for name, set_ in (
+            ("--timeout", timeout != DEFAULT_TIMEOUT),
+            ("--no-cache", no_cache),
+            ("--structured", structured != "auto"),
+            ("--concurrency", concurrency is not None),
+        )
+        if set_
+    ]
+    if given:
+        raise ConfigError(f"{given[0]} sets the model's requests: give --llm SPEC, or leave it out", given[0])
+
+
 def require_model(method: str, llm: str | None, strategy: str | None = None) -> None:
     """Fail before any work when an LLM-backed attribution method is chosen without a model, or a model
     (or an LLM ``--strategy``) is given to a method that takes none (it was a TypeError traceback)."""

@@ -28,6 +28,7 @@ from fabula.cli._options import (
     UntilOption,
     llm_method_options,
     load_reading,
+    refuse_model_options_without_llm,
     require_model,
 )
 from fabula.errors import InputError
@@ -73,6 +74,9 @@ def quotes_command(
     max_bytes: MaxBytesOption = DEFAULT_MAX_BYTES,
 ) -> None:
     """Find every quotation and its speaker, addressees, type (explicit/anaphoric/implicit) and confidence."""
+    refuse_model_options_without_llm(
+        llm, timeout=timeout, no_cache=no_cache, structured=structured, concurrency=concurrency
+    )
     if output_format not in ("jsonl", "tsv"):
         raise InputError(f"unknown format {output_format!r} (use jsonl or tsv)", "--format")
     fmt: QuoteFormat = "jsonl" if output_format == "jsonl" else "tsv"

@@ -26,6 +26,7 @@ from fabula.cli._options import (
     UntilOption,
     load_reading,
     open_llm,
+    refuse_model_options_without_llm,
 )
 from fabula.errors import BackendError, ConfigError, unused_model
 from fabula.llm import DEFAULT_TIMEOUT
@@ -83,6 +84,9 @@ def show_command(
 ) -> None:
     """Print the recap snippets for a reader at POS (--at or --until; --until-chapter N: the end of
     chapter N): chapter, offsets and text, best first. Nothing at or after POS is ever used or shown."""
+    refuse_model_options_without_llm(
+        llm, timeout=timeout, no_cache=no_cache, structured=structured, concurrency=concurrency
+    )
     from fabula.llm import redact_credentials
     from fabula.recap import LLM_METHODS, RecapSpec, create_ranker, ranker_needs_llm, recap
 

@@ -28,6 +28,7 @@ from fabula.cli._options import (
     UntilOption,
     load_reading,
     open_llm,
+    refuse_model_options_without_llm,
 )
 from fabula.errors import ConfigError, InputError, unused_model
 from fabula.llm import DEFAULT_TIMEOUT
@@ -76,6 +77,9 @@ def recognize_command(
 ) -> None:
     """Rank the book's characters by how well DESCRIPTION fits them, with the passages that support each
     (with --until, only what the reader has read so far)."""
+    refuse_model_options_without_llm(
+        llm, timeout=timeout, no_cache=no_cache, structured=structured, concurrency=concurrency
+    )
     from fabula.characters import load_character_list
     from fabula.recognition import (
         METHODS,

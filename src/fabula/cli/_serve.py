@@ -24,6 +24,7 @@ from fabula.cli._options import (
     StructuredOption,
     TimeoutOption,
     open_llm,
+    refuse_model_options_without_llm,
 )
 from fabula.errors import ConfigError
 from fabula.llm import DEFAULT_TIMEOUT
@@ -78,6 +79,7 @@ def serve_command(
     sheets (with --llm also an LLM description), "previously on" recaps and quote speakers: never anything
     from later in the book. API documentation at /docs. Needs the optional extra: pip install 'fabula[serve]'.
     """
+    refuse_model_options_without_llm(llm, timeout=timeout, structured=structured, concurrency=concurrency)
     from fabula.llm import CACHE_FILE_NAME, default_cache_dir
     from fabula.serve import Library, create_app
 
