@@ -36,6 +36,17 @@ class ConfigError(FabulaError):
     """An option or specification (e.g. an LLM spec string) is malformed or inconsistent."""
 
 
+class CacheError(ConfigError):
+    """The LLM response cache failed (a damaged file, a full disk) while a command used it: the user's
+    file, not the request. The one line gives ``advice`` for a one-shot command; a long-running server
+    gives ``failure`` with its own ``server_advice`` (`fabula serve` has no ``--no-cache``)."""
+
+    def __init__(self, failure: str, where: str | Path | None, *, advice: str, server_advice: str) -> None:
+        self.failure = failure
+        self.server_advice = server_advice
+        super().__init__(f"{failure}: {advice}", where)
+
+
 def unused_model(method: str, llm_methods: list[str] | tuple[str, ...], option: str = "--llm") -> ConfigError:
     """The error for a model (``--llm``, or an LLM-only option) given to a method that takes none: said,
     not ignored (an evaluation's report would name a model that answered nothing)."""

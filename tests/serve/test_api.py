@@ -381,3 +381,26 @@ def test_checkpoints_never_pass_the_reader(novel: Path, book: Book) -> None:
             assert position.checkpoint == max(g for g in grid if g <= position.at)
     finally:
         library.close()
+
+
+def test_an_llm_cache_damaged_while_the_server_runs_is_a_500_with_what_to_do(
+    tmp_path: Path, novel: Path
+) -> None:
+    """The cache file is damaged after the server opened it: a sheet with llm=true answered 422 ("malformed
+    request") and advised --no-cache, an option serve does not have. Now 500 (the server's file, not the
+    request), naming the file and saying to delete it and start the server again; no model call is made."""
+    from fabula.llm import get_llm
+    from fabula.llm.testing import ScriptedOpenAIServer
+
+    cache = tmp_path / "llm.sqlite"
+    with ScriptedOpenAIServer("A curious girl.") as model_server:
+        llm = get_llm(f"openai:test@{model_server.url}", cache=cache)
+        for part in (cache, cache.with_name(cache.name + "-wal"), cache.with_name(cache.name + "-shm")):
+            if part.exists():
+                part.write_bytes(b"not a database" * 512)
+        with running_server(Library([novel], llm=llm)) as url:
+            status, body = get(f"{url}/api/books/{NOVEL}/characters/C1?at=30%25&llm=true")
+        assert model_server.bodies == []
+    assert status == 500, body
+    detail = body["detail"]
+    assert detail.startswith(f"{cache}: ") and "start it again" in detail and "--no-cache" not in detail

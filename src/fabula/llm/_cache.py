@@ -21,7 +21,10 @@ from typing import Any
 
 import orjson
 
-from fabula.errors import ConfigError
+from fabula.errors import CacheError, ConfigError
+
+#: what `fabula serve` advises when its cache fails while it runs (`CacheError.server_advice`)
+_RESTART = "stop the server, delete the file (only cached answers are lost) and start it again"
 
 CACHE_FILE_NAME = "llm.sqlite"
 
@@ -74,7 +77,12 @@ class ResponseCache:
                 connection.execute("PRAGMA synchronous=NORMAL")
                 connection.execute(_SCHEMA)
             except sqlite3.DatabaseError as exc:
-                raise ConfigError(f"cannot open the LLM cache ({exc})", self.path) from exc
+                raise CacheError(
+                    f"cannot open the LLM cache ({exc})",
+                    self.path,
+                    advice="delete the file (only cached answers are lost) or run with --no-cache",
+                    server_advice=_RESTART,
+                ) from exc
             self._local.connection = connection
         return connection
 
@@ -87,9 +95,13 @@ class ResponseCache:
             reason = str(exc)
             if "full" in reason:
                 advice = "free disk space, or set FABULA_CACHE_DIR to a folder on another disk"
+                server_advice = "free disk space, then start the server again"
             else:
                 advice = "delete the file (only cached answers are lost) or run with --no-cache"
-            raise ConfigError(f"the LLM cache failed ({reason}): {advice}", self.path) from exc
+                server_advice = _RESTART
+            raise CacheError(
+                f"the LLM cache failed ({reason})", self.path, advice=advice, server_advice=server_advice
+            ) from exc
 
     def check(self) -> None:
         """Read every page of the file (SQLite's ``quick_check``): a damaged page, which opening the file
@@ -121,10 +133,11 @@ class ResponseCache:
         try:
             return orjson.loads(row[0])
         except orjson.JSONDecodeError as exc:
-            raise ConfigError(
-                "the LLM cache holds a damaged answer: delete the file (only cached answers are lost) "
-                "or run with --no-cache",
+            raise CacheError(
+                "the LLM cache holds a damaged answer",
                 self.path,
+                advice="delete the file (only cached answers are lost) or run with --no-cache",
+                server_advice=_RESTART,
             ) from exc
 
     def put(self, key: str, request: dict[str, Any], response: Any) -> None:

@@ -4,7 +4,8 @@ Every content endpoint takes ``at`` (a reading position, as ``--at``/``--until``
 ``chapter:12`` or a character offset) and returns nothing that ends after it: no text, offset, character,
 name, quote or snippet from later in the book (see `fabula.serve._library` for how). Errors are JSON
 ``{"detail": "one line"}``: 404 for an id the server does not know, 422 for a malformed request (a bad
-position among them), 502 when the LLM behind ``--llm`` fails or cannot be reached, 400 for a ``Host``
+position among them), 502 when the LLM behind ``--llm`` fails or cannot be reached, 500 when the
+server's LLM cache fails while it runs (with what to do), 400 for a ``Host``
 header naming another machine while the server listens on loopback only.
 
 Against DNS rebinding (a web page whose name is re-pointed at 127.0.0.1 reading the books, and with
@@ -28,7 +29,7 @@ from fastapi.staticfiles import StaticFiles
 
 from fabula._version import __version__
 from fabula.analysis import CharacterProfile
-from fabula.errors import BackendError, ConfigError, FabulaError
+from fabula.errors import BackendError, CacheError, ConfigError, FabulaError
 from fabula.serve._library import Library, Position, ServedBook, UnknownBook
 
 STATIC = Path(__file__).parent / "static"
@@ -101,6 +102,12 @@ def create_app(library: Library, *, host: str = "127.0.0.1") -> FastAPI:
     @app.exception_handler(UnknownBook)
     def unknown(_request: Request, exc: UnknownBook) -> JSONResponse:
         return JSONResponse({"detail": exc.one_line()}, status_code=404)
+
+    @app.exception_handler(CacheError)
+    def cache_failed(_request: Request, exc: CacheError) -> JSONResponse:
+        # the server's own file failed, not the request: 500, with advice for a running server
+        where = f"{exc.where}: " if exc.where else ""
+        return JSONResponse({"detail": f"{where}{exc.failure}: {exc.server_advice}"}, status_code=500)
 
     @app.exception_handler(FabulaError)
     def bad_input(_request: Request, exc: FabulaError) -> JSONResponse:
