@@ -64,8 +64,9 @@ def test_search_mentions_and_errors(capsys: pytest.CaptureFixture[str]) -> None:
     assert code != 0 and "unknown unit 'page'" in err
     code, _, err = _run(["search", "/no/such/book.txt", "x"], capsys)
     assert code != 0 and "Traceback" not in err
-    code, out, _ = _run(["search", str(ALICE), ""], capsys)
-    assert code == 0 and "empty query" in out
+    for blank in ("", "  "):  # refused in one line, as recognize refuses an empty DESCRIPTION
+        code, out, err = _run(["search", str(ALICE), blank], capsys)
+        assert code == 2 and "QUERY is empty" in err and out == "" and len(err.strip().splitlines()) == 1
 
 
 def test_search_one_paragraph_book(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

@@ -109,6 +109,8 @@ def search_command(
     """
     if retriever not in retriever_names():
         raise ConfigError(f"unknown retriever {retriever!r} (choose from {', '.join(retriever_names())})")
+    if not query.strip():  # every passage would be "ranked" against nothing (as recognize refuses it)
+        raise ConfigError("QUERY is empty: give the words or the name to search for")
     if unit not in UNIT_KINDS:
         raise ConfigError(f"unknown unit {unit!r} (choose from {', '.join(UNIT_KINDS)})")
     # options another retriever reads are refused, not dropped (a bm25 search ran as if they were not given)
@@ -169,7 +171,7 @@ def search_command(
         }
         write_bytes_atomic(json_out, orjson.dumps(payload, option=orjson.OPT_INDENT_2))
     if not hits:
-        stdout.print("No matching passages." + ("" if query.strip() else " (empty query)"))
+        stdout.print("No matching passages.")
         return
     read = "" if position is None else f" up to offset {position}"  # as `characters --until` says it
     table = Table(
