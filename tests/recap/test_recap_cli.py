@@ -42,6 +42,11 @@ def test_cli_recap_json_on_a_real_novel(at, capsys):
         assert snippet["end"] <= position
         assert book.span_text((snippet["start"], snippet["end"]), normalize=True) == snippet["text"]
     assert out["snippets"][0]["chapter"] is not None
+    # the reader's chapter, as the text output says it (the passage just read may start in the one before)
+    reader = book.chapter_at(position - 1)
+    assert reader is not None and out["position_chapter"] == reader.id + 1
+    if at == "chapter:5":
+        assert out["position_chapter"] == 5
 
 
 def test_cli_recap_text_and_errors(tmp_path, capsys):

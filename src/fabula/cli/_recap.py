@@ -126,14 +126,18 @@ def show_command(
             f"{log['unreadable']} of the model's answers could not be read (e.g. {errors[0]}): no recap",
             redact_credentials(llm) if llm is not None else method,
         )
+    # the chapter the reader is in (the passage just read may begin in the chapter before: its own
+    # chapter is the target's)
+    chapter = book.chapter_at(max(book.body.start, position - 1))
     if as_json:
+        reader = {"position_chapter": chapter.id + 1 if chapter is not None else None}
         stdout.print(
-            orjson.dumps({"book": str(book_path), **result.to_dict()}).decode(), markup=False, soft_wrap=True
+            orjson.dumps({"book": str(book_path), **reader, **result.to_dict()}).decode(),
+            markup=False,
+            soft_wrap=True,
         )
         return
     t = result.target
-    # the chapter the reader is in (the passage just read may begin in the chapter before)
-    chapter = book.chapter_at(max(book.body.start, position - 1))
     where = f"chapter {chapter.id + 1}" if chapter is not None else "before the first chapter"
     stdout.print(f"Reading position {position} ({where}); the passage just read:", markup=False)
     stdout.print(f"  [{t.start}-{t.end}] {t.text}\n", markup=False, soft_wrap=True)
