@@ -44,7 +44,8 @@ def test_whole_words_with_any_white_space_between_them() -> None:
     assert _appears("Emma came", "Emma") and not _appears("Emma", "Emma came")  # at the very start
 
 
-def test_same_answers_as_the_plain_pattern_on_a_novel_prefix() -> None:
+def _novel_prefix_and_names() -> tuple[str, set[str]]:
+    """A shared novel's first 200,000 characters and its gold list's names and aliases."""
     folder = pdnc_novel_dir("Emma")
     text = (folder / "novel_text.txt").read_text(encoding="utf-8")[:200_000]
     names: set[str] = set()
@@ -52,6 +53,11 @@ def test_same_answers_as_the_plain_pattern_on_a_novel_prefix() -> None:
         for row in csv.DictReader(handle):
             names.add(row["Main Name"])
             names.update(ast.literal_eval(row["Aliases"]))
+    return text, names
+
+
+def test_same_answers_as_the_plain_pattern_on_a_novel_prefix() -> None:
+    text, names = _novel_prefix_and_names()
     names |= {name.lower() for name in names} | {name + "s" for name in names}
     answers = {name: _appears(text, name) for name in names}
     assert answers == {name: _reference(text, name) for name in names}
@@ -71,13 +77,7 @@ def test_a_mention_where_the_name_stands_alone_answers_like_the_search() -> None
     assert _whole_words_at(text, "Emma", len(text) - 4) and not _whole_words_at(
         text, "Emma", text.index("xEmma") + 1
     )
-    folder = pdnc_novel_dir("Emma")
-    text = (folder / "novel_text.txt").read_text(encoding="utf-8")[:200_000]
-    names: set[str] = set()
-    with (folder / "character_info.csv").open(encoding="utf-8") as handle:
-        for row in csv.DictReader(handle):
-            names.add(row["Main Name"])
-            names.update(ast.literal_eval(row["Aliases"]))
+    text, names = _novel_prefix_and_names()
     witnessed = 0
     for name in names:
         places = [m.start() for m in re.finditer(re.escape(name), text)] if name.strip() else []
