@@ -1286,3 +1286,19 @@ def test_a_name_answered_by_the_narrators_epithet_is_that_person() -> None:
     cast = _cast(scene * 3)
     assert _owner(cast, "Tobias") == _owner(cast, "the Surgeon")
     assert _owner(cast, "Tobias") != _owner(cast, "Nora")
+
+
+def test_a_nationality_noun_is_the_one_person_the_text_states_to_be_of_that_nation() -> None:
+    # no form of address singles him out, but the text says "Lacoste; he was a Swede": the narrator's
+    # "the Swede" is he, not Ivan Petrov beside him
+    intro = "The man's name, it seemed, was Stefan Lacoste; he was a Swede, and he was thin.\n\n"
+    scene = (
+        "Then Lacoste stood by the window; he was silent. Ivan Petrov watched him, and Ivan frowned.\n\n"
+        '"We shall see," said the Swede. The Swede smiled; he was sure of himself.\n\n'
+    )
+    cast = _cast(intro + scene * 5)
+    assert _owner(cast, "the Swede") == _owner(cast, "Lacoste")
+    assert _owner(cast, "Lacoste") != _owner(cast, "Ivan Petrov")
+    # ... and where the text says it of two men, of neither
+    cast = _cast(intro + "Ivan Petrov, a Swede, bowed; he was tall.\n\n" + scene * 5)
+    assert _owner(cast, "the Swede") not in (_owner(cast, "Lacoste"), _owner(cast, "Ivan Petrov"))

@@ -70,6 +70,7 @@ from fabula.characters._discover._evidence import (
     _form_chapters,
     _gender_evidence,
     _sentence_cooccurrence,
+    _stated_nationalities,
     _textual_links,
     _turn_takers,
     _vocative_replies,
@@ -257,6 +258,7 @@ def _turns_apart(d: Discovery) -> None:
 
 def _stated_links(d: Discovery) -> None:
     d.clustering.links.update(_textual_links(d.book.text, d.occurrences, d.dialogue))
+    d.clustering.nationals.update(_stated_nationalities(d.book.text, d.occurrences))
 
 
 def _family_title_replies(d: Discovery) -> None:
@@ -322,7 +324,7 @@ PASSES: tuple[Pass, ...] = (
         "textual_links",
         "evidence",
         _stated_links,
-        "'Miss Quarrie, now Mrs Jukes', 'Aunt Drusilla, Mrs. Ashby'",
+        "'Miss Quarrie, now Mrs Jukes', 'Aunt Drusilla, Mrs. Ashby', 'Vance was a Swede'",
     ),
     Pass(
         "vocative_replies",
