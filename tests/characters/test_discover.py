@@ -1302,3 +1302,23 @@ def test_a_nationality_noun_is_the_one_person_the_text_states_to_be_of_that_nati
     # ... and where the text says it of two men, of neither
     cast = _cast(intro + "Ivan Petrov, a Swede, bowed; he was tall.\n\n" + scene * 5)
     assert _owner(cast, "the Swede") not in (_owner(cast, "Lacoste"), _owner(cast, "Ivan Petrov"))
+
+
+def test_miss_and_a_surname_two_sisters_share_is_the_one_the_chapters_using_it_name() -> None:
+    # "Miss Lumb" is used in the chapters about Philippa Lumb; her sister Dora Lumb has chapters of her own
+    posy = (
+        "Philippa Lumb walked in the garden; she was thoughtful, and the roses were out.\n\n"
+        "Philippa laughed at the thought; she was happy.\n\n"
+        "The afternoon passed, and the garden was quiet till the evening came.\n\n"
+        "Mr. Quill came to see Miss Lumb, and he bowed.\n\n"
+        '"You are kind," said Miss Lumb. Miss Lumb was pleased; she smiled.\n\n'
+    )
+    dora = "Dora Lumb sat at home; she was tired. Dora read a book, and Mr. Quill wrote to Dora.\n\n"
+    cast = _cast(_chapters(posy, dora, posy, dora))
+    assert _owner(cast, "Miss Lumb") == _owner(cast, "Philippa Lumb")
+    assert _owner(cast, "Dora Lumb") != _owner(cast, "Philippa Lumb")
+    # ... unless the text styles Philippa "Miss Philippa", the younger sister's style: then not she
+    styled = posy.replace("Philippa laughed", "Miss Philippa laughed")
+    assert styled != posy
+    cast = _cast(_chapters(styled, dora, styled, dora))
+    assert _owner(cast, "Miss Lumb") != _owner(cast, "Philippa Lumb")

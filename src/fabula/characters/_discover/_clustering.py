@@ -98,6 +98,12 @@ FULL_NAME_LEAD = 2.0
 STYLED_MIN, STYLED_LEAD = 3, 3.0
 
 
+#: "Miss Lumb" with two sisters about is the one named in the chapters that use it: at least this
+#: many of its uses fall in chapters naming her and not her sister, and `STYLED_LEAD` times as many
+#: as for the sister
+SCENE_MIN = 3
+
+
 #: abbreviated forms of address and the words they stand for ("Mlle. Vasari" is the mademoiselle Vasari)
 _FULL_ADDRESS = {"mlle": "mademoiselle", "mme": "madame", "m": "monsieur"}
 
@@ -236,6 +242,29 @@ class _Clustering:
         first, last = min(theirs), max(theirs)
         inside = sum(n for chapter, n in own.items() if first <= chapter <= last)
         return inside >= NEAR_SHARE * sum(own.values())
+
+    def scene_owner(self, form: _FormKey, candidates: list[_Cluster]) -> _Cluster | None:
+        """Of the people ``form`` may name ("Miss Lumb" beside the sisters "Philippa" and "Dora Lumb"),
+        the one the chapters using it are about: its uses in chapters that name exactly one of the
+        candidates (by another of their names), counted for that one; she needs `SCENE_MIN` such uses
+        and `STYLED_LEAD` times as many as any other. Chapters naming none or several say nothing."""
+        own = self.chapters.get(form)
+        if not own or len(candidates) < 2:
+            return None
+        present: dict[int, set[int]] = {
+            c.id: {ch for f in c.forms if f != form for ch in self.chapters.get(f, ())} for c in candidates
+        }
+        uses: Counter[int] = Counter()
+        for chapter, n in own.items():
+            named = [c.id for c in candidates if chapter in present[c.id]]
+            if len(named) == 1:
+                uses[named[0]] += n
+        return clear_winner([(c, uses[c.id]) for c in candidates], at_least=SCENE_MIN, factor=STYLED_LEAD)
+
+    def styled_younger(self, cluster: _Cluster) -> bool:
+        """Whether the text anywhere styles ``cluster`` "Miss <given name>" ("Miss Philippa"), as a younger
+        sister, whether or not that form has joined her yet."""
+        return any(self.counts[("miss", (f,))] for f in cluster.first_names)
 
     def female_alone(self, word: str) -> _Cluster | None:
         """The one female full-named cluster with surname ``word`` that is never "Miss", if it is the
@@ -420,7 +449,12 @@ def _titled_word_owner(state: _Clustering, form: _FormKey, gender: str) -> _Clus
     # "Miss Penrose" with several Penrose sisters about: only a unique candidate is safe
     target = _dominant(candidates, factor) if honorific != "miss" or len(candidates) == 1 else None
     if target is None and honorific == "miss":
-        target = _styled_so(candidates, honorific, word) or _eldest_sister(candidates, word)
+        target = (
+            _styled_so(candidates, honorific, word)
+            or _eldest_sister(candidates, word)
+            # ... of the sisters the text never styles "Miss <given name>" (the younger ones are)
+            or state.scene_owner(form, [c for c in candidates if not state.styled_younger(c)])
+        )
     if target is None and honorific_class(honorific) == "married" and not candidates:
         target = state.female_alone(word)
         if target is not None and state.conflict(form, target):
