@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
+from concurrent.futures import CancelledError
 from pathlib import Path
 from typing import Any
 
@@ -104,6 +105,107 @@ def test_a_jump_drops_the_stale_look_ahead_before_its_own_analysis(served: Serve
         assert grid[11] in served._analyses  # the new stretch's look-ahead follows
     finally:
         release_background.set()
+
+
+def _stalled_analyses(
+    monkeypatch: pytest.MonkeyPatch, stalled: int
+) -> tuple[threading.Event, threading.Event, list[int]]:
+    """`fabula.pipeline.analyze_book` as the server calls it, except that the analysis of the cut at
+    ``stalled`` waits at its first stage until the second event is set (the first is set when it gets
+    there); the list gets the cut offset of every analysis that ran to its end."""
+    import fabula.pipeline
+
+    real = fabula.pipeline.analyze_book
+    there, go_on = threading.Event(), threading.Event()
+    finished: list[int] = []
+
+    def analyze_book(cut: Any, *, progress: Any = None, **options: Any) -> Any:
+        def stage(name: str, seconds: float | None) -> None:
+            if cut.until == stalled:
+                there.set()
+                go_on.wait(30)
+            if progress is not None:
+                progress(name, seconds)
+
+        analysis = real(cut, progress=stage, **options)
+        finished.append(cut.until)
+        return analysis
+
+    monkeypatch.setattr(fabula.pipeline, "analyze_book", analyze_book)
+    return there, go_on, finished
+
+
+def test_a_jump_stops_a_look_ahead_analysed_in_the_server(
+    served: ServedBook, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without a disk cache the look-ahead is analysed on the server's background thread. When the reader
+    jumps away meanwhile, it stops before its next stage (it would share the interpreter with the jump's
+    own analysis to its end) and is forgotten; the jump's answer and the new look-ahead are whole."""
+    grid = served._checkpoints
+    late = grid[-3]
+    there, go_on, finished = _stalled_analyses(monkeypatch, late)
+    try:
+        served._prefetch(grid[-4])  # the look-ahead of ``late``, analysed here
+        assert there.wait(30)
+        stale = served._analyses[late]
+        jump = served.analysis(Position(grid[2], grid[2]))
+        assert jump.book.until == grid[2]
+        assert late not in served._analyses  # forgotten at once: a later request starts afresh
+    finally:
+        go_on.set()
+    with pytest.raises(CancelledError):
+        stale.result(timeout=60)
+    served._background.submit(lambda: None).result(timeout=60)  # the new look-ahead, behind it
+    assert late not in finished
+    assert served._analyses[grid[3]].result().book.until == grid[3]
+    again = served.analysis(Position(late, late))  # asked for later: analysed to its end
+    assert again.book.until == late and finished[-1] == late
+
+
+def test_a_jump_skips_reading_back_a_stale_look_ahead(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With a disk cache the helper process prepares the look-ahead; when the reader jumps away after the
+    helper finished but before the server read its folder back, the server does not read it back (nor
+    analyse it itself)."""
+    if not ALICE.is_file():
+        pytest.skip(f"{ALICE} is missing")
+    from fabula.serve import _library
+
+    library = Library([ALICE], cache=tmp_path / "cache")
+    served = next(iter(library.books.values()))
+    lookahead = served._lookahead
+    assert lookahead is not None
+    done, go_on = threading.Event(), threading.Event()
+
+    def prepare(job: dict[str, Any]) -> str:  # the helper "finished" (it wrote nothing)
+        done.set()
+        go_on.wait(30)
+        return "ok"
+
+    read_back: list[Path] = []
+    real_read = _library._read_analysis
+    monkeypatch.setattr(lookahead, "prepare", prepare)
+    monkeypatch.setattr(
+        _library, "_read_analysis", lambda folder: read_back.append(folder) or real_read(folder)
+    )
+    try:
+        served.book()
+        grid = served._checkpoints
+        late = grid[-3]
+        _, _, finished = _stalled_analyses(monkeypatch, -1)
+        served._prefetch(grid[-4])
+        assert done.wait(30)
+        stale = served._analyses[late]
+        served._drop_ahead(keep=grid[2])  # what a jump to grid[2] does first
+        go_on.set()
+        with pytest.raises(CancelledError):
+            stale.result(timeout=60)
+        assert late not in finished and not read_back
+        assert late not in served._analyses
+    finally:
+        go_on.set()
+        library.close()
 
 
 def test_overlapping_requests_at_random_positions_all_succeed(served: ServedBook) -> None:

@@ -172,8 +172,10 @@ class ServedBook:
         self._descriptions: dict[tuple[int, str], Future[dict[str, Any]]] = {}
         self._sheets: dict[tuple[int, str], dict[str, Any]] = {}
         # the futures `_prefetch` queued that no request has asked for yet: only these may be cancelled (a
-        # request's own future never is, or the request fails with CancelledError)
-        self._ahead: set[Future[Any]] = set()
+        # request's own future never is, or the request fails with CancelledError); each with the event
+        # that tells its work, once under way, to stop at its next step (`_drop_ahead`, `_stale`)
+        self._ahead: dict[Future[Any], threading.Event] = {}
+        self._local = threading.local()  # the background thread's job: its stop event (`_run_ahead`)
         self._index: Retriever | None = None
         self.activity: str | None = None  # what the worker is doing now, for the page's progress line
         self.load_seconds: float | None = None
@@ -302,6 +304,8 @@ class ServedBook:
         percent = _percent(book, checkpoint)
 
         def progress(stage: str, seconds: float | None) -> None:
+            if self._stale():  # a look-ahead the reader jumped away from: stop before the next stage
+                raise CancelledError
             self.activity = f"up to {percent} ({stage})"
 
         self.activity = f"up to {percent}"
@@ -383,28 +387,48 @@ class ServedBook:
         with self._lock:
             for table, work in work_of:
                 if following not in table:
-                    future = self._background.submit(work, following)
+                    stop = threading.Event()
+                    future = self._background.submit(self._run_ahead, work, following, stop)
                     table[following] = future
-                    self._ahead.add(future)
+                    self._ahead[future] = stop
+
+    def _run_ahead(self, work: Callable[[int], T], checkpoint: int, stop: threading.Event) -> T:
+        """One look-ahead job on the background thread: ``work(checkpoint)``, with ``stop`` where `_stale`
+        reads it, so the work ends at its next step once `_drop_ahead` sets it."""
+        if stop.is_set():
+            raise CancelledError
+        self._local.stop = stop
+        try:
+            return work(checkpoint)
+        finally:
+            self._local.stop = None
+
+    def _stale(self) -> bool:
+        """Whether the look-ahead job this thread runs is no longer wanted (the reader jumped away from
+        it); False on any other thread, where a request's own work runs."""
+        stop: threading.Event | None = getattr(self._local, "stop", None)
+        return stop is not None and stop.is_set()
 
     def _drop_ahead(self, keep: int) -> None:
         """Cancel the look-ahead work queued or under way for every checkpoint but ``keep`` (and forget it,
-        so a later request starts afresh); what already finished stays cached."""
+        so a later request starts afresh); what already finished stays cached. Work under way stops at
+        its next step: the helper's job at its next stage, and here the reading back of what the helper
+        prepared, or an analysis made on this process's background thread, before the next stage
+        (`_stale`) — it would share the interpreter with the analysis the reader now waits for."""
         with self._lock:
             tables: tuple[OrderedDict[int, Future[Any]], ...] = (self._analyses, self._recaps)
             for table in tables:
                 for point, future in list(table.items()):
-                    if future not in self._ahead or point == keep:
+                    stop = self._ahead.get(future)
+                    if stop is None or point == keep or future.done():
                         continue
-                    # under way in the helper: stop it there (no request waits for it, or it would not
-                    # be in _ahead) and forget it, so a later request starts afresh
-                    if future.cancel() or (
-                        table is self._analyses
-                        and self._lookahead is not None
-                        and self._lookahead.cancel(str(self.source), point)
-                    ):
-                        del table[point]
-            self._ahead = {future for future in self._ahead if not future.done()}
+                    # no request waits for it (or it would not be in _ahead): stop it and forget it
+                    if not future.cancel():
+                        stop.set()
+                        if table is self._analyses and self._lookahead is not None:
+                            self._lookahead.cancel(str(self.source), point)
+                    del table[point]
+            self._ahead = {future: stop for future, stop in self._ahead.items() if not future.done()}
 
     # The disk cache ----------------------------------------------------------------------------
     def _folder(self, checkpoint: int) -> Path | None:
@@ -472,7 +496,8 @@ class ServedBook:
                 self.activity = None
             if outcome == "ok" and self._evict is not None:
                 self._evict()
-            if outcome == "cancelled" or self._lookahead.closed:  # no longer wanted: not here either
+            # no longer wanted: not here either (nor read back, when the reader jumped meanwhile)
+            if outcome == "cancelled" or self._lookahead.closed or self._stale():
                 raise CancelledError
         return self._analyse(checkpoint)
 
@@ -559,7 +584,7 @@ class ServedBook:
         with self._lock:
             future = table.get(key)
             if future is not None and future in self._ahead:
-                self._ahead.discard(future)  # a request waits for it now: no prefetch may cancel it
+                del self._ahead[future]  # a request waits for it now: no prefetch may cancel it
                 if future.cancel():
                     future = None  # queued behind other background work: do it now instead
             if future is None:
