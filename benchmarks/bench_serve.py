@@ -17,6 +17,8 @@ checkpoint takes longest), for the spread of that time rather than one sample.
 from __future__ import annotations
 
 import argparse
+import os
+import shutil
 import socket
 import statistics
 import subprocess
@@ -64,6 +66,11 @@ def helper_cpu_seconds(pid: int) -> float:
         except (OSError, ValueError, IndexError):
             continue
     return total
+
+
+def load_average() -> str:
+    """The machine's 1-, 5- and 15-minute load averages (on a shared machine, what the wall times ran beside)."""
+    return "/".join(f"{load:.1f}" for load in os.getloadavg())
 
 
 def timed(url: str) -> tuple[float, Any]:
@@ -140,13 +147,23 @@ def main() -> None:
         "for the spread of a new checkpoint's time where it is longest (0: none)",
     )
     args = parser.parse_args()
+    started_load = load_average()
+    caches = [tempfile.mkdtemp(prefix="fabula-serve-bench-") for _ in range(2)]
+    try:
+        run(args, *caches)
+    finally:
+        for cache in caches:  # each run's checkpoint folders (tens of megabytes for a long novel)
+            shutil.rmtree(cache, ignore_errors=True)
+    print(f"load average (1/5/15 min): {started_load} at the start, {load_average()} at the end")
 
-    browser = browser_time(args.book, tempfile.mkdtemp(prefix="fabula-serve-bench-"))
+
+def run(args: argparse.Namespace, browser_cache: str, cache: str) -> None:
+    """The measurements (see the module docstring), each server with its own fresh cache folder."""
+    browser = browser_time(args.book, browser_cache)
 
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     started = time.perf_counter()
-    cache = tempfile.mkdtemp(prefix="fabula-serve-bench-")
     process = start_server(args.book, port, cache)
     try:
         wait_up(base, process)
