@@ -260,3 +260,89 @@ def test_ctrl_c_in_the_parent_kills_and_reaps_the_child(tmp_path: Path) -> None:
     assert "Traceback" not in err
     with pytest.raises(ProcessLookupError):
         os.kill(child, 0)
+
+
+@needs_fork
+def test_a_talking_child_swaps_messages_midway_and_its_failures_cost_only_time() -> None:
+    """`fork_talk`: the child's message comes here, this process's reaches it, its result comes back; a child
+    that fails before or after its first message makes every later call answer False, and is gone."""
+    out = _in_a_fresh_interpreter(
+        """
+        import os
+        from fabula._parallel import fork_talk
+        here = os.getpid()
+
+        def halves(channel):
+            channel.send(("first half", os.getpid()))
+            return channel.receive() * 2
+
+        talk = fork_talk(halves)
+        (word, pid) = talk.receive()[1]
+        print(word, pid != here, talk.send(21), talk.collect())
+
+        def dies_midway(channel):
+            channel.send("midway")
+            os._exit(3)
+
+        talk = fork_talk(dies_midway)
+        print(talk.receive(), talk.collect(), talk.send(1), talk.receive())
+
+        def raises(channel):
+            raise ValueError("bad")
+
+        talk = fork_talk(raises)
+        print(talk.receive(), talk.send(1), talk.collect())
+        try:
+            os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            print("no child left")
+        """
+    )
+    assert out.splitlines() == [
+        "first half True True (True, 42)",
+        "(True, 'midway') (False, None) False (False, None)",
+        "(False, None) False (False, None)",
+        "no child left",
+    ]
+
+
+@needs_fork
+def test_ctrl_c_while_waiting_for_a_talking_child_kills_and_reaps_it(tmp_path: Path) -> None:
+    pid_file = tmp_path / "child.pid"
+    script = textwrap.dedent(
+        f"""
+        import os, sys, time
+        from fabula._parallel import fork_talk
+
+        def child(channel):
+            open({str(pid_file)!r}, "w").write(str(os.getpid()))
+            time.sleep(60)
+
+        talk = fork_talk(child)
+        try:
+            talk.receive()
+        except KeyboardInterrupt:
+            print("interrupted", flush=True)
+            sys.exit(130)
+        """
+    )
+    process = subprocess.Popen(
+        [sys.executable, "-c", script],
+        env={**os.environ, "PYTHONPATH": str(ROOT / "src")},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        preexec_fn=like_a_terminal_job,  # SIGINT at its default, as a shell starts a job
+    )
+    deadline = time.monotonic() + 30
+    while not pid_file.exists() or not pid_file.read_text():
+        assert time.monotonic() < deadline, "the child never started"
+        time.sleep(0.05)
+    child = int(pid_file.read_text())
+    os.killpg(process.pid, signal.SIGINT)
+    out, err = process.communicate(timeout=30)
+    assert process.returncode == 130 and out.strip() == "interrupted", err
+    assert "Traceback" not in err
+    with pytest.raises(ProcessLookupError):
+        os.kill(child, 0)

@@ -1,5 +1,6 @@
-"""Work on a second core in a forked child process: two halves at once (`fork_call`), or one piece started
-now and collected later (`fork_start`, and `start_ahead`/`take_ahead` for work keyed by what it computes).
+"""Work on a second core in a forked child process: two halves at once (`fork_call`), two halves that swap what
+each found midway (`fork_talk`), or one piece started now and collected later (`fork_start`, and
+`start_ahead`/`take_ahead` for work keyed by what it computes).
 
 A single ``fabula analyze`` of one book is one process; a machine with two cores leaves one idle. Where a
 piece of work is independent of what this process does meanwhile (the report beside the other output
@@ -168,6 +169,115 @@ def fork_call(child: Callable[[], T], parent: Callable[[], U]) -> tuple[T, U]:
     return (theirs if done else child()), mine  # type: ignore[return-value]
 
 
+class Channel:
+    """The child's end of `fork_talk`: `send` a message to the parent, `receive` one from it."""
+
+    def __init__(self, read_end: int, write_end: int) -> None:
+        self._read_end, self._write_end = read_end, write_end
+
+    def send(self, message: object) -> None:
+        _send(self._write_end, message)
+
+    def receive(self) -> Any:
+        """The parent's next message (waiting for it); `EOFError` when the parent sends none."""
+        found = _receive(self._read_end)
+        if found is None:
+            raise EOFError("the parent sent nothing")
+        return pickle.loads(found)
+
+
+class Talk(Generic[T]):
+    """``fn(channel)`` running in a forked child (`fork_talk`): exchange messages with it (`receive`,
+    `send`), then `collect` its result, or `cancel` it. Once the child has failed, every call answers
+    False (the caller computes the rest itself) and the child is gone."""
+
+    def __init__(self, pid: int, read_end: int, write_end: int) -> None:
+        self._pid: int | None = pid
+        self._read_end, self._write_end = read_end, write_end
+
+    def receive(self) -> tuple[bool, Any]:
+        """``(True, message)``: the child's next message (waiting for it), or ``(False, None)`` when the
+        child failed. Ctrl-C while waiting kills the child and goes on."""
+        if self._pid is None:
+            return False, None
+        try:
+            data = _receive(self._read_end)
+        except BaseException:  # Ctrl-C: the child's work is not wanted
+            self.cancel()
+            raise
+        if data is not None:
+            with contextlib.suppress(Exception):
+                return True, pickle.loads(data)
+        self.cancel()
+        return False, None
+
+    def send(self, message: object) -> bool:
+        """Send ``message`` to the child; False when it is gone (it failed)."""
+        if self._pid is None:
+            return False
+        try:
+            _send(self._write_end, message)
+        except OSError:  # the child exited: its end of the pipe is closed
+            self.cancel()
+            return False
+        except BaseException:
+            self.cancel()
+            raise
+        return True
+
+    def collect(self) -> tuple[bool, T | None]:
+        """``(True, fn(channel))`` from the child (waiting for it), or ``(False, None)`` when it failed."""
+        done, result = self.receive()
+        if not done:
+            return False, None
+        pid, self._pid = self._pid, None
+        assert pid is not None
+        try:
+            _, status = os.waitpid(pid, 0)
+        except BaseException:
+            _kill(pid)
+            raise
+        finally:
+            self._close()
+        return (True, result) if status == 0 else (False, None)
+
+    def cancel(self) -> None:
+        """End the child now (its work is not wanted) and reap it."""
+        if self._pid is None:
+            return
+        pid, self._pid = self._pid, None
+        _kill(pid)
+        self._close()
+
+    def _close(self) -> None:
+        for fd in (self._read_end, self._write_end):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+
+def fork_talk(fn: Callable[[Channel], T]) -> Talk[T] | None:
+    """Start ``fn(channel)`` in a forked child now, with a channel to this process both ways (messages and
+    the result must pickle), or None where `can_fork` says no (the caller then computes it itself): for
+    two halves of a computation that must swap what each found midway. The child's ``channel.receive``
+    waits for this process's `Talk.send`; to never block both processes on full pipes, this process
+    receives a message before it sends its own."""
+    if not can_fork():
+        return None
+    from_child, to_parent = os.pipe()
+    from_parent, to_child = os.pipe()
+    me = os.getpid()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # 3.12+: "multi-threaded, fork() may deadlock"
+        pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child (coverage does not follow it)
+        os.close(to_child)
+        channel = Channel(from_parent, to_parent)
+        _run_child(lambda: fn(channel), from_child, to_parent, me, framed=True)
+    os.close(to_parent)
+    os.close(from_parent)
+    return Talk(pid, from_child, to_child)
+
+
 _ahead: dict[Hashable, Forked[Any]] = {}
 
 
@@ -199,9 +309,10 @@ def cancel_ahead() -> None:
 
 
 def _run_child(
-    fn: Callable[[], object], read_end: int, write_end: int, parent_pid: int
+    fn: Callable[[], object], read_end: int, write_end: int, parent_pid: int, *, framed: bool = False
 ) -> None:  # pragma: no cover
-    """The forked process: compute, send the pickled result, leave without any clean-up of the parent's."""
+    """The forked process: compute, send the pickled result (as one message of `_send` when ``framed``),
+    leave without any clean-up of the parent's."""
     global _forbidden
     code = 1
     try:
@@ -210,10 +321,11 @@ def _run_child(
         _ahead.clear()  # the parent's other children are the parent's to collect
         os.close(read_end)
         _die_with_parent(parent_pid)
-        data = pickle.dumps(fn(), protocol=pickle.HIGHEST_PROTOCOL)
-        view = memoryview(data)
-        while view:
-            view = view[os.write(write_end, view) :]
+        result = fn()
+        if framed:
+            _send(write_end, result)
+        else:
+            _write_all(write_end, pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
         code = 0
     except BaseException:  # any failure: the parent computes this piece itself
         pass
@@ -229,6 +341,37 @@ def _die_with_parent(parent_pid: int) -> None:  # pragma: no cover - runs in the
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # 1 = PR_SET_PDEATHSIG
     if os.getppid() != parent_pid:  # the parent died before that took effect
         os._exit(1)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+_HEADER = 8  # a message's length, little-endian, before its pickle
+
+
+def _send(fd: int, message: object) -> None:
+    data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+    _write_all(fd, len(data).to_bytes(_HEADER, "little") + data)
+
+
+def _receive(fd: int) -> bytes | None:
+    """One message's pickle, or None at the end of the pipe (the other process sent no whole message)."""
+    header = _read_exactly(fd, _HEADER)
+    return None if header is None else _read_exactly(fd, int.from_bytes(header, "little"))
+
+
+def _read_exactly(fd: int, size: int) -> bytes | None:
+    chunks, left = [], size
+    while left:
+        chunk = os.read(fd, min(left, 1 << 20))
+        if not chunk:
+            return None
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
 
 
 def _read_all(fd: int) -> bytes:

@@ -1,6 +1,6 @@
 """``fabula analyze BOOK`` uses the second core in its own process (`fabula._parallel`): the book read ahead
-while the command line loads, a long book's name candidates in two halves, ``report.html`` beside the other
-files. As real processes: the outputs are byte-identical to one core's (``FABULA_FORK=0``), and Ctrl-C at
+while the command line loads, a long book's name candidates in two halves, its later conversations'
+attribution, ``report.html`` beside the other files. As real processes: the outputs are byte-identical to one core's (``FABULA_FORK=0``), and Ctrl-C at
 any moment ends the run with the usual one line and status 130, leaving no process behind."""
 
 from __future__ import annotations
@@ -58,7 +58,8 @@ _PATCHED = _COUNTING.format(
     patch="""
 import fabula.characters._discover._candidates as candidates
 import fabula.corpus._write as write
-candidates.FORK_CHARACTERS = write.FORK_CHARACTERS = 0
+import fabula.quotes._ranker as ranker
+candidates.FORK_CHARACTERS = write.FORK_CHARACTERS = ranker.FORK_TURNS = 0
 """
 )
 DATA_FILES = ("book.json", "characters.jsonl", "quotes.jsonl", "quotes.tsv")
@@ -88,7 +89,8 @@ def test_two_cores_write_what_one_core_writes(tmp_path: Path) -> None:
     both = _analyze(EXAMPLE_NOVEL, tmp_path / "two")
     assert both.returncode == 0, both.stderr
     assert "forks: 0 taken: [False]" in one.stderr
-    assert "forks: 3 taken: [True]" in both.stderr  # the book read ahead, its candidates' half, the report
+    # the book read ahead, its candidates' half, its later conversations' attribution, the report
+    assert "forks: 4 taken: [True]" in both.stderr
     folder = "alice_in_wonderland"
     for name in DATA_FILES:
         assert (tmp_path / "one" / folder / name).read_bytes() == (
@@ -103,7 +105,7 @@ def test_two_cores_write_what_one_core_writes(tmp_path: Path) -> None:
 @needs_fork
 def test_the_console_script_forks_for_a_long_book(tmp_path: Path) -> None:
     """The plain console script (nothing loaded before it, BLAS as the environment says) on a 160K-word
-    novel: three children, and a clean exit (FABULA_FORK=1: whatever the machine's load)."""
+    novel: four children, and a clean exit (FABULA_FORK=1: whatever the machine's load)."""
     env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"} | {"FABULA_FORK": "1"}
     book = pdnc_novel_dir("Emma") / "novel_text.txt"
     done = subprocess.run(
@@ -115,8 +117,9 @@ def test_the_console_script_forks_for_a_long_book(tmp_path: Path) -> None:
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    # the book read ahead, its candidates' second half, the report; and load_book took the book read ahead
-    assert "forks: 3 taken: [True]" in done.stderr, done.stderr
+    # the book read ahead, its candidates' second half, its later conversations' attribution, the report;
+    # and load_book took the book read ahead
+    assert "forks: 4 taken: [True]" in done.stderr, done.stderr
 
 
 def _process_group(group: int) -> set[int]:

@@ -18,7 +18,7 @@ import bisect
 import json
 import math
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
@@ -27,6 +27,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from fabula._parallel import Channel, Talk, fork_talk
 from fabula.book import Book, Quote, text_memo
 from fabula.characters import HONORIFICS, PRONOUN_GENDER, SPEECH_VERBS, is_vocative
 from fabula.quotes._registry import AttributionResult, attribution_method
@@ -78,8 +79,9 @@ def rank_speakers(book: Book, weights: np.ndarray, passes: int = 2, beam: int = 
     context, turns = run_sieve(book)
     statics = _StaticBook.of(context, turns)  # what no pass changes, computed once
     if beam > 1:
-        rerank(context, turns, weights, passes - 1, statics)
-        beam_decode(context, turns, weights, beam, statics)
+        if passes != 2 or not _rank_on_two_cores(context, turns, weights, beam, statics):
+            rerank(context, turns, weights, passes - 1, statics)
+            beam_decode(context, turns, weights, beam, statics)
     else:
         rerank(context, turns, weights, passes, statics)
     for turn in turns:
@@ -142,13 +144,158 @@ def beam_decode(
     worth +0.0 to +0.4 points, not more (docs/benchmarks.md). Readings that agree on the turns a
     turn's features read share one computation."""
     stats = _BookStats.of(context, turns, statics, weights)
-    index = 0
-    while index < len(turns):
-        end = index
-        while end < len(turns) and turns[end].conversation == turns[index].conversation:
-            end += 1
-        _decode_conversation(context, turns, range(index, end), width, stats)
-        index = end
+    for conversation in _conversations(turns, 0, len(turns)):
+        _decode_conversation(context, turns, conversation, width, stats)
+
+
+def _conversations(turns: list[Turn], start: int, end: int) -> Iterator[range]:
+    """The turns of each conversation from turn ``start`` (a conversation's first) up to ``end``."""
+    index = start
+    while index < end:
+        last = index
+        while last < end and turns[last].conversation == turns[index].conversation:
+            last += 1
+        yield range(index, last)
+        index = last
+
+
+#: a book with at least this many turns is ranked in two halves on two cores (`_rank_on_two_cores`): a fork
+#: and its messages cost 10-25 ms, half the first pass and beam of 400 turns about 0.05-0.1 s
+FORK_TURNS = 400
+#: the share of the turns the parent ranks; the rest (the later conversations) go to the child, which
+#: starts at once, while the parent also forks, collects and checks
+PARENT_SHARE = 0.5
+
+_State = tuple[str | None, str | None, float]  # a turn's speaker, rule and confidence
+
+
+def _rank_on_two_cores(
+    context: SieveContext, turns: list[Turn], weights: np.ndarray, width: int, statics: _StaticBook
+) -> bool:
+    """The first pass and `beam_decode` of a long book with the later conversations in a forked child
+    (`fabula._parallel.fork_talk`), with the same result as `rerank` then `beam_decode` here; False
+    (nothing done) where the book is short or `can_fork` says no.
+
+    Both passes score turns from what no pass changes and the speakers the turns had before the pass
+    (`_BookStats`: the book's speaker counts, the turns read before and after): each process scores its
+    own turns of the first pass, sends the speakers it chose (`_State`s, a few bytes a turn), takes the
+    other's, and decodes its own conversations. A conversation's decoding reads nothing of another but
+    the speakers of the `_HISTORY` turns before it; the child decoded its first conversations reading
+    the first pass's speakers there, so each of its conversations is taken only where the speakers
+    before it, as decoded here, are those it read (else decoded here again). A child that fails costs
+    time only: what it did not send is computed here."""
+    if len(turns) < FORK_TURNS:
+        return False
+    cut = _conversation_cut(turns, round(len(turns) * PARENT_SHARE))
+    if cut is None:
+        return False
+    talk = fork_talk(
+        lambda channel: _later_conversations(channel, context, turns, weights, width, statics, cut)
+    )
+    if talk is None:
+        return False
+    try:
+        _earlier_conversations(talk, context, turns, weights, width, statics, cut)
+    except BaseException:  # Ctrl-C, or a failure here: the child's work is not wanted
+        talk.cancel()
+        raise
+    return True
+
+
+def _conversation_cut(turns: list[Turn], near: int) -> int | None:
+    """The first turn of the conversation that starts nearest turn ``near`` (not the book's first)."""
+    best = None
+    for index in range(1, len(turns)):
+        if turns[index].conversation != turns[index - 1].conversation and (
+            best is None or abs(index - near) < abs(best - near)
+        ):
+            best = index
+    return best
+
+
+def _states(turns: list[Turn], start: int, end: int) -> list[_State]:
+    return [(turn.speaker, turn.rule, turn.confidence) for turn in turns[start:end]]
+
+
+def _set_states(turns: list[Turn], start: int, states: list[_State]) -> None:
+    for index, (speaker, rule, confidence) in enumerate(states, start):
+        turn = turns[index]
+        turn.speaker, turn.rule, turn.confidence = speaker, rule, confidence
+
+
+def _first_pass(
+    context: SieveContext, turns: list[Turn], stats: _BookStats, indices: range
+) -> list[tuple[int, tuple[list[str], list[float]] | None]]:
+    """`rerank`'s scores of the turns ``indices`` (applied by the caller once every turn is scored)."""
+    return [(index, _scores(context, turns, index, stats)) for index in indices]
+
+
+def _apply(turns: list[Turn], picks: list[tuple[int, tuple[list[str], list[float]] | None]]) -> None:
+    for index, scored in picks:
+        if scored is not None:
+            apply_choice(turns[index], *scored)
+
+
+def _later_conversations(
+    channel: Channel,
+    context: SieveContext,
+    turns: list[Turn],
+    weights: np.ndarray,
+    width: int,
+    statics: _StaticBook,
+    cut: int,
+) -> list[_State]:  # pragma: no cover - runs in the forked child
+    """The child's half (`_rank_on_two_cores`): the first pass of the turns from ``cut`` on, sent; the
+    parent's first pass of those before, received; the conversations from ``cut`` decoded."""
+    end = len(turns)
+    _apply(
+        turns, _first_pass(context, turns, _BookStats.of(context, turns, statics, weights), range(cut, end))
+    )
+    channel.send(_states(turns, cut, end))
+    _set_states(turns, 0, channel.receive())
+    stats = _BookStats.of(context, turns, statics, weights)
+    for conversation in _conversations(turns, cut, end):
+        _decode_conversation(context, turns, conversation, width, stats)
+    return _states(turns, cut, end)
+
+
+def _earlier_conversations(
+    talk: Talk[list[_State]],
+    context: SieveContext,
+    turns: list[Turn],
+    weights: np.ndarray,
+    width: int,
+    statics: _StaticBook,
+    cut: int,
+) -> None:
+    """The parent's half (`_rank_on_two_cores`), and the child's results taken or computed here."""
+    end = len(turns)
+    stats = _BookStats.of(context, turns, statics, weights)
+    picks = _first_pass(context, turns, stats, range(cut))
+    done, theirs = talk.receive()
+    if not done:  # the child failed: its turns scored here, before any choice is applied (as `rerank`)
+        picks += _first_pass(context, turns, stats, range(cut, end))
+    _apply(turns, picks)
+    if done:
+        _set_states(turns, cut, theirs)
+        done = talk.send(_states(turns, 0, cut))
+    # the speakers the child read before its conversations: the first pass's here, its own after
+    seen = [turn.speaker for turn in turns]
+    stats = _BookStats.of(context, turns, statics, weights)
+    for conversation in _conversations(turns, 0, cut):
+        _decode_conversation(context, turns, conversation, width, stats)
+    done, decoded = talk.collect() if done else (False, None)
+    if done:
+        assert decoded is not None
+        seen[cut:] = [speaker for speaker, _, _ in decoded]
+    for conversation in _conversations(turns, cut, end):
+        start = conversation.start
+        before = range(start - 1, max(-1, start - 1 - _HISTORY), -1)  # what `_decode_conversation` reads
+        if done and all(turns[k].speaker == seen[k] for k in before):
+            assert decoded is not None
+            _set_states(turns, start, decoded[start - cut : conversation.stop - cut])
+        else:
+            _decode_conversation(context, turns, conversation, width, stats)
 
 
 def _decode_conversation(
