@@ -1322,3 +1322,21 @@ def test_miss_and_a_surname_two_sisters_share_is_the_one_the_chapters_using_it_n
     assert styled != posy
     cast = _cast(_chapters(styled, dora, styled, dora))
     assert _owner(cast, "Miss Lumb") != _owner(cast, "Philippa Lumb")
+
+
+def test_a_title_of_nobility_before_a_surname_is_the_one_man_known_by_that_surname_alone() -> None:
+    # the narrator's "the Baron" is once "Baron de Lacoste": the one man of that surname, whom the
+    # text names "Monsieur de Lacoste" and gives no given name
+    intro = "Then came the Baron de Lacoste, a tall man; he bowed to Nora Fenwick.\n\n"
+    scene = (
+        "Monsieur de Lacoste stood by the window; he was silent. Nora Fenwick watched him.\n\n"
+        '"We shall see," said Monsieur de Lacoste, and he smiled; he was sure of himself.\n\n'
+        "Nora Fenwick spoke to Monsieur de Lacoste kindly; she was fond of him.\n\n"
+    )
+    baron = "In the evening the Baron came back; he was tired, and the Baron slept.\n\n"
+    cast = _cast(intro + scene * 6 + baron + scene + baron)
+    assert _owner(cast, "the Baron") == _owner(cast, "Monsieur de Lacoste")
+    # ... but beside a son known by his given name ("Henri de Lacoste"), the title may be the father's
+    son = "Henri de Lacoste laughed; he was young. Henri rode off, and Henri sang.\n\n"
+    cast = _cast(intro + (scene + son) * 6 + baron + scene + baron)
+    assert _owner(cast, "the Baron") != _owner(cast, "Henri de Lacoste")

@@ -38,6 +38,7 @@ from fabula.characters._lexicon import (
     NATIONALITY_NOUNS,
     NICKNAMES,
     RANKS,
+    STANDALONE_TITLES,
     SURNAME_HONORIFICS,
     given_name_gender,
     honorific_class,
@@ -658,6 +659,49 @@ def _join_plain_to_rank(state: _Clustering) -> None:
         ):
             continue
         _absorb(clusters, assign, man, cluster)
+
+
+#: titles of nobility a person may be called by alone (`STANDALONE_TITLES` less ranks and offices)
+_PEERAGE = STANDALONE_TITLES - RANKS - {"president", "abbé"}
+
+
+def _join_peerage_to_surname(state: _Clustering) -> None:
+    """A cluster of one title of nobility, alone and before one surname ("the <title>", "<title> de
+    Vance"), joins the one person of that surname when the text gives that person no given name (a
+    man known as "Vance" and "Monsieur Vance": the title's own surname says it is he), he or she bears
+    no other such title, is `PREFIX_LEAD` times as often named and their names do not share
+    sentences as two people do. A peer's son shares the surname but has a given name of his own, so a family keeps
+    the title apart (as does a second bearer of the surname)."""
+    clusters, assign = state.clusters, state.assign
+    for cluster in sorted(clusters.values(), key=lambda c: c.size):
+        if cluster.id not in clusters:
+            continue
+        titles: set[str] = set()
+        surnames: set[str] = set()
+        for honorific, words in cluster.forms:
+            if honorific in (None, "the") and len(words) == 1 and words[0].lower() in _PEERAGE:
+                titles.add(words[0].lower())
+            elif honorific in _PEERAGE:
+                titles.add(honorific)
+                surnames.add(words[-1])
+            else:
+                titles.add("")  # any other form: not a title's cluster
+        if len(titles) != 1 or "" in titles or len(surnames) != 1:
+            continue
+        (surname,) = surnames
+        bearers = [c for c in clusters.values() if c is not cluster and surname in c.last_names]
+        if len(bearers) != 1:
+            continue
+        (target,) = bearers
+        if (
+            target.first_names
+            or target.honorifics & (_PEERAGE - titles)
+            or target.size < PREFIX_LEAD * cluster.size
+            or not _compatible(target.gender, cluster.gender)
+            or any(state.conflict(form, target) for form in cluster.forms)
+        ):
+            continue
+        _absorb(clusters, assign, target, cluster)
 
 
 #: times the text must style the one man (or woman) so before a nationality noun is taken for them

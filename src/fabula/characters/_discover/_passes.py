@@ -84,6 +84,7 @@ from fabula.characters._discover._joins import (
     _join_national_epithets,
     _join_nicknames,
     _join_orphans,
+    _join_peerage_to_surname,
     _join_plain_to_rank,
     _join_prefixed_names,
     _join_spelling_variants,
@@ -393,6 +394,12 @@ PASSES: tuple[Pass, ...] = (
         "joins",
         _on_clusters(_join_plain_to_rank),
         "'Mr. Vance' is the one man of the surname known by a rank ('Colonel Vance')",
+    ),
+    Pass(
+        "join_peerage_to_surname",
+        "joins",
+        _on_clusters(_join_peerage_to_surname),
+        "a title of nobility before one surname is the one person of it, known by no given name",
     ),
     Pass(
         "join_national_epithets",
