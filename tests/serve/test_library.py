@@ -140,7 +140,12 @@ def test_a_jump_stops_a_look_ahead_analysed_in_the_server(
 ) -> None:
     """Without a disk cache the look-ahead is analysed on the server's background thread. When the reader
     jumps away meanwhile, it stops before its next stage (it would share the interpreter with the jump's
-    own analysis to its end) and is forgotten; the jump's answer and the new look-ahead are whole."""
+    own analysis to its end) and is forgotten; the jump's answer, the new look-ahead and the stopped
+    checkpoint asked for later are each exactly a fresh analysis of the book truncated there (nothing
+    the stopped analysis left half made reaches them)."""
+    from fabula.pipeline import analyze_book
+    from tests.serve.test_reuse import _layers
+
     grid = served._checkpoints
     late = grid[-3]
     there, go_on, finished = _stalled_analyses(monkeypatch, late)
@@ -160,6 +165,9 @@ def test_a_jump_stops_a_look_ahead_analysed_in_the_server(
     assert served._analyses[grid[3]].result().book.until == grid[3]
     again = served.analysis(Position(late, late))  # asked for later: analysed to its end
     assert again.book.until == late and finished[-1] == late
+    whole = served.book()
+    for point, analysis in ((grid[2], jump), (grid[3], served._analyses[grid[3]].result()), (late, again)):
+        assert _layers(analysis) == _layers(analyze_book(whole.truncated(point))), point
 
 
 def test_a_jump_skips_reading_back_a_stale_look_ahead(
