@@ -27,7 +27,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from fabula._parallel import Channel, Talk, fork_talk
+from fabula._parallel import Channel, Talk, can_fork, fork_talk
 from fabula.book import Book, Quote, text_memo
 from fabula.characters import HONORIFICS, PRONOUN_GENDER, SPEECH_VERBS, is_vocative
 from fabula.quotes._registry import AttributionResult, attribution_method
@@ -184,7 +184,7 @@ def _rank_on_two_cores(
     the first pass's speakers there, so each of its conversations is taken only where the speakers
     before it, as decoded here, are those it read (else decoded here again). A child that fails costs
     time only: what it did not send is computed here."""
-    if len(turns) < FORK_TURNS:
+    if len(turns) < FORK_TURNS or not can_fork():  # (a server's threads and one core stop here)
         return False
     cut = _conversation_cut(turns, round(len(turns) * PARENT_SHARE))
     if cut is None:
