@@ -171,3 +171,50 @@ def test_ctrl_c_at_any_moment_stops_cleanly_and_leaves_no_process(tmp_path: Path
     assert process.returncode == 130, err
     assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
     assert err.count("interrupted") == 1, err
+
+
+@needs_fork
+def test_ctrl_c_while_the_ranker_s_child_works_stops_cleanly(tmp_path: Path) -> None:
+    """Ctrl-C while attribution's child (`fabula.quotes._ranker._rank_on_two_cores`) is working: status 130,
+    one line, no traceback, and the child is gone (the parent waits for it in `fork_talk`'s pipe)."""
+    pid_file = tmp_path / "ranker-child.pid"
+    script = _COUNTING.format(
+        patch=f"""
+import time
+import fabula.quotes._ranker as ranker
+
+def working(*args):
+    open({str(pid_file)!r}, "w").write(str(os.getpid()))
+    time.sleep(60)
+
+ranker._later_conversations = working
+"""
+    )
+    book = pdnc_novel_dir("DaisyMiller") / "novel_text.txt"  # 504 turns: the ranker forks
+    process = subprocess.Popen(
+        [sys.executable, "-c", script, "analyze", str(book), "-o", str(tmp_path / "out")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        preexec_fn=like_a_terminal_job,
+        # the patch imports numpy before the command line can keep BLAS on one thread
+        env={**os.environ, "FABULA_FORK": "1", "OPENBLAS_NUM_THREADS": "1"},
+    )
+    deadline = time.monotonic() + 120
+    while not pid_file.exists() or not pid_file.read_text():
+        assert process.poll() is None and time.monotonic() < deadline, process.communicate()[1]
+        time.sleep(0.05)
+    os.killpg(process.pid, signal.SIGINT)
+    try:
+        _, err = process.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        pytest.fail("Ctrl-C did not stop fabula analyze within 60 s")
+    assert process.returncode == 130, err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+    assert err.count("interrupted") == 1, err
+    deadline = time.monotonic() + 5
+    while _process_group(process.pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _process_group(process.pid), "the ranker's child outlived fabula analyze"
