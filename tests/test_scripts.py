@@ -375,3 +375,10 @@ def test_llm_batch_runs(tmp_path: Path) -> None:
         timeout=300,
     )
     assert done.returncode != 0 and "0 answered, 0 errors as generated, 1 not generated" in done.stdout
+
+
+def test_set_aside_loo_runs(pdnc: Path) -> None:
+    out = run("set_aside_loo.py", pdnc, "--values", "0,1", "--show")
+    assert (
+        "| 1, other | " in out and "leave-one-novel-out (values chosen: {" in out and "| LOO, other |" in out
+    )

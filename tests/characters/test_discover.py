@@ -24,8 +24,10 @@ FAMILY = (
 
 
 def _cast(text: str) -> dict[str, set[str]]:
+    """Every entry discovery makes, with its names: the cast and the entries set aside (never shown as a
+    person in these short passages, which leave most people a line or two; the clustering is what is tested)."""
     book = book_from_text(text)
-    return {c.name: c.all_names() for c in find_characters(book)}
+    return {c.name: c.all_names() for c in [*find_characters(book), *book.set_aside]}
 
 
 def _owner(cast: dict[str, set[str]], alias: str) -> str:
@@ -952,7 +954,7 @@ def test_an_adjective_of_a_nation_or_style_is_no_person() -> None:
 
 def test_mister_surname_of_a_named_couple_is_the_father_not_the_son() -> None:
     # "Mr. and Mrs. Pennock" are the parents: their "Mr. Pennock" is not the son the text calls "Oswin"
-    son = "Oswin Pennock rode in; he was young. Oswin ran, and he rode on. Oswin swam. Oswin was glad.\n\n"
+    son = "Oswin Pennock rode in; he was young. Oswin ran, and he rode on. Oswin smiled. Oswin was glad.\n\n"
     parents = (
         "Mr. and Mrs. Pennock sat at dinner. Mrs. Pennock smiled.\n\n"
         "Later Mr. and Mrs. Pennock went to church.\n\n"
@@ -991,7 +993,7 @@ def test_miss_surname_joins_an_only_daughter_a_servant_once_calls_miss_first_nam
 def test_old_and_young_mister_surname_are_the_father_and_the_son() -> None:
     # "old Mr. Pennock" marks the father's "Mr. Pennock"; "young Mr. Pennock" is the son, whom the
     # text otherwise calls "Oswin"
-    son = "Oswin Pennock rode in; he was young. Oswin ran, and he rode on. Oswin swam. Oswin was glad.\n\n"
+    son = "Oswin Pennock rode in; he was young. Oswin ran, and he rode on. Oswin smiled. Oswin was glad.\n\n"
     text = (
         son * 4
         + "Old Mr. Pennock slept by the fire.\n\nMr. Pennock prayed, and he slept. Mr. Pennock was old.\n\n"
@@ -1013,7 +1015,7 @@ def test_old_and_young_mister_surname_are_the_father_and_the_son() -> None:
 def test_a_couple_who_go_by_their_given_names_is_the_young_generation() -> None:
     # "Mr. and Mrs. Pennock" are Oswin and Wilhelmina, both called by their given names: his title
     wife = "Wilhelmina Pennock sang; she was young. Wilhelmina ran. Wilhelmina swam. Wilhelmina was glad.\n\n"
-    son = "Oswin Pennock rode in; he was young. Oswin ran, and he rode on. Oswin swam. Oswin was glad.\n\n"
+    son = "Oswin Pennock rode in; he was young. Oswin ran, and he rode on. Oswin smiled. Oswin was glad.\n\n"
     couple = (
         "Mr. and Mrs. Pennock sat at dinner. Mrs. Pennock smiled, and she sang.\n\n"
         "Later Mr. and Mrs. Pennock went to church.\n\n"

@@ -1,15 +1,20 @@
-"""Discovered entries the book never shows as people (no honorific, speech tag, "he"/"she", person
-verb or address) rank after the entries it does show so: a book, a place, a capitalised adjective
-named often stays in the cast but out of its head."""
+"""Discovered entries the book shows as a person fewer than twice (an honorific, a speech tag, "he"/"she"
+after it, a person verb, an address) rank after the entries it does show so; those it never once shows so
+(a book, a place, a capitalised adjective) leave the cast for ``book.set_aside``."""
 
 from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+import pytest
 
 from fabula.annotation import annotate
 from fabula.book import Character, book_from_text
 from fabula.characters import find_characters
 from fabula.characters._discover import discover_cast
 from fabula.datasets import load_pdnc_novel
-from tests.conftest import pdnc_novel_dir
+from tests.conftest import pdnc_novel_dir, run_cli_output
 
 #: a book named seven times, mid-sentence, never with a person's evidence; two people named less often
 READING = (
@@ -69,3 +74,66 @@ def test_a_guidebook_named_often_leaves_the_head_of_a_real_cast() -> None:
     guide = [c for c in cast if c.name == "Baedeker"]
     assert guide, [c.name for c in cast[:30]]
     assert guide[0].rank > 20
+
+
+#: the same scene, but the book is never once shown as a person (no "he" after it this time)
+NEVER_A_PERSON = READING.replace(
+    "Tobias laughed. He thought Quillmoor a dull book, but he said nothing of Quillmoor to her. ",
+    "Tobias laughed: to him Quillmoor was a dull book. ",
+)
+
+
+def test_an_entry_never_shown_as_a_person_is_set_aside_not_cast() -> None:
+    book = book_from_text(NEVER_A_PERSON)
+    cast = find_characters(book)
+    assert [c.name for c in sorted(cast, key=lambda c: c.rank)] == ["Perdita", "Tobias"]
+    assert [(c.id, c.name, c.rank) for c in book.set_aside] == [("S1", "Quillmoor", 1)]
+    assert book.set_aside[0].mention_count == NEVER_A_PERSON.count("Quillmoor")
+    ids = {m.character_id for m in book.mentions}
+    assert ids == {c.id for c in cast}  # no mention of the book, no pronoun for it
+
+
+def test_the_set_aside_entries_reach_no_command_but_stay_inspectable(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """analyze's outputs (characters.jsonl, the report, attribution's speakers) and the anonymiser read the
+    cast without the entry; book.json and `fabula characters --json` list it with the reason."""
+    from fabula.anonymize import anonymized_copy
+    from fabula.book import load_book_json
+    from fabula.corpus import write_outputs
+    from fabula.pipeline import analyze_book
+
+    analysis = analyze_book(book_from_text(NEVER_A_PERSON))
+    assert "Quillmoor" not in {c.name for c in analysis.book.characters}
+    assert {q.speaker_id for q in analysis.book.quotes} <= {c.id for c in analysis.book.characters} | {None}
+    write_outputs(analysis, tmp_path)
+    lines = (tmp_path / "characters.jsonl").read_bytes().splitlines()
+    assert [orjson.loads(line)["name"] for line in lines] == ["Perdita", "Tobias"]
+    report = (tmp_path / "report.html").read_bytes()
+    assert b'"name":"Tobias"' in report and b'"name":"Quillmoor"' not in report  # the report's cast
+    assert [c.name for c in load_book_json(tmp_path / "book.json").set_aside] == ["Quillmoor"]
+    renamed = anonymized_copy(book_from_text(NEVER_A_PERSON)).book.text
+    assert "Perdita" not in renamed and "Quillmoor" in renamed  # a book's title is no name to hide
+    path = tmp_path / "novel.txt"
+    path.write_text(NEVER_A_PERSON, encoding="utf-8")
+    code, out, err = run_cli_output(["characters", path, "--json"], capsys)
+    assert code == 0, err
+    payload = orjson.loads(out)
+    assert [c["name"] for c in payload["characters"]] == ["Perdita", "Tobias"]
+    assert [c["name"] for c in payload["set_aside"]] == ["Quillmoor"]
+    assert "never shown as a person" in payload["set_aside"][0]["reason"]
+    code, out, err = run_cli_output(["characters", path], capsys)
+    assert code == 0 and "Set aside, named but never shown as a person" in out and "Quillmoor (" in out
+
+
+def test_a_real_novel_sets_a_place_aside_and_keeps_minor_people() -> None:
+    """A tuning novel names a city eight times, never as a person (hand-labelled ``not``): it leaves the
+    cast. A man named six times whom the narration shows once as a person (hand-labelled ``person``), and a
+    gold-listed minor character who speaks three times, stay in it."""
+    novel = load_pdnc_novel(pdnc_novel_dir("ARoomWithAView"))
+    annotate(novel.book, {"characters"})
+    cast = {c.name for c in novel.book.characters}
+    aside = {c.name for c in novel.book.set_aside}
+    assert "Athens" in aside and "Athens" not in cast
+    assert {"Albert", "Powell"} <= cast and not {"Albert", "Powell"} & aside
+    assert not {c.name for c in novel.book.characters} & aside

@@ -184,6 +184,10 @@ class Book:
     characters: list[Character] = field(default_factory=list)
     mentions: list[Mention] = field(default_factory=list)
     quotes: list[Quote] = field(default_factory=list)
+    #: discovered entries left out of the cast: named, never once shown as a person (a place, a book; ids
+    #: ``S1``, ``S2``, … by name mentions; no mentions of theirs in ``mentions``). Kept to be inspected
+    #: (`fabula characters`, book.json); no command reads them as characters
+    set_aside: list[Character] = field(default_factory=list)
     until: int | None = None  # set when the book is limited to a reading position
     partial: bool = False  # set when ``until`` is before the end of the body: some of the story is hidden
     #: component name -> what it did (`fabula.annotation.annotate` keeps this; not saved with the book)

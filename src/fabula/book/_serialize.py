@@ -54,6 +54,7 @@ def _book_dict(book: Book, layer_out: Any) -> dict[str, Any]:
         "sentences": layer_out(book.sentences),
         "tokens": layer_out(book.tokens),
         "characters": [asdict(c) for c in book.characters],
+        "set_aside": [asdict(c) for c in book.set_aside],
         "mentions": {
             "starts": [m.start for m in book.mentions],
             "ends": [m.end for m in book.mentions],
@@ -94,6 +95,7 @@ def book_from_dict(data: dict[str, Any], where: str | Path = "<json>") -> Book:
             sentences=_layer_in(data["sentences"]),
             tokens=_layer_in(data["tokens"]),
             characters=[Character(**c) for c in data.get("characters", [])],
+            set_aside=[Character(**c) for c in data.get("set_aside", [])],
             mentions=[
                 Mention(s, e, cid, kind, conf)
                 for s, e, cid, kind, conf in zip(

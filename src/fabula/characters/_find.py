@@ -39,6 +39,7 @@ def find_characters(
     if "\r" in book.text:  # a CRLF or CR file: the same cast as its LF copy (`line_feed_view`)
         book = dataclasses.replace(book, text=line_feed_view(book.text))
     unevidenced: frozenset[str] = frozenset()  # discovered characters the book never shows as people
+    set_aside: list[Character] = []
     if gold is not None:
         characters = [_fresh(c) for c in gold]
         names = match_gold_names(book, characters)
@@ -47,6 +48,8 @@ def find_characters(
 
         found = discover_cast(book, ner_model=ner_model, skip=skip)
         characters, names, unevidenced = found.characters, found.mentions, found.unevidenced
+        if found.set_aside:
+            characters, names, set_aside = _set_aside(book, characters, names, found.set_aside)
     dialogue = dialogue_regions(book)
     narrator_id: str | None = None
     pronoun_scan = pronoun_matches(book)
@@ -69,7 +72,22 @@ def find_characters(
         characters = _renumber(characters, mentions)
     target.characters = characters
     target.mentions = mentions
+    target.set_aside = set_aside
     return characters
+
+
+def _set_aside(
+    book: Book, characters: list[Character], names: list[Mention], ids: frozenset[str]
+) -> tuple[list[Character], list[Mention], list[Character]]:
+    """The characters and name mentions without the entries ``ids`` (named, never shown as people), and
+    those entries with their own counts and rank, ids ``S1``, ``S2``, … by name mentions: out of the cast
+    that every command reads, kept to be inspected."""
+    kept = [c for c in characters if c.id not in ids]
+    aside = [c for c in characters if c.id in ids]
+    _fill_counts(book, aside, [m for m in names if m.character_id in ids])
+    for character in aside:
+        character.id = f"S{character.rank}"
+    return kept, [m for m in names if m.character_id not in ids], sorted(aside, key=lambda c: c.rank)
 
 
 def _fresh(character: Character) -> Character:

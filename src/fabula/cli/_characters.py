@@ -25,6 +25,11 @@ from fabula.cli._options import (
 )
 from fabula.errors import ConfigError
 
+#: why a discovered entry is in ``book.set_aside`` rather than the cast (`fabula.characters`' discovery)
+SET_ASIDE_REASON = (
+    "named but never shown as a person (no honorific, speech tag, he/she after it, person verb or address)"
+)
+
 
 @app.command("characters")
 def characters_command(
@@ -48,7 +53,10 @@ def characters_command(
     ] = 40,
     max_bytes: MaxBytesOption = DEFAULT_MAX_BYTES,
 ) -> None:
-    """List the characters of a novel: rank, name, aliases, gender, mentions, first appearance."""
+    """List the characters of a novel: rank, name, aliases, gender, mentions, first appearance.
+
+    Discovered names the book never once shows as a person (a place, a book) are set aside, out of the
+    cast: named under the table, listed with the reason under "set_aside" in --json."""
     if gold_characters is not None and ner_model is not None:  # refused, not dropped
         raise ConfigError(
             "only character discovery reads it; with --gold-characters the given list is matched",
@@ -63,6 +71,7 @@ def characters_command(
             "book": str(book_path),
             "until": book.until,
             "characters": [_character_json(book, c) for c in cast],
+            "set_aside": [{**_character_json(book, c), "reason": SET_ASIDE_REASON} for c in book.set_aside],
         }
         sys.stdout.buffer.write(orjson.dumps(payload, option=orjson.OPT_INDENT_2) + b"\n")
         return
@@ -99,6 +108,10 @@ def characters_command(
     stdout.print(table)
     if len(cast) > limit:
         stdout.print(f"… and {len(cast) - limit} more (use --limit or --json)")
+    if book.set_aside:
+        shown = ", ".join(f"{c.name} ({c.mention_count})" for c in book.set_aside[:8])
+        more = f" and {len(book.set_aside) - 8} more" if len(book.set_aside) > 8 else ""
+        stdout.print(f"Set aside, {SET_ASIDE_REASON}: {shown}{more} (--json lists them)", highlight=False)
 
 
 def _until_note(book: Book) -> str:

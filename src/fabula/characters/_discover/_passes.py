@@ -451,16 +451,24 @@ def discover_characters(
 #: people: below it, it ranks after every character that has them (`find_characters`). 2, chosen on the
 #: tuning novels (1, 2, 3 tried; docs/benchmarks.md): one stray "he" or person verb beside a place is common
 PERSON_EVIDENCE_MIN = 2
+#: occurrences with person evidence a discovered entry needs to be in the cast at all: below it, it is set
+#: aside (`find_characters` keeps it in ``book.set_aside``, out of every command's cast). 1: an entry the
+#: book never once shows as a person (a place, a book, an exclamation; also a person only ever named in
+#: passing, who neither speaks nor acts). Chosen leave-one-novel-out over 0-4 (docs/benchmarks.md, "Issue
+#: 28, tenth session"): the most labelled non-persons set aside for the fewest gold-listed speakers lost
+SET_ASIDE_EVIDENCE = 1
 
 
 @dataclass(frozen=True, slots=True)
 class DiscoveredCast:
-    """What discovery finds: the characters, their name mentions, and the ids of the characters the
-    book gives too little person evidence for (`PERSON_EVIDENCE_MIN`): named, never shown as a person."""
+    """What discovery finds: the characters, their name mentions, the ids of the characters the book
+    gives too little person evidence for to rank among the people (`PERSON_EVIDENCE_MIN`), and of those,
+    the ids of the ones with too little to be in the cast at all (`SET_ASIDE_EVIDENCE`)."""
 
     characters: list[Character]
     mentions: list[Mention]
     unevidenced: frozenset[str] = frozenset()
+    set_aside: frozenset[str] = frozenset()
 
 
 def discover_cast(book: Book, *, ner_model: str | None = None, skip: Collection[str] = ()) -> DiscoveredCast:
@@ -507,12 +515,13 @@ def discover_cast(book: Book, *, ner_model: str | None = None, skip: Collection[
         c.gender = "unknown"  # re-estimated from all mentions by find_characters
     evidence = _person_evidence(d)
     unevidenced = frozenset(c.id for c in characters if evidence[c.id] < PERSON_EVIDENCE_MIN)
-    return DiscoveredCast(characters, mentions, unevidenced)
+    set_aside = frozenset(c.id for c in characters if evidence[c.id] < SET_ASIDE_EVIDENCE)
+    return DiscoveredCast(characters, mentions, unevidenced, set_aside)
 
 
 def _person_evidence(d: Discovery) -> Counter[str]:
     """Per character id (``D<cluster>``), its name occurrences that show a person (up to
-    `PERSON_EVIDENCE_MIN`: enough to rank among the people): an honorific, a speech tag, "he"/"she"
+    `PERSON_EVIDENCE_MIN`, enough to rank among the people, or `SET_ASIDE_EVIDENCE` if higher): an honorific, a speech tag, "he"/"she"
     after it, a person verb other than "was/is/had/has", or an address set off by a comma inside a
     speech ("…, Tamsin." / "Tamsin, come"; not a speech opening with the bare word and "!" or "?",
     which echoes a word: "Venice!"). A place, a book or a capitalised adjective is named, never shown
@@ -528,8 +537,9 @@ def _person_evidence(d: Discovery) -> Counter[str]:
             shown[cid] += 1  # (a titled occurrence's honorific is None: "the" is no honorific)
         else:
             rest.append((cid, o))
+    enough = max(PERSON_EVIDENCE_MIN, SET_ASIDE_EVIDENCE)
     for cid, o in rest:  # the address test only where the flags fell short (most casts need none)
-        if shown[cid] < PERSON_EVIDENCE_MIN and _addressed(text, o.start, o.end, dialogue):
+        if shown[cid] < enough and _addressed(text, o.start, o.end, dialogue):
             shown[cid] += 1
     counts: Counter[str] = Counter({f"D{cid}": n for cid, n in shown.items()})
     return counts
