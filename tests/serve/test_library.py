@@ -102,9 +102,45 @@ def test_a_jump_drops_the_stale_look_ahead_before_its_own_analysis(served: Serve
         served.analysis(Position(grid[10], grid[10]))  # the jump
         assert seen[grid[10]] is False
         assert grid[1] not in served._analyses and grid[1] not in served._recaps
-        assert grid[11] in served._analyses  # the new stretch's look-ahead follows
+        assert grid[11] in served._analyses and grid[12] in served._analyses  # the new stretch's look-ahead
     finally:
         release_background.set()
+
+
+def test_the_look_ahead_prepares_the_next_two_checkpoints(served: ServedBook) -> None:
+    """After an answer the next `LOOK_AHEAD` (two) checkpoints are prepared, nearest first, each analysis
+    before its recap: a reader who turns a page past the nearer one (a chapter end within a page of a grid
+    point) finds the one after it ready too, and only the checkpoint after those two is then prepared."""
+    from fabula.serve._library import LOOK_AHEAD
+
+    assert LOOK_AHEAD == 2
+    grid = served._checkpoints
+    done: list[tuple[str, int]] = []
+
+    def analyse(checkpoint: int) -> int:
+        done.append(("analysis", checkpoint))
+        return checkpoint
+
+    def recap(checkpoint: int, analysis: Any = None) -> dict[str, int]:
+        done.append(("recap", checkpoint))
+        return {"checkpoint": checkpoint}
+
+    served._analyse = analyse  # type: ignore[assignment,method-assign]
+    served._recap = recap  # type: ignore[assignment,method-assign]
+    served.analysis(Position(grid[3], grid[3]))
+    served._background.submit(lambda: None).result(timeout=30)
+    assert done == [
+        ("analysis", grid[3]),
+        ("analysis", grid[4]),
+        ("recap", grid[4]),
+        ("analysis", grid[5]),
+        ("recap", grid[5]),
+    ]
+    done.clear()
+    assert served.analysis(Position(grid[5], grid[5])) == grid[5]  # past grid[4]: ready, nothing analysed
+    assert served.recap(Position(grid[5], grid[5])) == {"checkpoint": grid[5]}
+    served._background.submit(lambda: None).result(timeout=30)
+    assert done == [("analysis", grid[6]), ("recap", grid[6]), ("analysis", grid[7]), ("recap", grid[7])]
 
 
 def _stalled_analyses(
@@ -205,7 +241,7 @@ def test_a_jump_skips_reading_back_a_stale_look_ahead(
         served._prefetch(grid[-4])
         assert done.wait(30)
         stale = served._analyses[late]
-        served._drop_ahead(keep=grid[2])  # what a jump to grid[2] does first
+        served._drop_ahead(grid[2])  # what a jump to grid[2] does first
         go_on.set()
         with pytest.raises(CancelledError):
             stale.result(timeout=60)
