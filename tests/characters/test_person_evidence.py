@@ -137,3 +137,36 @@ def test_a_real_novel_sets_a_place_aside_and_keeps_minor_people() -> None:
     assert "Athens" in aside and "Athens" not in cast
     assert {"Albert", "Powell"} <= cast and not {"Albert", "Powell"} & aside
     assert not {c.name for c in novel.book.characters} & aside
+
+
+def test_a_set_aside_name_is_explained_where_a_user_looks_for_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Asked for by name (describe, a mentions search), a set-aside entry is said to be set aside and
+    why, not "no character called"; the report names it beside how the characters were found."""
+    from fabula.corpus import write_outputs
+    from fabula.pipeline import analyze_book
+
+    path = tmp_path / "novel.txt"
+    path.write_text(NEVER_A_PERSON, encoding="utf-8")
+    for args in (["describe", path, "Quillmoor"], ["search", path, "Quillmoor", "--retriever", "mentions"]):
+        code, _out, err = run_cli_output(args, capsys)
+        assert code != 0 and "'Quillmoor' is set aside, not in the cast: named but never shown" in err, err
+    code, _out, err = run_cli_output(["describe", path, "Zebulon"], capsys)
+    assert code != 0 and "no character called 'Zebulon'" in err and "set aside" not in err
+    write_outputs(analyze_book(book_from_text(NEVER_A_PERSON)), tmp_path / "out")
+    report = (tmp_path / "out" / "report.html").read_text(encoding="utf-8")
+    assert "<th>set aside</th><td>Quillmoor (7): named but never shown as a person" in report
+
+
+def test_a_book_json_from_before_set_aside_still_loads(tmp_path: Path) -> None:
+    from fabula.book import load_book_json, save_book
+
+    book = book_from_text(NEVER_A_PERSON)
+    find_characters(book)
+    save_book(book, tmp_path / "book.json")
+    data = orjson.loads((tmp_path / "book.json").read_bytes())
+    del data["set_aside"]
+    (tmp_path / "old.json").write_bytes(orjson.dumps(data))
+    old = load_book_json(tmp_path / "old.json")
+    assert old.set_aside == [] and [c.name for c in old.characters] == ["Perdita", "Tobias"]

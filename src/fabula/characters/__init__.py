@@ -27,6 +27,7 @@ from fabula.characters._lexicon import (
     given_name_gender,
 )
 from fabula.characters._resolve import resolve_name
+from fabula.characters._set_aside import SET_ASIDE_REASON, set_aside_list, set_aside_message
 from fabula.characters._text import is_vocative, name_key
 
 __all__ = [
@@ -39,6 +40,7 @@ __all__ = [
     "NICKNAMES",
     "NON_NAMES",
     "PRONOUN_GENDER",
+    "SET_ASIDE_REASON",
     "SPEECH_VERBS",
     "STANDALONE_TITLES",
     "characters_component",
@@ -52,4 +54,6 @@ __all__ = [
     "match_gold_names",
     "name_key",
     "resolve_name",
+    "set_aside_list",
+    "set_aside_message",
 ]

@@ -59,7 +59,10 @@ def anonymize_command(
     """Replace every unambiguous first name and surname of the book's characters, consistently and
     gender-matched, with names that never occur in the book; write BOOK.txt and BOOK.mapping.json to DIR
     (with --until, the text up to that point only). Any cast name still standing where it names a person in
-    the output is reported, and then nothing is written (the command fails) unless --allow-remaining."""
+    the output is reported, and then nothing is written (the command fails) unless --allow-remaining.
+
+    Names discovery sets aside as never shown as a person (`fabula characters` lists them under its table)
+    are no characters: they stay as written."""
     from fabula.anonymize import anonymize_book, remaining_names
     from fabula.characters import load_character_list
     from fabula.errors import InputError

@@ -12,7 +12,7 @@ from rich.table import Table
 
 from fabula.annotation import annotate
 from fabula.book import DEFAULT_MAX_BYTES, Book, Character
-from fabula.characters import load_character_list
+from fabula.characters import SET_ASIDE_REASON, load_character_list, set_aside_list
 from fabula.cli._app import app, stdout
 from fabula.cli._options import (
     BookArgument,
@@ -24,11 +24,6 @@ from fabula.cli._options import (
     load_reading,
 )
 from fabula.errors import ConfigError
-
-#: why a discovered entry is in ``book.set_aside`` rather than the cast (`fabula.characters`' discovery)
-SET_ASIDE_REASON = (
-    "named but never shown as a person (no honorific, speech tag, he/she after it, person verb or address)"
-)
 
 
 @app.command("characters")
@@ -109,9 +104,9 @@ def characters_command(
     if len(cast) > limit:
         stdout.print(f"… and {len(cast) - limit} more (use --limit or --json)")
     if book.set_aside:
-        shown = ", ".join(f"{c.name} ({c.mention_count})" for c in book.set_aside[:8])
-        more = f" and {len(book.set_aside) - 8} more" if len(book.set_aside) > 8 else ""
-        stdout.print(f"Set aside, {SET_ASIDE_REASON}: {shown}{more} (--json lists them)", highlight=False)
+        stdout.print(
+            f"Set aside, {SET_ASIDE_REASON}: {set_aside_list(book)} (--json lists them)", highlight=False
+        )
 
 
 def _until_note(book: Book) -> str:

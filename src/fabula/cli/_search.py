@@ -13,7 +13,7 @@ from rich.text import Text
 from fabula._files import check_output_path, write_bytes_atomic
 from fabula.annotation import annotate
 from fabula.book import DEFAULT_MAX_BYTES, Book, load_book, resolve_position
-from fabula.characters import load_character_list
+from fabula.characters import load_character_list, set_aside_message
 from fabula.cli._app import app, stdout
 from fabula.cli._options import (
     BookArgument,
@@ -135,10 +135,13 @@ def search_command(
         annotate(seen, {"mentions"}, gold=gold)  # characters as the reader knows them at the position
         # the reader's cast on the whole book's passages (the records say the layers are there)
         book.characters, book.mentions, book.quotes = seen.characters, seen.mentions, seen.quotes
+        book.set_aside = seen.set_aside
         book.annotations = dict(seen.annotations)
         if retriever == "mentions" and find_character(book, query) is None:
             where = "this book" if position is None else "the text up to the reading position"
-            raise ConfigError(f"no character called {query!r} in {where}", book_path)
+            raise ConfigError(
+                set_aside_message(book, query) or f"no character called {query!r} in {where}", book_path
+            )
     embedding = StepProgress("embedding passages")
     dense_options = {"model": dense_model, "progress": embedding}
     options: dict[str, Any] = {}

@@ -100,6 +100,11 @@ def find_profile(analysis: Analysis, query: str) -> CharacterProfile:
         character = resolve_name(analysis.book.characters, query)
         profile = analysis.character(character.id) if character is not None else None
     if profile is None:
+        from fabula.characters import set_aside_message
+
+        aside = set_aside_message(analysis.book, query)
+        if aside is not None:  # named in the book, but never as a person: not "no such name"
+            raise InputError(aside, "CHARACTER")
         known = ", ".join(p.name for p in main_characters(analysis.characters)) or "none found"
         if analysis.book.partial:  # a reading position: the character may come later, not be absent
             raise InputError(

@@ -13,7 +13,7 @@ from typing import Any
 
 from fabula._words import counted
 from fabula.analysis import Analysis, CharacterProfile
-from fabula.book import TITLE_SMALL_WORDS
+from fabula.book import TITLE_SMALL_WORDS, Book
 
 PALETTE = (
     "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
@@ -107,12 +107,23 @@ def _settings(analysis: Analysis) -> list[tuple[str, str]]:
     rows = [
         ("source", Path(s["source"]).name if s.get("source") else "(text)"),
         ("characters", characters),
+        *_set_aside_row(book),
         ("quote attribution", attribution),
         ("reading position", position),
         ("run time", f"{total:.1f} s ({stages})" if timings else "n/a"),
         ("fabula", f"{s.get('fabula_version', '?')}, {datetime.now(UTC):%Y-%m-%d %H:%M} UTC"),
     ]
     return rows
+
+
+def _set_aside_row(book: Book) -> list[tuple[str, str]]:
+    """The names discovery left out of the cast (``book.set_aside``), where a reader missing one from the
+    cast looks: beside how the characters were found (book.json lists them in full)."""
+    if not book.set_aside:
+        return []
+    from fabula.characters import SET_ASIDE_REASON, set_aside_list
+
+    return [("set aside", f"{set_aside_list(book)}: {SET_ASIDE_REASON}; book.json lists them")]
 
 
 def _cast_row(index: int, p: CharacterProfile, index_of: dict[str, int]) -> dict[str, Any]:
