@@ -154,6 +154,20 @@ def test_positions_in_other_forms_and_the_cast_grows(base: str, book: Book) -> N
     assert status == 200 and none["characters"] == []
 
 
+def test_the_set_aside_names_at_a_position_come_from_the_text_before_it(base: str, book: Book) -> None:
+    """The characters answer lists the names discovery set aside (never shown as a person) in the text up
+    to its checkpoint, exactly as an analysis of that text alone sets them aside; the whole book's list
+    is not shown early."""
+    from fabula.pipeline import analyze_book
+
+    answers = [get(f"{base}/characters?at={q}")[1] for q in ("chapter:1", "30%25", "100%25")]
+    lists = [[(e["name"], e["mentions"]) for e in answer["set_aside"]] for answer in answers]
+    for answer, shown in zip(answers, lists, strict=True):
+        seen = analyze_book(book.truncated(answer["analysed_until"])).book
+        assert shown == [(c.name, c.mention_count) for c in seen.set_aside]
+    assert lists[-1] and lists[0] != lists[-1]  # the premise: some name is set aside only later
+
+
 @pytest.mark.parametrize(
     ("query", "message"),
     [

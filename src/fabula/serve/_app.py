@@ -216,6 +216,9 @@ def create_app(library: Library, *, host: str = "127.0.0.1") -> FastAPI:
             "at": position.at,
             "analysed_until": position.checkpoint,
             "characters": [_cast_entry(p) for p in analysis.characters if p.first_offset is not None],
+            # names discovery left out of the cast at this checkpoint (never shown as a person in the text
+            # read so far): where a reader missing one from the cast finds it
+            "set_aside": [{"name": c.name, "mentions": c.mention_count} for c in analysis.book.set_aside],
         }
 
     @app.get("/api/books/{book_id}/characters/{character_id}", summary="A character sheet as of the position")

@@ -181,6 +181,10 @@
     el("cast-note").textContent = upTo < here
       ? "As of " + upTo + " % (you are at " + here + " %; the cast catches up at the next checkpoint): " + met + "."
       : met.charAt(0).toUpperCase() + met.slice(1) + " by " + upTo + " %.";
+    if (data.set_aside.length) {  // where a reader missing a name from the cast finds it
+      el("cast-note").textContent += " Set aside, named but never shown as a person: "
+        + data.set_aside.map((entry) => entry.name).join(", ") + ".";
+    }
   }
 
   async function showSheet(characterId, at) {
