@@ -103,6 +103,42 @@ def test_two_cores_write_what_one_core_writes(tmp_path: Path) -> None:
 
 
 @needs_fork
+def test_books_in_worker_processes_write_what_one_core_writes(tmp_path: Path) -> None:
+    """``--jobs 2`` over a folder with forking allowed (FABULA_FORK=1; a worker never forks: it is banned,
+    and its parent-watch thread alone rules it out) writes what ``--jobs 1`` on one core writes."""
+    folder = tmp_path / "books"
+    folder.mkdir()
+    for name in ("first", "second"):
+        (folder / f"{name}.txt").write_bytes(EXAMPLE_NOVEL.read_bytes())
+    runs = {"one": ("1", "0"), "jobs": ("2", "1")}
+    for run, (jobs, fork) in runs.items():
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                _PATCHED,
+                "analyze",
+                str(folder),
+                "-o",
+                str(tmp_path / run),
+                "--jobs",
+                jobs,
+            ],
+            env={**os.environ, "OPENBLAS_NUM_THREADS": "1", "FABULA_FORK": fork},
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+    for book in ("first", "second"):
+        for name in DATA_FILES:
+            assert (tmp_path / "one" / book / name).read_bytes() == (
+                tmp_path / "jobs" / book / name
+            ).read_bytes()
+
+
+@needs_fork
 def test_the_console_script_forks_for_a_long_book(tmp_path: Path) -> None:
     """The plain console script (nothing loaded before it, BLAS as the environment says) on a 160K-word
     novel: four children, and a clean exit (FABULA_FORK=1: whatever the machine's load)."""
