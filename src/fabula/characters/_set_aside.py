@@ -14,7 +14,7 @@ SET_ASIDE_REASON = (
 
 
 def set_aside_list(book: Book, limit: int = 8) -> str:
-    """The set-aside names with their name mentions, most named first: ``Mabel (4), Paris (3) and 2 more``
+    """The set-aside names with their name mentions, most named first: ``Lisbon (4), Paris (3) and 2 more``
     (empty when there are none)."""
     shown = ", ".join(f"{c.name} ({c.mention_count})" for c in book.set_aside[:limit])
     more = f" and {len(book.set_aside) - limit} more" if len(book.set_aside) > limit else ""
