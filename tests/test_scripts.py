@@ -304,6 +304,20 @@ def test_richer_gold_lists_runs(pdnc: Path) -> None:
     assert "| other | 2 | " in out and "richer lists: recall / merge / split" in out
 
 
+def test_gold_list_variants_runs(pdnc: Path) -> None:
+    # the fixture's novels are no PDNC novel: scored as tuning ones; every rewrite keeps the speakers' ids
+    out = run("gold_list_variants.py", pdnc, "--per-novel", "--show")
+    rows = [line for line in out.splitlines() if line.startswith("| ") and "/" in line and "list" not in line]
+    assert [r.split(" | ")[0].strip("| ") for r in rows] == [
+        "as-written", "richer", "main-only", "main-plus-one", "swapped", "untitled", "titled", "qualified",
+        "placeholders", "family",
+    ]  # fmt: skip
+    assert all(r.split(" | ")[2] == "-" and r.split(" | ")[3] == "2" for r in rows)  # no frozen novel
+    assert "   as-written A (tune): " in out
+    one = run("gold_list_variants.py", pdnc, "--variant", "qualified", "--novel", "B")
+    assert "| qualified | " in one and " | 1 | " in one
+
+
 def test_sweep_discovery_constant_runs(pdnc: Path) -> None:
     out = run("sweep_discovery_constant.py", pdnc, "CONFLICT_SHARE", "0.05,0.1")
     assert "leave-one-novel-out" in out and "| 0.1 |" in out

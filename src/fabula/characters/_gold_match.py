@@ -13,11 +13,21 @@ whose family is in the cast ("Charles" among the Penhallows).
 Gold lists in the wild carry placeholder entries: a bare name of unknown (or "X") gender and minor (or no)
 category, every spelling of which another entry also holds ("Bounderby" beside "Josiah Bounderby",
 who is listed as "Mr. Bounderby"). A form listed only under placeholders goes to the entries the
-evidence supports, those that hold it too and are more than a placeholder (see `_placeholders`); an
+evidence supports, those that hold it too and are more than a placeholder (see `_placeholders`), as if
+the list had no placeholder (the form stays a derived one, and a placeholder makes no family); an
 entry that is the only one holding its name stays, and two full entries for one person (a list that
 splits a narrator from the same man inside the story) stay two owners of a shared form, each mention
 going to one of them. Entries told apart by a qualifier after a spaced dash ("Marlow - Story",
 "Marlow - External") are searched under the name without it (`unqualified`).
+
+Lists also differ in whether they write the title the speech tags use. A name listed without one
+implies it by the entry's gender, below every listed and derived form (`_implied`): "Mr. Ashdown" of a
+man listed as "Kit Ashdown", "Miss Penrose" or "Mrs. Penrose" of a woman listed as "Nora Penrose" (the
+one the book prints; neither where it prints both). A man or woman listed by the surname alone
+("Ashdown") is "Mr. Ashdown" (or "Miss/Mrs.") before one listed with a given name ("Mr. Kit Ashdown").
+The one entry holding a rank or title ("Professor Vance", "Dr. Quill", "The King of Spades") is also
+"the Professor" (capitalised only: "the general pause"). `scripts/gold_list_variants.py` measures these
+conventions by rewriting the PDNC lists.
 """
 
 from __future__ import annotations
@@ -27,7 +37,14 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 
 from fabula.book import Book, Character, Mention
-from fabula.characters._lexicon import COMMON_PEOPLE, HONORIFICS, NAME_PARTICLES, NON_NAMES
+from fabula.characters._lexicon import (
+    COMMON_PEOPLE,
+    HONORIFICS,
+    NAME_PARTICLES,
+    NON_NAMES,
+    STANDALONE_TITLES,
+    given_name_gender,
+)
 from fabula.characters._text import split_honorific, unqualified
 
 RECENCY_WINDOW = 4000  # characters: how far back "mentioned recently" looks
@@ -109,6 +126,61 @@ def _derived(name: str) -> set[str]:
     return {d for d in out if d.lower() not in NON_NAMES and len(d) > 1 and d != name}
 
 
+#: the forms of address a surname takes by the entry's gender, for a list that writes a person's name
+#: without one ("Ashdown" for Mr. Ashdown, "Nora Penrose" for Miss Penrose)
+_ADDRESS_BY_GENDER = {"male": ("Mr.",), "female": ("Miss", "Mrs.")}
+
+
+def _implied(name: str, gender: str, text: str | None = None) -> set[str]:
+    """Titled forms an untitled listed name implies by the entry's gender: "Mr. Ashdown" of a man
+    listed as "Ashdown" or "Kit Ashdown", "Miss Fenwick" / "Mrs. Fenwick" of a woman listed as "Fenwick",
+    "Miss Penrose" or "Mrs. Penrose" of one listed as "Nora Penrose" (with the ``text``: the one it prints,
+    neither when it prints both); none of a lone given name. Lists differ in whether they write the title (one annotator lists "Mr. X", another
+    "X"); the text's speech tags mostly do ("said Mr. X"). An entry of unknown gender (a placeholder)
+    implies none."""
+    honorific, rest = split_honorific(name)
+    words = rest.split()
+    if (
+        honorific is not None
+        or not words
+        or any(not w[:1].isupper() or w.lower() in NAME_PARTICLES for w in words)
+    ):
+        return set()
+    surname = words[-1]
+    if surname.lower() in NON_NAMES or len(surname) < 2 or not surname.isalpha():
+        return set()
+    if (
+        words[0].lower() in ("the", "a", "an")
+        or surname.lower() in HONORIFICS
+        or surname.lower() in STANDALONE_TITLES
+    ):
+        return set()  # a role ("The Boatman", "Colonel"), not a surname
+    if len(words) == 1 and given_name_gender(surname) != "unknown":
+        return set()  # "Griselda" alone is a given name, not a surname: no "Mrs. Griselda"
+    titles = _ADDRESS_BY_GENDER.get(gender, ())
+    forms = {f"{title} {surname}" for title in titles}
+    if len(forms) > 1 and len(words) > 1 and text is not None:
+        # a woman listed by given name and surname is "Miss X" or "Mrs. X": the one the book prints,
+        # neither where it prints both (a mother and a daughter, one perhaps not on the list)
+        printed = {f for f in forms if any(_printed(v, text) for v in _variants(f))}
+        return forms - printed if len(printed) > 1 else printed
+    return forms
+
+
+_SPELLED_OUT = {"dr": "doctor", "prof": "professor", "capt": "captain", "lieut": "lieutenant"}
+
+
+def _standalone(name: str) -> str | None:
+    """The title alone ("the Professor") that a listed name with a rank or title implies: "Professor
+    Vance", "Dr. Quill", "The King of Spades" (the text calls the one such person by the title)."""
+    honorific, rest = split_honorific(name)
+    words = name.split()
+    if honorific is None and len(words) > 2 and words[0].lower() == "the" and words[2].lower() == "of":
+        honorific, rest = words[1].lower(), " ".join(words[2:])
+    title = _SPELLED_OUT.get(honorific or "", honorific or "")
+    return f"the {title.capitalize()}" if title in STANDALONE_TITLES and rest.strip() else None
+
+
 def _build_forms(gold: list[Character], text: str | None = None) -> dict[str, _Form]:
     """Every searched spelling and whom it may name. With the ``text``, a first name taken from a full
     name ("Bertram" of Mr. Fenwick's "Bertram Fenwick") is only searched when that full name occurs:
@@ -116,6 +188,9 @@ def _build_forms(gold: list[Character], text: str | None = None) -> dict[str, _F
     listed: dict[str, set[str]] = defaultdict(set)
     derived: dict[str, set[str]] = defaultdict(set)
     derived_weak: dict[str, set[str]] = defaultdict(set)  # surnames from "Mrs. X"/"Miss X": used alone
+    implied: dict[str, set[str]] = defaultdict(set)  # titles by gender (`_implied`): used alone
+    surname_titles: dict[str, set[str]] = defaultdict(set)  # ... of a name listed as one word: first
+    titles_alone: dict[str, set[str]] = defaultdict(set)  # "the Professor" (`_standalone`): one holder
     for character in gold:
         for name in character.all_names():
             name = unqualified(" ".join(name.split()))
@@ -132,24 +207,37 @@ def _build_forms(gold: list[Character], text: str | None = None) -> dict[str, _F
                     continue
                 for variant in _variants(short):
                     (derived_weak if weak and " " not in short else derived)[variant].add(character.id)
+            for titled in _implied(name, character.gender, text):
+                for variant in _variants(titled):
+                    (implied if " " in name else surname_titles)[variant].add(character.id)
+            alone = _standalone(name)
+            if alone is not None:  # capitalised only: "the general pause", "the major part"
+                for variant in (alone, "The" + alone[3:]):
+                    titles_alone[variant].add(character.id)
     forms: dict[str, _Form] = {}
     firsts = {f for c in gold for n in c.all_names() if (f := _first_name(unqualified(" ".join(n.split()))))}
     placeholders = _placeholders(gold, [listed, derived, derived_weak])
     for spelling, owners in listed.items():
-        if owners <= placeholders:
-            # listed only under placeholders: the fuller entries that hold it too (derived first, as
-            # below: a bare surname is a man's before it is a woman's)
-            evidenced = (derived.get(spelling) or derived_weak.get(spelling) or set()) - placeholders
-            owners = evidenced or owners
+        if owners <= placeholders and (derived.get(spelling) or derived_weak.get(spelling)):
+            # listed only under placeholders: the fuller entries that hold it too, as if the list had
+            # no placeholder (the derived forms below: a bare surname is a man's before it is a woman's)
+            continue
         forms[spelling] = _Form(tuple(sorted(owners)), True, _is_title(spelling), 1.0)
     for spelling, owners in _bare_address(gold).items():
         derived[spelling] |= owners
     for spelling, owners in derived_weak.items():
         derived.setdefault(spelling, owners)  # a bare surname is a man's before it is a woman's
+    # "Mr. Ashdown" is the one listed as plain "Ashdown" before the one listed "Mr. Kit Ashdown"
+    derived.update(surname_titles)
+    for spelling, owners in implied.items():
+        derived.setdefault(spelling, owners)  # a title the list never writes: only where nothing else is
+    for spelling, owners in titles_alone.items():
+        if len(owners) == 1:  # "the Captain" among several captains is any of them: not searched
+            derived.setdefault(spelling, owners)
     for spelling, owners in derived.items():
         if spelling not in forms:
             if spelling in firsts and len(owners) > 1:
-                owners = _first_name_owners(spelling, owners, gold)
+                owners = _first_name_owners(spelling, owners, [c for c in gold if c.id not in placeholders])
             confidence = FIRST_NAME_CONFIDENCE if spelling in firsts else DERIVED_CONFIDENCE
             bare = spelling.lower() in _BARE_ADDRESS
             forms[spelling] = _Form(tuple(sorted(owners)), False, _is_title(spelling), confidence, bare)
