@@ -37,7 +37,7 @@ import signal
 import sys
 import threading
 import warnings
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterator
 from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
@@ -306,6 +306,30 @@ def cancel_ahead() -> None:
     """End every child `start_ahead` began whose result was not taken (the process is about to end)."""
     while _ahead:
         _ahead.popitem()[1].cancel()
+
+
+@contextlib.contextmanager
+def quiet_sigint() -> Iterator[None]:
+    """Hold Ctrl-C back while worker processes are started or stopped, then act on it (only possible in
+    the main thread). SIGINT is blocked in this thread, so the children start with it blocked (the mask
+    survives exec; a pool's initializer then ignores it; Ray's raylet and workers keep it) and a Ctrl-C to
+    the terminal's whole process group reaches this process alone: children never print a
+    KeyboardInterrupt, and a Ray instance is not torn down under its driver. Another thread (a progress
+    display) may still receive it, so a handler only records it meanwhile: interrupting the parent
+    half-way through handing a child its start-up data left that child failing with EOFError."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    pressed: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda number, frame: pressed.append(number))
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+        signal.signal(signal.SIGINT, previous)
+        if pressed:
+            raise KeyboardInterrupt
 
 
 def _run_child(

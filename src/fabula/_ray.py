@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from fabula._parallel import quiet_sigint
 from fabula.errors import BackendError, ConfigError
 
 ENGINES = ("local", "ray")  # where the work of `fabula analyze` and `fabula eval` runs
@@ -70,14 +71,22 @@ def run_remote(
     if started_here:
         marker = _start_reaper() if address is None else None
         try:
-            ray.init(
-                address=address,
-                num_cpus=None if address else cpus,
-                include_dashboard=False,
-                logging_level=logging.WARNING,
-                log_to_driver=False,
-                configure_logging=False,
-            )
+            # the instance's processes start with SIGINT blocked (the mask survives exec), so a Ctrl-C to the
+            # terminal's process group reaches this driver alone and the instance is not torn down under it
+            with quiet_sigint():
+                ray.init(
+                    address=address,
+                    num_cpus=None if address else cpus,
+                    include_dashboard=False,
+                    logging_level=logging.WARNING,
+                    log_to_driver=False,
+                    configure_logging=False,
+                )
+        except KeyboardInterrupt:  # Ctrl-C while the instance started: it is not wanted
+            if ray.is_initialized():
+                with quiet_sigint():
+                    ray.shutdown()
+            raise
         except Exception as exc:  # connection refused, bad address, ...
             raise BackendError(f"cannot start or reach Ray ({exc})", address or "--engine ray") from exc
         finally:
@@ -103,7 +112,10 @@ def run_remote(
         raise
     finally:
         if started_here:
-            ray.shutdown()
+            # a Ctrl-C inside shutdown left Ray half shut, and its exit hook then ended the process with
+            # status 1 after "interrupted" had been printed: the interrupt is acted on once shutdown is done
+            with quiet_sigint():
+                ray.shutdown()
 
 
 def _start_reaper() -> str | None:

@@ -24,7 +24,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
-from fabula._parallel import forbid_forking
+from fabula._parallel import forbid_forking, quiet_sigint
 from fabula.corpus._book import (
     AnalyzeSettings,
     BookJob,
@@ -54,7 +54,7 @@ def run_in_processes(
         lost: list[tuple[int, BookJob]] = []
         pool: ProcessPoolExecutor | None = None
         try:
-            with _quiet_sigint():  # workers start with SIGINT blocked (the mask survives exec)
+            with quiet_sigint():  # workers start with SIGINT blocked (the mask survives exec)
                 pool = ProcessPoolExecutor(
                     max_workers=min(jobs, len(remaining)),
                     mp_context=context,
@@ -112,28 +112,6 @@ def _stop_now(pool: ProcessPoolExecutor) -> None:
     # file descriptor" printed after "interrupted")
     if manager is not None:
         manager.join(timeout=5)
-
-
-@contextlib.contextmanager
-def _quiet_sigint() -> Any:
-    """Hold Ctrl-C back while worker processes are being started, then act on it (only possible in the
-    main thread). SIGINT is blocked in this thread, so the children start with it blocked (the mask
-    survives exec; their initializer then ignores it) and never print a KeyboardInterrupt. Another thread
-    (a progress display) may still receive it, so a handler only records it meanwhile: interrupting the
-    parent half-way through handing a child its start-up data left that child failing with EOFError."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    pressed: list[int] = []
-    previous = signal.signal(signal.SIGINT, lambda number, frame: pressed.append(number))
-    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-        signal.signal(signal.SIGINT, previous)
-        if pressed:
-            raise KeyboardInterrupt
 
 
 def _init_worker(events: Any, parent_pid: int) -> None:
