@@ -149,14 +149,6 @@ NATIONAL_ADDRESS: dict[str, dict[str, frozenset[str]]] = {
     "dutchman": {"male": frozenset({"mynheer"})},
 }
 
-#: Nouns of nationality for a person ("the Swede", "a Norwegian"): the narrator's epithet for a foreigner,
-#: which the text may state of one named person ("Vance was a Swede"); `NATIONAL_ADDRESS`'s nouns and more.
-NATIONALITY_NOUNS = frozenset(NATIONAL_ADDRESS) | frozenset(
-    {"american", "austrian", "belgian", "canadian", "dane", "greek", "hungarian", "irishman", "irishwoman",
-     "norwegian", "pole", "portuguese", "prussian", "russian", "scot", "scotchman", "scotsman", "swede",
-     "turk", "welshman", "yankee"}
-)  # fmt: skip
-
 #: Honorifics that may stand alone as a name ("the Colonel", "the Doctor") in a novel with one such person.
 STANDALONE_TITLES = RANKS | frozenset(
     {"president", "king", "queen", "prince", "princess", "duke", "duchess", "countess", "count", "marquis",

@@ -156,9 +156,6 @@ class _Clustering:
     elders: Counter[str] = field(default_factory=Counter)
     #: forms the text joins with "and" ("Tobias and Perdita": `_evidence._coordinated`)
     coordinated: Counter[tuple[_FormKey, _FormKey]] = field(default_factory=Counter)
-    #: (nationality noun, form) -> times the text states it of the form ("Vance was a Swede":
-    #: `_evidence._stated_nationalities`)
-    nationals: Counter[tuple[str, _FormKey]] = field(default_factory=Counter)
 
     def new_cluster(self, form: _FormKey, gender: str) -> _Cluster:
         cluster = _Cluster(len(self.clusters) + 1, gender=gender)

@@ -26,7 +26,6 @@ from fabula.characters._lexicon import (
     CLEAR_GIVEN_NAME,
     HONORIFICS,
     NAME_PARTICLES,
-    NATIONALITY_NOUNS,
     PRONOUN_GENDER,
     given_name_gender,
 )
@@ -305,29 +304,6 @@ def _textual_links(
         ):
             links[(_form(a), _form(b))] += 1
     return links
-
-
-#: after a name, a statement of its nationality: "Vance, a Swede", "Vance was a Swede", "Vance; he was a
-#: Swede", "Vance, who is a Norwegian" (the noun capitalised, as a nationality is)
-_NATIONALITY_STATED = re.compile(
-    r"(?:[ \t]*[,;]\s*(?:(?:he|she|who)\s+(?:was|is)\s+)?|\s+(?:was|is)\s+)an?\s+("
-    + "|".join(sorted((n.capitalize() for n in NATIONALITY_NOUNS), key=len, reverse=True))
-    + r")(?![\w'’])"
-)
-
-
-def _stated_nationalities(text: str, occurrences: list[_Occurrence]) -> Counter[tuple[str, _FormKey]]:
-    """(noun, form) -> how often the text states right after the form that its bearer is one of a
-    nation ("Vance was a Swede"): where the narrator then calls someone "the Swede", it is likely he
-    (`_joins._join_national_epithets`)."""
-    stated: Counter[tuple[str, _FormKey]] = Counter()
-    for o in occurrences:
-        if o.honorific == "the" or o.words[-1].lower() in NATIONALITY_NOUNS:
-            continue
-        m = _NATIONALITY_STATED.match(text, o.end)
-        if m:
-            stated[(m.group(1).lower(), _form(o))] += 1
-    return stated
 
 
 #: two names joined by "and" ("Tobias and Perdita", "Mr. Ashdown and Miss Quill")

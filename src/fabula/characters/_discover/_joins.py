@@ -35,10 +35,8 @@ from fabula.characters._discover._clustering import (
 from fabula.characters._lexicon import (
     HONORIFICS,
     NATIONAL_ADDRESS,
-    NATIONALITY_NOUNS,
     NICKNAMES,
     RANKS,
-    STANDALONE_TITLES,
     SURNAME_HONORIFICS,
     given_name_gender,
     honorific_class,
@@ -661,53 +659,8 @@ def _join_plain_to_rank(state: _Clustering) -> None:
         _absorb(clusters, assign, man, cluster)
 
 
-#: titles of nobility a person may be called by alone (`STANDALONE_TITLES` less ranks and offices)
-_PEERAGE = STANDALONE_TITLES - RANKS - {"president", "abbé"}
-
-
-def _join_peerage_to_surname(state: _Clustering) -> None:
-    """A cluster of one title of nobility, alone and before one surname ("the <title>", "<title> de
-    Vance"), joins the one person of that surname when the text gives that person no given name (a
-    man known as "Vance" and "Monsieur Vance": the title's own surname says it is he), he or she bears
-    no other such title, is `PREFIX_LEAD` times as often named and their names do not share
-    sentences as two people do. A peer's son shares the surname but has a given name of his own, so a family keeps
-    the title apart (as does a second bearer of the surname)."""
-    clusters, assign = state.clusters, state.assign
-    for cluster in sorted(clusters.values(), key=lambda c: c.size):
-        if cluster.id not in clusters:
-            continue
-        titles: set[str] = set()
-        surnames: set[str] = set()
-        for honorific, words in cluster.forms:
-            if honorific in (None, "the") and len(words) == 1 and words[0].lower() in _PEERAGE:
-                titles.add(words[0].lower())
-            elif honorific in _PEERAGE:
-                titles.add(honorific)
-                surnames.add(words[-1])
-            else:
-                titles.add("")  # any other form: not a title's cluster
-        if len(titles) != 1 or "" in titles or len(surnames) != 1:
-            continue
-        (surname,) = surnames
-        bearers = [c for c in clusters.values() if c is not cluster and surname in c.last_names]
-        if len(bearers) != 1:
-            continue
-        (target,) = bearers
-        if (
-            target.first_names
-            or target.honorifics & (_PEERAGE - titles)
-            or target.size < PREFIX_LEAD * cluster.size
-            or not _compatible(target.gender, cluster.gender)
-            or any(state.conflict(form, target) for form in cluster.forms)
-        ):
-            continue
-        _absorb(clusters, assign, target, cluster)
-
-
 #: times the text must style the one man (or woman) so before a nationality noun is taken for them
 NATIONAL_MIN = 3
-#: times the text must state the one person's nationality ("Vance was a Swede") for the noun to be theirs
-STATED_MIN = 1
 
 
 def _join_national_epithets(state: _Clustering) -> None:
@@ -716,9 +669,7 @@ def _join_national_epithets(state: _Clustering) -> None:
     `NATIONAL_ADDRESS`) `NATIONAL_MIN` times and `PREFIX_LEAD` times as often as anyone else, when the
     two names do not share sentences as two people do. In a novel of one nation the address is
     everyone's ("Mr." in an English novel) and no one leads, so nothing joins; among foreigners it
-    singles out the one the narrator calls by his nationality. Where no address does, the one person
-    the text states to be of that nation ("Vance was a Swede", "Vance, a Swede": `state.nationals`)
-    `STATED_MIN` times and `PREFIX_LEAD` times as often as anyone else is the one so called."""
+    singles out the one the narrator calls by his nationality."""
     clusters, assign = state.clusters, state.assign
     for cluster in sorted(clusters.values(), key=lambda c: c.size):
         if cluster.id not in clusters:
@@ -726,39 +677,19 @@ def _join_national_epithets(state: _Clustering) -> None:
         nouns = {w[0].lower() for (_, w) in cluster.forms if len(w) == 1}
         if len(nouns) != 1 or any(len(w) != 1 for (_, w) in cluster.forms):
             continue
-        noun = next(iter(nouns))
-        if noun not in NATIONALITY_NOUNS:
+        addresses = NATIONAL_ADDRESS.get(next(iter(nouns)))
+        if addresses is None:
             continue
-        target = _styled_national(state, cluster, noun)
-        if target is None:
-            gender = (
-                next(iter(NATIONAL_ADDRESS[noun]))
-                if len(NATIONAL_ADDRESS.get(noun, {})) == 1
-                else cluster.gender
-            )
-            stated = [
-                (c, sum(state.nationals[(noun, f)] for f in c.forms))
-                for c in clusters.values()
-                if c is not cluster and _compatible(c.gender, gender)
-            ]
-            target = clear_winner([(c, n) for c, n in stated if n], at_least=STATED_MIN, factor=PREFIX_LEAD)
+        gender = cluster.gender if cluster.gender in addresses else next(iter(addresses), "")
+        if len(addresses) > 1 and cluster.gender not in addresses:
+            continue  # a noun for either gender, and the cluster of no known gender
+        styled = addresses[gender]
+        counts = [
+            (c, sum(n for (h, _), n in c.forms.items() if h in styled))
+            for c in clusters.values()
+            if c is not cluster and _compatible(c.gender, gender)
+        ]
+        target = clear_winner([(c, n) for c, n in counts if n], at_least=NATIONAL_MIN, factor=PREFIX_LEAD)
         if target is None or any(state.conflict(form, target) for form in cluster.forms):
             continue
         _absorb(clusters, assign, target, cluster)
-
-
-def _styled_national(state: _Clustering, cluster: _Cluster, noun: str) -> _Cluster | None:
-    """The one person of the noun's gender styled with the nation's address (`_join_national_epithets`)."""
-    addresses = NATIONAL_ADDRESS.get(noun)
-    if addresses is None:
-        return None
-    if len(addresses) > 1 and cluster.gender not in addresses:
-        return None  # a noun for either gender, and the cluster of no known gender
-    gender = cluster.gender if cluster.gender in addresses else next(iter(addresses), "")
-    styled = addresses[gender]
-    counts = [
-        (c, sum(n for (h, _), n in c.forms.items() if h in styled))
-        for c in state.clusters.values()
-        if c is not cluster and _compatible(c.gender, gender)
-    ]
-    return clear_winner([(c, n) for c, n in counts if n], at_least=NATIONAL_MIN, factor=PREFIX_LEAD)
