@@ -237,29 +237,7 @@ def test_ctrl_c_in_the_parent_kills_and_reaps_the_child(tmp_path: Path) -> None:
             sys.exit(130)
         """
     )
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-    process = subprocess.Popen(
-        [sys.executable, "-c", script],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-        # SIGINT at its default, as a shell starts a job: a test process that ignores it (pytest-xdist's
-        # workers, or a test before this one) would otherwise pass that on and the child never sees Ctrl-C
-        preexec_fn=like_a_terminal_job,
-    )
-    deadline = time.monotonic() + 30
-    while not pid_file.exists() or not pid_file.read_text():
-        assert time.monotonic() < deadline, "the child never started"
-        time.sleep(0.05)
-    child = int(pid_file.read_text())
-    os.killpg(process.pid, signal.SIGINT)
-    out, err = process.communicate(timeout=30)
-    assert process.returncode == 130 and out.strip() == "interrupted", err
-    assert "Traceback" not in err
-    with pytest.raises(ProcessLookupError):
-        os.kill(child, 0)
+    _ctrl_c_once_the_child_runs(script, pid_file)
 
 
 @needs_fork
@@ -326,6 +304,13 @@ def test_ctrl_c_while_waiting_for_a_talking_child_kills_and_reaps_it(tmp_path: P
             sys.exit(130)
         """
     )
+    _ctrl_c_once_the_child_runs(script, pid_file)
+
+
+def _ctrl_c_once_the_child_runs(script: str, pid_file: Path) -> None:
+    """Run ``script`` as a terminal's job; once its forked child has written ``pid_file``, send SIGINT to
+    the whole process group: the script must print "interrupted", exit 130 without a traceback, and leave
+    no child behind."""
     process = subprocess.Popen(
         [sys.executable, "-c", script],
         env={**os.environ, "PYTHONPATH": str(ROOT / "src")},
@@ -333,7 +318,9 @@ def test_ctrl_c_while_waiting_for_a_talking_child_kills_and_reaps_it(tmp_path: P
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
-        preexec_fn=like_a_terminal_job,  # SIGINT at its default, as a shell starts a job
+        # SIGINT at its default, as a shell starts a job: a test process that ignores it (pytest-xdist's
+        # workers, or a test before this one) would otherwise pass that on and the child never sees Ctrl-C
+        preexec_fn=like_a_terminal_job,
     )
     deadline = time.monotonic() + 30
     while not pid_file.exists() or not pid_file.read_text():

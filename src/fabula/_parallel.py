@@ -144,9 +144,7 @@ def fork_start(fn: Callable[[], T]) -> Forked[T] | None:
         return None
     read_end, write_end = os.pipe()
     me = os.getpid()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)  # 3.12+: "multi-threaded, fork() may deadlock"
-        pid = os.fork()
+    pid = _fork()
     if pid == 0:  # pragma: no cover - the child (coverage does not follow it)
         _run_child(fn, read_end, write_end, me)
     os.close(write_end)
@@ -266,9 +264,7 @@ def fork_talk(fn: Callable[[Channel], T]) -> Talk[T] | None:
     from_child, to_parent = os.pipe()
     from_parent, to_child = os.pipe()
     me = os.getpid()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)  # 3.12+: "multi-threaded, fork() may deadlock"
-        pid = os.fork()
+    pid = _fork()
     if pid == 0:  # pragma: no cover - the child (coverage does not follow it)
         os.close(to_child)
         channel = Channel(from_parent, to_parent)
@@ -330,6 +326,14 @@ def quiet_sigint() -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
         if pressed:
             raise KeyboardInterrupt
+
+
+def _fork() -> int:
+    """``os.fork()``, without Python 3.12+'s warning that forking a multi-threaded process may deadlock (the
+    child runs only fabula's own code and exits with `os._exit`)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return os.fork()
 
 
 def _run_child(
