@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import random
 import re
+import time
 from pathlib import Path
 from typing import Any
 
@@ -77,6 +78,14 @@ def test_checkpoints_equal_a_fresh_analysis_of_the_truncated_book(tmp_path: Path
             fresh_recaps[point] = recap(whole, point).to_dict()
             assert answers[point][1] == fresh_recaps[point], point
         assert answers[picks[0]][0]["characters"] != answers[picks[3]][0]["characters"]
+        # the server writes an analysis once no request has come for a moment, and closing drops a write
+        # not yet made: wait for the one the restarted server below reads back
+        folder = served._folder(picks[0])
+        assert folder is not None
+        deadline = time.monotonic() + 60
+        while not served._complete(folder):
+            assert time.monotonic() < deadline, "the first checkpoint's analysis was never written"
+            time.sleep(0.05)
     finally:
         library.close()
     # a restarted server: the analysis comes back from its folder, the recap (removed) is made again
