@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from fabula.book import Character
-from fabula.metrics import score_characters
+from fabula.metrics import get_metric, score_characters, score_genders
 
 TEXT = "Elizabeth Bennet met Jane. Lizzy laughed. Mr. Darcy bowed; Darcy left."
 GOLD = [
@@ -47,3 +47,41 @@ def test_substantial_rates_and_misses() -> None:
     assert (scores.merge_rate, scores.merge_rate_substantial) == (1 / 3, 0.0)
     assert (scores.split_rate, scores.split_rate_substantial) == (1 / 3, 0.0)
     assert scores.as_dict()["gold_characters"] == 3
+
+
+def test_gender_scores_by_hand() -> None:
+    scores = score_genders(
+        [
+            ("female", "female", 30),  # right
+            ("male", "female", 10),  # wrong
+            ("male", "unknown", 40),  # unknown
+            ("female", "neutral", 20),  # no he/she: counted as unknown
+            ("neutral", "male", 99),  # gold X: not scored
+            ("unknown", "female", 99),  # gold U: not scored
+        ]
+    )
+    # 4 scored characters: 1 right, 1 wrong, 2 unknown; by quotes (100 in all): 30 right, 10 wrong, 60 unknown
+    assert (scores.gender_accuracy, scores.gender_unknown, scores.gender_wrong) == (0.25, 0.5, 0.25)
+    assert (scores.gender_accuracy_quotes, scores.gender_unknown_quotes, scores.gender_wrong_quotes) == (
+        0.3,
+        0.6,
+        0.1,
+    )
+    assert scores.gendered == 4
+    assert get_metric("gender_scores") is score_genders
+    empty = score_genders([("neutral", "male", 5)])
+    assert (empty.gender_accuracy, empty.gender_accuracy_quotes, empty.gendered) == (None, None, 0)
+
+
+def test_matches_carry_genders() -> None:
+    gold = [
+        Character(id="A", name="Elizabeth Bennet", aliases={"Lizzy": 1}, gender="female", source="gold"),
+        *GOLD[1:],
+    ]
+    predicted = [
+        Character(id="P1", name="Elizabeth Bennet", aliases={"Lizzy": 3}, gender="male"),
+        *PREDICTED[1:],
+    ]
+    matches = {m["gold_id"]: m for m in score_characters(TEXT, gold, predicted, {"A", "B", "C"}).matches}
+    assert (matches["A"]["gold_gender"], matches["A"]["predicted_gender"]) == ("female", "male")
+    assert (matches["C"]["gold_gender"], matches["C"]["predicted_gender"]) == ("unknown", "unknown")

@@ -16,7 +16,10 @@ from fabula.metrics._characters import (
     SUBSTANTIAL_MIN,
     SUBSTANTIAL_SHARE,
     CharacterScores,
+    GenderScores,
+    gender_outcome,
     score_characters,
+    score_genders,
 )
 from fabula.metrics._classification import (
     PRF,
@@ -106,6 +109,7 @@ __all__ = [
     "AttributionScores",
     "CharacterScores",
     "FactResult",
+    "GenderScores",
     "NliResult",
     "QAResult",
     "RougeScores",
@@ -125,6 +129,7 @@ __all__ = [
     "free_f1",
     "free_precision",
     "free_recall",
+    "gender_outcome",
     "get_aggregation",
     "get_metric",
     "harmonic_mean",
@@ -159,5 +164,6 @@ __all__ = [
     "rouge_tokens",
     "same_character",
     "score_characters",
+    "score_genders",
     "token_f1",
 ]

@@ -26,12 +26,18 @@ least 10 times).
 - alias_recall: over the names of scored gold characters that occur in the text (case-sensitive whole
   words, a leading article in either case), the share found among the names of the matched prediction
   (pooled per novel; names of unrecalled characters count as missed).
+- gender_accuracy / gender_unknown / gender_wrong (`score_genders`): over the scored gold characters of
+  known gender (male or female; a gold gender that is neutral, PDNC's ``X``, or unknown, PDNC's ``U``,
+  is left out) that have a matched prediction, the share whose prediction has the same gender, no gender
+  (unknown or neutral) and the other gender; the three add up to 1. The ``_quotes`` variants weight
+  each character by its number of quotes: a wrong gender on a major character is what a reader notices.
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -69,6 +75,64 @@ class CharacterScores:
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class GenderScores:
+    """Shares (None with nothing to score) of matched gold characters of known gender whose predicted
+    gender is right, missing (unknown or neutral) or wrong; ``*_quotes`` weighted by quote counts."""
+
+    gender_accuracy: float | None
+    gender_unknown: float | None
+    gender_wrong: float | None
+    gender_accuracy_quotes: float | None
+    gender_unknown_quotes: float | None
+    gender_wrong_quotes: float | None
+    gendered: int  # matched gold characters of known gender (the denominator)
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+_KNOWN_GENDERS = ("male", "female")
+
+
+def gender_outcome(gold: str, predicted: str | None) -> str | None:
+    """``right``, ``wrong`` (the other gender) or ``unknown`` (no male/female prediction) for a gold
+    gender of male or female; None for any other gold gender (not scored)."""
+    if gold not in _KNOWN_GENDERS:
+        return None
+    return "right" if predicted == gold else "wrong" if predicted in _KNOWN_GENDERS else "unknown"
+
+
+@metric("gender_scores")
+def score_genders(pairs: Iterable[tuple[str, str, float]]) -> GenderScores:
+    """Gender agreement over (gold gender, predicted gender, weight) triples, one per gold character
+    matched to a prediction. Gold genders other than male/female are not scored; a predicted gender
+    other than male/female counts as unknown."""
+    counts: Counter[str] = Counter()
+    weights: defaultdict[str, float] = defaultdict(float)
+    for gold, predicted, weight in pairs:
+        outcome = gender_outcome(gold, predicted)
+        if outcome is None:
+            continue
+        counts[outcome] += 1
+        weights[outcome] += weight
+    n = sum(counts.values())
+    total = sum(weights.values())
+
+    def share(value: float, whole: float) -> float | None:
+        return value / whole if whole else None
+
+    return GenderScores(
+        gender_accuracy=ratio(counts["right"], n),
+        gender_unknown=ratio(counts["unknown"], n),
+        gender_wrong=ratio(counts["wrong"], n),
+        gender_accuracy_quotes=share(weights["right"], total),
+        gender_unknown_quotes=share(weights["unknown"], total),
+        gender_wrong_quotes=share(weights["wrong"], total),
+        gendered=n,
+    )
 
 
 def _names(character: Character) -> set[str]:
@@ -141,6 +205,8 @@ def score_characters(
                 "matched": None if best is None else best.id,
                 "matched_name": None if best is None else best.name,
                 "matched_mentions": None if best is None else best.mention_count,
+                "gold_gender": g.gender,
+                "predicted_gender": None if best is None else best.gender,
                 "merged_with": [] if best is None else sorted(covers.get(best.id, set()) - {g.id}),
                 "split_into": list(covered_by.get(g.id, [])) if len(covered_by.get(g.id, [])) >= 2 else [],
             }

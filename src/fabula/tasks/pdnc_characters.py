@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from fabula.annotation import annotate
 from fabula.characters import name_key
 from fabula.datasets import MIN_SPEAKER_QUOTES
-from fabula.metrics import SUBSTANTIAL_MIN, SUBSTANTIAL_SHARE, score_characters
+from fabula.metrics import SUBSTANTIAL_MIN, SUBSTANTIAL_SHARE, score_characters, score_genders
 from fabula.tasks._evaluation import EvalReport
 from fabula.tasks._harness import EvalItem, ItemOutcome, Task, TaskOption, task
 from fabula.tasks.pdnc_quotes import NOVEL_OPTION, PDNC_OPTION, load_novel, novel_items
@@ -27,6 +27,15 @@ if TYPE_CHECKING:
     from fabula.datasets import PdncNovel
     from fabula.llm import LLM
 
+#: `fabula.metrics.score_genders` over the matched gold characters, plain and weighted by quote counts
+GENDER_METRICS = [
+    "gender_accuracy",
+    "gender_unknown",
+    "gender_wrong",
+    "gender_accuracy_quotes",
+    "gender_unknown_quotes",
+    "gender_wrong_quotes",
+]
 METRICS = [
     "recall",
     "merge_rate",
@@ -34,6 +43,7 @@ METRICS = [
     "alias_recall",
     "merge_rate_substantial",
     "split_rate_substantial",
+    *GENDER_METRICS,
 ]
 __all__ = [
     "METRICS",
@@ -49,9 +59,18 @@ __all__ = [
 class CharactersTask(Task):
     """PDNC character discovery, one item per novel."""
 
-    description = "Character discovery on PDNC: recall, merge and split rates, alias recall (characters with >= 10 quotes)."
+    description = (
+        "Character discovery on PDNC: recall, merge and split rates, alias recall, gender agreement"
+        " (characters with >= 10 quotes)."
+    )
     metrics: ClassVar[list[str]] = METRICS
-    counts: ClassVar[list[str]] = ["gold_characters", "predicted_characters", "unlisted_top20", "seconds"]
+    counts: ClassVar[list[str]] = [
+        "gold_characters",
+        "predicted_characters",
+        "gendered",
+        "unlisted_top20",
+        "seconds",
+    ]
     group_by: ClassVar[list[str]] = ["novel"]
     macro_over = "novel"
     anonymize_refusal = None  # the gold characters are renamed with the book (`anonymized_novel`)
@@ -108,7 +127,8 @@ def score_novel_characters(
     novel: PdncNovel, predicted: list[Character], min_quotes: int = MIN_SPEAKER_QUOTES
 ) -> tuple[dict[str, float | None], dict[str, Any]]:
     """(`METRICS` scores, the other details) of ``predicted`` (found on ``novel.book``, whose mentions
-    give the name counts) against the gold characters with at least ``min_quotes`` quotes."""
+    give the name counts) against the gold characters with at least ``min_quotes`` quotes; each match
+    record gets the gold character's quote count, the weight of its gender agreement."""
     scored = novel.scored_speakers(min_quotes)
     pseudo = {cid for cid, n in novel.quote_counts.items() if n >= min_quotes} - scored
     name_counts: dict[str, Counter[str]] = defaultdict(Counter)
@@ -116,6 +136,10 @@ def score_novel_characters(
         if m.kind != "pronoun" and m.character_id is not None:
             name_counts[m.character_id][name_key(novel.book.text[m.start : m.end])] += 1
     result = score_characters(novel.book.text, novel.characters, predicted, scored, name_counts=name_counts)
-    values = result.as_dict()
+    matches = [{**m, "quotes": novel.quote_counts.get(m["gold_id"], 0)} for m in result.matches]
+    genders = score_genders(
+        (m["gold_gender"], m["predicted_gender"], m["quotes"]) for m in matches if m["matched"] is not None
+    )
+    values = {**result.as_dict(), **genders.as_dict(), "matches": matches}
     scores = {m: values.pop(m) for m in METRICS}
     return scores, {**values, "pseudo_speakers": len(pseudo)}
