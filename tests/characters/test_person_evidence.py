@@ -49,6 +49,21 @@ def test_an_entry_never_shown_as_a_person_takes_no_pronoun_and_no_gender() -> No
     assert pronouns["Tobias"] and cast["Tobias"].gender == "male"
 
 
+def test_an_entry_shown_as_a_person_once_takes_its_gender_from_a_clear_given_name() -> None:
+    # "wrote Winifred" is her one piece of person evidence; the "he" after her name is Tobias's, and no
+    # pronoun votes for such an entry, but a clear given name still says what the name does
+    text = (
+        READING
+        + "\n\nA letter from Winifred lay on the table; Tobias read it, and he smiled. Winifred wrote of "
+        'the weather and of Winifred\'s garden.\n\n"Tell Perdita I am well," wrote Winifred.'
+    )
+    found = discover_cast(book_from_text(text))
+    assert {c.name for c in found.characters if c.id in found.unevidenced} == {"Winifred", "Quillmoor"}
+    cast = {c.name: c for c in find_characters(book_from_text(text))}
+    assert (cast["Winifred"].gender, cast["Winifred"].gender_confidence) == ("female", 0.5)
+    assert cast["Quillmoor"].gender == "unknown"
+
+
 def test_discovery_says_which_entries_lack_person_evidence() -> None:
     found = discover_cast(book_from_text(READING))
     by_id = {c.id: c.name for c in found.characters}

@@ -59,10 +59,7 @@ def find_characters(
             characters.append(Character(NARRATOR_ID, "Narrator", gender="unknown"))
         for character in characters:
             character.narrator = character.id == narrator_id
-    estimate_genders(book, characters, names)
-    for character in characters:
-        if character.id in unevidenced:  # a "he" after a book's name is someone else's
-            character.gender, character.gender_confidence = "unknown", 0.0
+    estimate_genders(book, characters, names, names_only=unevidenced)
     # an entry the book never shows as a person (a book, a place) is no antecedent of "he" or "she"
     antecedents = [m for m in names if m.character_id not in unevidenced] if unevidenced else names
     pronouns = resolve_pronouns(book, antecedents, characters, dialogue, narrator_id, pronoun_scan)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections import Counter, defaultdict
+from collections.abc import Collection
 
 from fabula.book import Book, Character, Mention
 from fabula.characters._lexicon import (
@@ -38,8 +39,14 @@ RIVAL_WINDOW = 300
 MIN_GENDERED_BESIDE_IT = 2
 
 
-def estimate_genders(book: Book, characters: list[Character], names: list[Mention]) -> None:
-    """Set ``gender``/``gender_confidence`` on characters whose gender is not already known."""
+def estimate_genders(
+    book: Book, characters: list[Character], names: list[Mention], names_only: Collection[str] = ()
+) -> None:
+    """Set ``gender``/``gender_confidence`` on characters whose gender is not already known; those in
+    ``names_only`` (entries the book gives too little person evidence for: a "he" after a book's or a
+    place's name is someone else's) get theirs from a clear given name alone ("Griselda", "Mavis"), the
+    prior every entry falls back on, and none from pronouns or honorifics (measured: docs/benchmarks.md,
+    issue 28 eleventh session)."""
     votes: dict[str, dict[str, float]] = defaultdict(lambda: {"male": 0.0, "female": 0.0, "neuter": 0.0})
     given: dict[str, Counter[str]] = defaultdict(Counter)  # character -> untitled first words of its names
     text = book.text
@@ -74,6 +81,9 @@ def estimate_genders(book: Book, characters: list[Character], names: list[Mentio
         votes[m.character_id][gender] += 1
     for character in characters:
         if character.gender != "unknown":
+            continue
+        if character.id in names_only:
+            _from_given_name(character, given[character.id])
             continue
         v = votes.get(character.id, {"male": 0.0, "female": 0.0, "neuter": 0.0})
         total = v["male"] + v["female"]
