@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import re
-import unicodedata
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -12,7 +11,7 @@ import numpy as np
 
 from fabula._parallel import take_ahead
 from fabula.book._decode import DEFAULT_MAX_BYTES, read_book_file
-from fabula.book._model import Book, BookMeta, char_flags
+from fabula.book._model import ALPHA, PUNCTUATION, Book, BookMeta, text_kinds
 from fabula.book._segment import detect_language, segment
 from fabula.book._structure import find_body, find_chapters, find_paragraphs, is_heading_line
 
@@ -197,21 +196,16 @@ def _guess_title(
 # not judged.
 _MIN_WORD_SHARE = 0.9
 _MIN_TOKENS_TO_JUDGE = 200
-_SYMBOLS = "#[]{}\\/@&%"  # Unicode calls these punctuation; in code and data they are syntax
-
-
-def _is_punctuation(char: str) -> bool:
-    return char not in _SYMBOLS and unicodedata.category(char).startswith("P")
 
 
 def prose_problem(book: Book) -> str | None:
     """Why ``book`` does not look like prose (a novel's running text), or None when it does."""
     starts, ends = book.tokens.starts, book.tokens.ends
-    # per character (`char_flags`), then per token as arrays: a one-character punctuation token is not
-    # counted; a counted token is a word when it holds a letter
-    punctuation = char_flags(book.text, _is_punctuation)
-    letters = np.concatenate(([0], np.cumsum(char_flags(book.text, str.isalpha))))
-    skipped = ((ends - starts) == 1) & punctuation[starts]
+    # per character (`text_kinds`: punctuation is Unicode's, less the symbols of code and data), then per token
+    # as arrays: a one-character punctuation token is not counted; a counted token is a word when it holds a letter
+    kinds = text_kinds(book.text)
+    letters = np.concatenate(([0], np.cumsum((kinds & ALPHA) != 0)))
+    skipped = ((ends - starts) == 1) & ((kinds[starts] & PUNCTUATION) != 0)
     counted = int(len(starts) - np.count_nonzero(skipped))
     words = int(np.count_nonzero((letters[ends] > letters[starts]) & ~skipped))
     if counted < _MIN_TOKENS_TO_JUDGE or words / counted >= _MIN_WORD_SHARE:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
@@ -57,12 +58,45 @@ def char_classes(text: str, classify: Callable[[str], int], dtype: Any = np.uint
     codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
     if codes.size == 0:
         return np.zeros(0, dtype=dtype)
+    # numpy indexes with an array of its own index type on a fast path: converting the code points first
+    # and indexing twice with them is about a third less work than indexing twice with the uint32 codes
+    indices = codes.astype(np.intp)
     present = np.zeros(int(codes.max()) + 1, dtype=bool)
-    present[codes] = True
+    present[indices] = True
     table = np.zeros(present.size, dtype=dtype)
     for code in np.flatnonzero(present).tolist():
         table[code] = classify(chr(code))
-    return table[codes]
+    return table[indices]
+
+
+#: `text_kinds` bits: `str.isalpha`, `str.isalnum`, and punctuation other than the symbols of code and data
+ALPHA, ALNUM, PUNCTUATION = 1, 2, 4
+_SYMBOLS = "#[]{}\\/@&%"  # Unicode calls these punctuation; in code and data they are syntax
+
+
+def _kind(char: str) -> int:
+    return (
+        (ALPHA if char.isalpha() else 0)
+        | (ALNUM if char.isalnum() else 0)
+        | (PUNCTUATION if char not in _SYMBOLS and unicodedata.category(char).startswith("P") else 0)
+    )
+
+
+_last_kinds: tuple[str, np.ndarray] = ("", np.zeros(0, dtype=np.uint8))
+
+
+def text_kinds(text: str) -> np.ndarray:
+    """`ALPHA` | `ALNUM` | `PUNCTUATION` of every character of ``text`` (`char_classes`). The last text's array is
+    kept: `fabula.book.prose_problem` and `Book.word_count` read the same book's (each character classed once
+    for both, not twice and once more)."""
+    global _last_kinds
+    last = _last_kinds  # one read: another thread may replace it meanwhile
+    if last[0] is text:
+        return last[1]
+    kinds = char_classes(text, _kind)
+    kinds.flags.writeable = False  # shared by every caller
+    _last_kinds = (text, kinds)
+    return kinds
 
 
 @dataclass(slots=True)
@@ -217,12 +251,12 @@ class Book:
 
         Punctuation tokens are single characters, so checking a token's first and last character is
         enough (and ~10x faster than scanning every character of every token); the characters are
-        tested once per distinct character (`char_flags`), the tokens as arrays.
+        tested once per distinct character (`text_kinds`), the tokens as arrays.
         """
         if not len(self.tokens):
             return 0
-        alnum = char_flags(self.text, str.isalnum)
-        return int(np.count_nonzero(alnum[self.tokens.starts] | alnum[self.tokens.ends - 1]))
+        kinds = text_kinds(self.text)
+        return int(np.count_nonzero((kinds[self.tokens.starts] | kinds[self.tokens.ends - 1]) & ALNUM))
 
     @property
     def content_hash(self) -> str:

@@ -92,11 +92,16 @@ def _tsv(book: Book, records: list[dict[str, Any]]) -> str:
     out = io.StringIO()
     writer = csv.writer(out, delimiter="\t", lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
     writer.writerow(TSV_COLUMNS)
-    tokens = book.tokens
-    for record, quote in zip(records, book.quotes, strict=True):
-        q_tokens = tokens.overlapping(quote.start, quote.end)
+    quotes = book.quotes
+    # every quote's and speaker mention's tokens in two array searches each (`SpanLayer.overlapping_each`)
+    quote_tokens = book.tokens.overlapping_each([q.start for q in quotes], [q.end for q in quotes])
+    mentions = [q.mention for q in quotes if q.mention is not None]
+    mention_tokens = iter(
+        book.tokens.overlapping_each([m.start for m in mentions], [m.end for m in mentions])
+    )
+    for record, quote, q_tokens in zip(records, quotes, quote_tokens, strict=True):
         mention = quote.mention
-        m_tokens = tokens.overlapping(mention.start, mention.end) if mention is not None else range(0)
+        m_tokens = next(mention_tokens) if mention is not None else range(0)
         writer.writerow(
             [
                 q_tokens.start if q_tokens else -1,
