@@ -12,7 +12,16 @@ import pytest
 
 from fabula.book import _segment
 from fabula.book._decode import read_book_file
-from fabula.book._segment import _BEFORE_TITLE, _INTERRUPTED, _after_abbreviation, _split_missed
+from fabula.book._segment import (
+    _BEFORE_TITLE,
+    _DASH_QUOTES,
+    _INTERRUPTED,
+    _PARAGRAPH_SEPARATOR,
+    _after_abbreviation,
+    _paragraphs_before_title,
+    _paragraphs_holding,
+    _split_missed,
+)
 from fabula.book._structure import find_body, find_paragraphs
 from tests.conftest import pdnc_novel_dir
 
@@ -26,8 +35,8 @@ def _after_abbreviation_plain(text: str, period: int) -> bool:
     return token in _segment._ABBREVIATIONS or (len(token) == 1 and word.group(1).isupper())
 
 
-def _split_missed_plain(spans: list[tuple[int, int]], text: str) -> list[tuple[int, int]]:
-    """`_split_missed` searching every sentence of every paragraph."""
+def _split_missed_plain(spans: list[tuple[int, int]], text: str, **_hints: bool) -> list[tuple[int, int]]:
+    """`_split_missed` searching every sentence of every paragraph (the hints of a batch's search ignored)."""
     out: list[tuple[int, int]] = []
     for start, end in spans:
         cuts = [m.end() for m in _INTERRUPTED.finditer(text, start, end)]
@@ -89,3 +98,37 @@ def test_sentence_repairs_on_a_novel(novel: str, monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(_segment, "_after_abbreviation", _after_abbreviation_plain)
     plain = _segment.split_sentences(text, paragraphs, "en")
     assert fast.starts.tolist() == plain.starts.tolist() and fast.ends.tolist() == plain.ends.tolist()
+
+
+def test_paragraphs_holding_and_before_title_on_random_batches() -> None:
+    """The batch's searches find every paragraph that asking each paragraph finds (`in` for the dash and quote
+    pairs: exactly those; `_BEFORE_TITLE`: those and perhaps a paragraph whose match looks into the next one), on
+    random batches of random paragraphs, and `_en_sentences_batch` splits them as without the batch's hints."""
+    rng = random.Random(30)
+    hits = extra = 0
+    for _ in range(3_000):
+        flats = [_random_text(rng).replace("\n", " ") for _ in range(rng.randint(1, 8))]
+        bounds = list(itertools.accumulate((len(f) + 1 for f in flats[:-1]), initial=0))
+        titled = {i for i, f in enumerate(flats) if _BEFORE_TITLE.search(f)}
+        dashed = {i for i, f in enumerate(flats) if any(pair in f for pair in _DASH_QUOTES)}
+        for separator in ("\n", _PARAGRAPH_SEPARATOR):
+            joined = separator.join(flats)
+            found = _paragraphs_before_title(joined, bounds)
+            assert found >= titled, flats
+            extra += len(found - titled)
+            assert _paragraphs_holding(joined, bounds, _DASH_QUOTES) == dashed, flats
+        hits += len(titled) + len(dashed)
+    assert hits > 1_000 and extra > 0
+
+
+def test_sentences_of_random_batches(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`_en_sentences_batch` with the batch's hints gives what `_split_missed` gives asking each paragraph."""
+    rng = random.Random(31)
+    batches = [[_random_text(rng) for _ in range(rng.randint(1, 8))] for _ in range(1_500)]
+    fast = [_segment._en_sentences_batch(batch) for batch in batches]
+
+    def unhinted(spans: list[tuple[int, int]], text: str, **_hints: bool) -> list[tuple[int, int]]:
+        return _split_missed(spans, text)
+
+    monkeypatch.setattr(_segment, "_split_missed", unhinted)
+    assert [_segment._en_sentences_batch(batch) for batch in batches] == fast
