@@ -338,33 +338,42 @@ def _tags_outside(occurrences: list[_Occurrence], dialogue: Regions) -> list[_Oc
 
 #: a book body at least this long (characters) has its name candidates found in two halves on two cores
 FORK_CHARACTERS = 300_000
+_CUT_PERCENT = 53  # where in the body the second half starts (at the next blank line)
 
 
 def candidates_and_lowercase(book: Book, dialogue: Regions) -> tuple[list[_Occurrence], Counter[str]]:
     """`_candidates` and `lowercase_words` of a book. A long whole book is cut at a blank line near the
-    middle of its body, and the runs after it are scanned on a second core (`fabula._parallel.fork_call`)
-    while this process scans those before it and counts the lowercase words: the same occurrences as one
+    middle of its body (`_CUT_PERCENT`), and the runs and lowercase words after it are scanned on a second core
+    (`fabula._parallel.fork_call`) while this process scans those before it: the same occurrences as one
     scan, since `_local_candidates` is local (no run crosses a `fabula.book.BLANK_LINE`: `_GAP` allows
-    one line break; each reads a few characters around it)."""
+    one line break; each reads a few characters around it), and the same counts in the same order (a
+    lowercase word holds no line break and reads one character on either side; the second half's counts
+    are added to the first's, so a word first seen there comes after the first half's words, as in one
+    count)."""
     text, body = book.text, book.body
     blank = None
     if prefix_layers(book) is None and body.end - body.start >= FORK_CHARACTERS and can_fork():
-        blank = BLANK_LINE.search(text, (body.start + body.end) // 2, body.end)
+        # a little past the middle: the child also pickles its half and exits (the halves' work then about equal)
+        blank = BLANK_LINE.search(text, body.start + (body.end - body.start) * _CUT_PERCENT // 100, body.end)
     if blank is None:
         return _candidates(book, dialogue), lowercase_words(book)
     cut = blank.start() + 1
     fields = _Occurrence.__slots__
 
-    def second_half() -> list[tuple[object, ...]]:  # plain tuples: they pickle faster than the dataclass
-        found = _local_candidates(text, cut, body.end)
-        return [tuple(getattr(o, f) for f in fields) for _, o in found if o is not None]
+    def second_half() -> tuple[list[tuple[object, ...]], Counter[str]]:
+        found = _local_candidates(
+            text, cut, body.end
+        )  # as plain tuples: they pickle faster than the dataclass
+        rows = [tuple(getattr(o, f) for f in fields) for _, o in found if o is not None]
+        return rows, Counter(_LOWER_WORD.findall(text, cut, body.end))
 
     def first_half() -> tuple[list[_Occurrence], Counter[str]]:
         found = _local_candidates(text, body.start, cut)
-        return [o for _, o in found if o is not None], lowercase_words(book)
+        return [o for _, o in found if o is not None], Counter(_LOWER_WORD.findall(text, body.start, cut))
 
-    rows, (occurrences, lowercase) = fork_call(second_half, first_half)
+    (rows, later_words), (occurrences, lowercase) = fork_call(second_half, first_half)
     occurrences += [_Occurrence(*row) for row in rows]  # type: ignore[arg-type]
+    lowercase.update(later_words)
     return _tags_outside(occurrences, dialogue), lowercase
 
 
