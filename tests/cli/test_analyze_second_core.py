@@ -58,8 +58,9 @@ _PATCHED = _COUNTING.format(
     patch="""
 import fabula.characters._discover._candidates as candidates
 import fabula.corpus._write as write
+import fabula.describe._lines as lines
 import fabula.quotes._ranker as ranker
-candidates.FORK_CHARACTERS = write.FORK_CHARACTERS = ranker.FORK_TURNS = 0
+candidates.FORK_CHARACTERS = write.FORK_CHARACTERS = ranker.FORK_TURNS = lines.AHEAD_QUOTES = 0
 """
 )
 DATA_FILES = ("book.json", "characters.jsonl", "quotes.jsonl", "quotes.tsv")
@@ -88,9 +89,10 @@ def test_two_cores_write_what_one_core_writes(tmp_path: Path) -> None:
     assert one.returncode == 0, one.stderr
     both = _analyze(EXAMPLE_NOVEL, tmp_path / "two")
     assert both.returncode == 0, both.stderr
-    assert "forks: 0 taken: [False]" in one.stderr
-    # the book read ahead, its candidates' half, its later conversations' attribution, the report
-    assert "forks: 4 taken: [True]" in both.stderr
+    assert "forks: 0 taken: [False, False]" in one.stderr
+    # the book read ahead, its candidates' half, its quotes' lines, its later conversations' attribution, the
+    # report; the book and the lines taken
+    assert "forks: 5 taken: [True, True]" in both.stderr
     folder = "alice_in_wonderland"
     for name in DATA_FILES:
         assert (tmp_path / "one" / folder / name).read_bytes() == (
@@ -141,7 +143,7 @@ def test_books_in_worker_processes_write_what_one_core_writes(tmp_path: Path) ->
 @needs_fork
 def test_the_console_script_forks_for_a_long_book(tmp_path: Path) -> None:
     """The plain console script (nothing loaded before it, BLAS as the environment says) on a 160K-word
-    novel: four children, and a clean exit (FABULA_FORK=1: whatever the machine's load)."""
+    novel: five children, and a clean exit (FABULA_FORK=1: whatever the machine's load)."""
     env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"} | {"FABULA_FORK": "1"}
     book = pdnc_novel_dir("Emma") / "novel_text.txt"
     done = subprocess.run(
@@ -153,9 +155,9 @@ def test_the_console_script_forks_for_a_long_book(tmp_path: Path) -> None:
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    # the book read ahead, its candidates' second half, its later conversations' attribution, the report;
-    # and load_book took the book read ahead
-    assert "forks: 4 taken: [True]" in done.stderr, done.stderr
+    # the book read ahead, its candidates' second half, its quotes' lines, its later conversations'
+    # attribution, the report; and load_book took the book read ahead, the profiles the lines
+    assert "forks: 5 taken: [True, True]" in done.stderr, done.stderr
 
 
 def _process_group(group: int) -> set[int]:

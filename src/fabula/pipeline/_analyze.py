@@ -18,6 +18,7 @@ from fabula._version import __version__
 from fabula.analysis import Analysis
 from fabula.annotation import annotate, plan, result_of
 from fabula.book import DEFAULT_MAX_BYTES, Book, Character, load_book, prose_problem, resolve_position
+from fabula.describe._lines import read_lines_ahead
 from fabula.errors import ConfigError, InputError
 
 if TYPE_CHECKING:
@@ -84,6 +85,8 @@ def analyze_book(
         def annotation_progress(name: str, seconds: float | None) -> None:
             if seconds is not None:
                 timings[name] = seconds
+            if name == "characters" and seconds is not None:  # the second core is idle until the ranker forks
+                read_lines_ahead(book)
             if progress:
                 progress(name, seconds)
 
