@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 import fabula.characters._discover._candidates as candidates_module
+import fabula.characters._pronouns as pronouns_module
 from fabula.annotation import annotate
 from fabula.book import load_book
 from fabula.characters._discover._candidates import (
@@ -15,6 +16,7 @@ from fabula.characters._discover._candidates import (
     candidates_and_lowercase,
     lowercase_words,
 )
+from fabula.characters._pronouns import pronoun_matches
 from fabula.characters._text import dialogue_regions
 from tests.conftest import pdnc_novel_dir
 
@@ -31,6 +33,16 @@ def test_halves_give_the_candidates_of_one_scan(novel: str, monkeypatch: pytest.
     occurrences, lowercase = candidates_and_lowercase(book, dialogue)
     assert occurrences == _candidates(book, dialogue)
     assert list(lowercase.items()) == list(lowercase_words(book).items())
+    # the halves' pronouns, kept for the next `pronoun_matches` of this book (once): the whole body's scan
+    kept = pronouns_module._kept
+    assert kept is not None and kept[0] is book.text
+    assert pronoun_matches(book) is kept[3]
+    assert pronouns_module._kept is None
+    assert (
+        kept[3]
+        == pronoun_matches(book)
+        == pronouns_module._pronoun_scan(book.text, book.body.start, book.body.end)
+    )
 
 
 def test_a_copied_occurrence_keeps_every_field() -> None:

@@ -28,6 +28,7 @@ from fabula.characters._lexicon import (
     SURNAME_HONORIFICS,
     given_name_gender,
 )
+from fabula.characters._pronouns import PronounMatch, _pronoun_scan, keep_pronoun_scan
 from fabula.characters._text import Regions, is_sentence_initial
 
 _UPPER = "A-ZÀ-ÖØ-Þ"
@@ -349,7 +350,8 @@ def candidates_and_lowercase(book: Book, dialogue: Regions) -> tuple[list[_Occur
     one line break; each reads a few characters around it), and the same counts in the same order (a
     lowercase word holds no line break and reads one character on either side; the second half's counts
     are added to the first's, so a word first seen there comes after the first half's words, as in one
-    count)."""
+    count). The halves also scan the body's pronouns (as one scan, for the same reasons), kept for
+    `fabula.characters._pronouns.pronoun_matches` (`keep_pronoun_scan`)."""
     text, body = book.text, book.body
     blank = None
     if prefix_layers(book) is None and body.end - body.start >= FORK_CHARACTERS and can_fork():
@@ -360,20 +362,28 @@ def candidates_and_lowercase(book: Book, dialogue: Regions) -> tuple[list[_Occur
     cut = blank.start() + 1
     fields = _Occurrence.__slots__
 
-    def second_half() -> tuple[list[tuple[object, ...]], Counter[str]]:
+    def second_half() -> tuple[list[tuple[object, ...]], Counter[str], list[PronounMatch]]:
         found = _local_candidates(
             text, cut, body.end
         )  # as plain tuples: they pickle faster than the dataclass
         rows = [tuple(getattr(o, f) for f in fields) for _, o in found if o is not None]
-        return rows, Counter(_LOWER_WORD.findall(text, cut, body.end))
+        return rows, Counter(_LOWER_WORD.findall(text, cut, body.end)), _pronoun_scan(text, cut, body.end)
 
-    def first_half() -> tuple[list[_Occurrence], Counter[str]]:
+    def first_half() -> tuple[list[_Occurrence], Counter[str], list[PronounMatch]]:
         found = _local_candidates(text, body.start, cut)
-        return [o for _, o in found if o is not None], Counter(_LOWER_WORD.findall(text, body.start, cut))
+        occurrences = [o for _, o in found if o is not None]
+        return (
+            occurrences,
+            Counter(_LOWER_WORD.findall(text, body.start, cut)),
+            _pronoun_scan(text, body.start, cut),
+        )
 
-    (rows, later_words), (occurrences, lowercase) = fork_call(second_half, first_half)
+    (rows, later_words, later_pronouns), (occurrences, lowercase, pronouns) = fork_call(
+        second_half, first_half
+    )
     occurrences += [_Occurrence(*row) for row in rows]  # type: ignore[arg-type]
     lowercase.update(later_words)
+    keep_pronoun_scan(book, pronouns + later_pronouns)  # for `find_characters`, after discovery
     return _tags_outside(occurrences, dialogue), lowercase
 
 
