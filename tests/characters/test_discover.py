@@ -738,6 +738,24 @@ def test_gender_falls_back_on_the_given_name_when_pronouns_say_nothing() -> None
     assert 0 < by_name["Joan"].gender_confidence < 1
 
 
+def test_pronouns_outweigh_a_given_name_of_the_other_gender_only_when_they_are_many() -> None:
+    # a man the book calls "he" after his name four times keeps the book's gender, whatever most bearers
+    # of the name are (US census: Mavis is a woman's name)
+    man = (
+        "Mavis Quell came into the room. He took off his hat. Mavis sat down, and he lit his pipe.\n\n"
+        '"Well," said Mavis, and he laughed. Mavis rose; he went to the door.'
+    )
+    assert [c.gender for c in find_characters(book_from_text(man)) if "Mavis" in c.all_names()] == ["male"]
+    # one "he" after her name is the old man's: too few to outweigh the name
+    woman = (
+        "Mavis came into the room. Mavis smiled at the old man, and he bowed.\n\n"
+        '"Good evening," said Mavis. Mavis sat down by the fire.'
+    )
+    assert [c.gender for c in find_characters(book_from_text(woman)) if "Mavis" in c.all_names()] == [
+        "female"
+    ]
+
+
 def test_given_name_genders_come_from_the_census_list() -> None:
     from fabula.characters._lexicon import given_name_gender
 

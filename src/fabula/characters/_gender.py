@@ -1,6 +1,7 @@
 """Gender guesses from honorifics in a character's names and the pronouns that follow its mentions;
-failing those, or where the pronouns disagree with it, from the usual gender of the character's given
-name (US census first names: "Mavis" stays female in scenes full of men).
+failing those, or where fewer than `PRONOUNS_OVER_GIVEN_NAME` pronouns disagree with it, from the usual
+gender of the character's given name (US census first names: "Mavis" named twice in scenes full of men
+stays female; a man the book calls "he" again and again stays a man whatever his name).
 
 A pronoun votes only where it stands on the same side of the quotation marks as the mention: in
 'said the Basilisk, "It's all his fancy"' the speaker's "his" is someone else's. A title ("the Basilisk")
@@ -37,6 +38,15 @@ _THIRD_PERSON_OR_IT = whole_words(
 RIVAL_WINDOW = 300
 #: "he"/"she" votes a creature the book mostly calls "it" needs to be given a gender ("the Basilisk")
 MIN_GENDERED_BESIDE_IT = 2
+#: pronoun votes that, with the 60 % share every pronoun gender needs, outweigh a clear given name of
+#: the other gender (not an honorific: "Mrs." is read from the book); only votes with no other character
+#: of that gender named in the `RIVAL_WINDOW` before count (in "she nodded to the servant, and he bowed"
+#: just after a man is named, the "he" is not hers). The census prior is wrong for a man called by a
+#: name most
+#: Americans give to women ("Jean", "Andrea" in translated novels); one or two pronouns after a name are
+#: too often someone else's. Chosen leave-one-novel-out over 1/3/5/10 (docs/benchmarks.md, issue 28
+#: eleventh session: genders)
+PRONOUNS_OVER_GIVEN_NAME = 3
 
 
 def estimate_genders(
@@ -62,7 +72,10 @@ def estimate_genders(
         if implied != "unknown":
             votes[m.character_id][implied] += _HONORIFIC_WEIGHT
     known = _known_genders(characters, votes, given)
+    # known by a given name alone (no honorific): the census prior, which enough pronouns outweigh
+    by_given_name = {cid for cid in known if cid not in votes or votes[cid]["male"] == votes[cid]["female"]}
     seen: dict[str, tuple[list[int], list[str]]] = {g: ([], []) for g in ("male", "female")}
+    unrivalled: dict[str, Counter[str]] = defaultdict(Counter)  # votes with no rival named just before
     for m in names:
         g = known.get(m.character_id or "")
         if g in seen:
@@ -76,9 +89,12 @@ def estimate_genders(
         if pronoun is None or dialogue.index(pronoun.start()) != dialogue.index(m.start):
             continue  # '"It's all his fancy," said the Basilisk': a speaker's "his" is someone else's
         gender = PRONOUN_GENDER.get(pronoun.group().lower(), "neuter")
-        if m.kind == "title" and gender in seen and _rival(seen[gender], m.character_id, m.start):
+        rival = gender in seen and _rival(seen[gender], m.character_id, m.start)
+        if m.kind == "title" and rival:
             continue
         votes[m.character_id][gender] += 1
+        if not rival:
+            unrivalled[m.character_id][gender] += 1
     for character in characters:
         if character.gender != "unknown":
             continue
@@ -95,10 +111,13 @@ def estimate_genders(
         gender = "male" if v["male"] >= v["female"] else "female"
         share = max(v["male"], v["female"]) / total
         confidence = share * total / (total + 2)  # few votes -> lower confidence
-        if share >= 0.6 and known.get(character.id, gender) == gender:
+        agrees = known.get(character.id, gender) == gender or (
+            character.id in by_given_name and unrivalled[character.id][gender] >= PRONOUNS_OVER_GIVEN_NAME
+        )
+        if share >= 0.6 and agrees:
             character.gender = gender  # type: ignore[assignment]
             character.gender_confidence = round(confidence, 3)
-        else:  # the pronouns are unclear or say otherwise than a clear given name ("Mavis")
+        else:  # the pronouns are unclear, or too few to outweigh a clear given name ("Mavis")
             _from_given_name(character, given[character.id])
 
 
