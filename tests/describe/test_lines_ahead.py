@@ -24,6 +24,7 @@ def test_lines_read_ahead_are_the_lines(monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.setattr(_lines, "start_ahead", lambda key, fn: kept.setdefault(key, fn()) is not None)
     monkeypatch.setattr(_lines, "take_ahead", lambda key: (key in kept, kept.pop(key, None)))
     monkeypatch.setattr(_lines, "AHEAD_QUOTES", 0)
+    monkeypatch.setattr(_lines, "can_fork", lambda: True)
     for clear in (_lines._line, _lines._content):
         clear.cache_clear()
     assert _lines.read_lines_ahead(book)

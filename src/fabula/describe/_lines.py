@@ -25,7 +25,7 @@ from functools import lru_cache
 from itertools import chain
 from typing import Any
 
-from fabula._parallel import start_ahead, take_ahead
+from fabula._parallel import can_fork, start_ahead, take_ahead
 from fabula.book import Book, normalize_text
 
 MIN_LINE_WORDS = 6
@@ -97,13 +97,14 @@ def read_lines_ahead(book: Book) -> bool:
     every line themselves (about two thirds of their work). The child's values are looked up by the quote's
     text, so a quote whose text changed meanwhile is read here as before. False where no child was started (also
     for a book of fewer than `AHEAD_QUOTES` quotes)."""
-    if len(book.quotes) < AHEAD_QUOTES:
+    if len(book.quotes) < AHEAD_QUOTES or not can_fork():  # (`fabula serve`'s threads never fork)
         return False
     english = book.meta.language != "zh"
     raw = book.text
-    quotes = [tuple(raw[span.start : span.end] for span in quote.spans) for quote in book.quotes]
 
     def read() -> tuple[dict[tuple[str, ...], tuple[str, tuple[str, ...]]], dict[str, frozenset[str]]]:
+        # in the child: the quotes as they are at the fork
+        quotes = [tuple(raw[span.start : span.end] for span in quote.spans) for quote in book.quotes]
         lines = {pieces: _line(pieces) for pieces in quotes}
         lengths = range(MIN_LINE_WORDS, MAX_LINE_WORDS + 1)  # the only lines whose content words are read
         return lines, {
