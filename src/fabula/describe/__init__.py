@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     )
     from fabula.describe._lines import (
         characteristic_lines,
+        read_lines_ahead,
     )
     from fabula.describe._sheet import (
         CharacterSheet,
@@ -83,6 +84,7 @@ _EXPORTS = {
     "strip_citations": "fabula.describe._generate",
     "text_sentences": "fabula.describe._generate",
     "characteristic_lines": "fabula.describe._lines",
+    "read_lines_ahead": "fabula.describe._lines",
     "CharacterSheet": "fabula.describe._sheet",
     "SheetSentence": "fabula.describe._sheet",
     "character_sheet": "fabula.describe._sheet",
@@ -115,6 +117,7 @@ __all__ = [
     "find_profile",
     "main_characters",
     "oracle_sentences",
+    "read_lines_ahead",
     "select_sentences",
     "sentences_at",
     "strip_citations",

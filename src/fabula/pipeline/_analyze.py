@@ -18,7 +18,7 @@ from fabula._version import __version__
 from fabula.analysis import Analysis
 from fabula.annotation import annotate, plan, result_of
 from fabula.book import DEFAULT_MAX_BYTES, Book, Character, load_book, prose_problem, resolve_position
-from fabula.describe._lines import read_lines_ahead
+from fabula.describe import read_lines_ahead
 from fabula.errors import ConfigError, InputError
 
 if TYPE_CHECKING:
