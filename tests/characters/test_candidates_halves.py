@@ -7,7 +7,6 @@ from __future__ import annotations
 import pytest
 
 import fabula.characters._discover._candidates as candidates_module
-import fabula.characters._pronouns as pronouns_module
 from fabula.annotation import annotate
 from fabula.book import load_book
 from fabula.characters._discover._candidates import (
@@ -30,19 +29,11 @@ def test_halves_give_the_candidates_of_one_scan(novel: str, monkeypatch: pytest.
     assert book.body.end - book.body.start >= FORK_CHARACTERS
     annotate(book, {"quotes"})
     dialogue = dialogue_regions(book)
-    occurrences, lowercase = candidates_and_lowercase(book, dialogue)
+    occurrences, lowercase, pronouns = candidates_and_lowercase(book, dialogue)
     assert occurrences == _candidates(book, dialogue)
     assert list(lowercase.items()) == list(lowercase_words(book).items())
-    # the halves' pronouns, kept for the next `pronoun_matches` of this book (once): the whole body's scan
-    kept = pronouns_module._kept
-    assert kept is not None and kept[0] is book.text
-    assert pronoun_matches(book) is kept[3]
-    assert pronouns_module._kept is None
-    assert (
-        kept[3]
-        == pronoun_matches(book)
-        == pronouns_module._pronoun_scan(book.text, book.body.start, book.body.end)
-    )
+    # the halves' pronouns: the whole body's scan, for `find_characters`
+    assert pronouns == pronoun_matches(book)
 
 
 def test_a_copied_occurrence_keeps_every_field() -> None:

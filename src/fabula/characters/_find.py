@@ -10,7 +10,7 @@ from fabula.book import Book, Character, Mention, line_feed_view
 from fabula.characters._gender import estimate_genders
 from fabula.characters._gold_match import is_pseudo_name, match_gold_names
 from fabula.characters._narrator import addressed_narrator
-from fabula.characters._pronouns import is_first_person, pronoun_matches, resolve_pronouns
+from fabula.characters._pronouns import PronounMatch, is_first_person, pronoun_matches, resolve_pronouns
 from fabula.characters._text import Regions, dialogue_regions
 
 NARRATOR_ID = "narrator"
@@ -40,6 +40,7 @@ def find_characters(
         book = dataclasses.replace(book, text=line_feed_view(book.text))
     unevidenced: frozenset[str] = frozenset()  # discovered characters the book never shows as people
     set_aside: list[Character] = []
+    pronoun_scan: list[PronounMatch] | None = None  # the body's pronouns, where discovery scanned them
     if gold is not None:
         characters = [_fresh(c) for c in gold]
         names = match_gold_names(book, characters)
@@ -48,11 +49,13 @@ def find_characters(
 
         found = discover_cast(book, ner_model=ner_model, skip=skip)
         characters, names, unevidenced = found.characters, found.mentions, found.unevidenced
+        pronoun_scan = found.pronouns
         if found.set_aside:
             characters, names, set_aside = _set_aside(book, characters, names, found.set_aside)
     dialogue = dialogue_regions(book)
     narrator_id: str | None = None
-    pronoun_scan = pronoun_matches(book)
+    if pronoun_scan is None:
+        pronoun_scan = pronoun_matches(book)
     if characters and is_first_person(book, dialogue, pronoun_scan):
         narrator_id = _narrator(book, characters, names, dialogue, gold is not None)
         if narrator_id == NARRATOR_ID:

@@ -53,10 +53,10 @@ def pronoun_matches(book: Book) -> list[PronounMatch]:
     """Every personal pronoun of the book's body: one scan for `is_first_person` and `resolve_pronouns`.
     A prefix-stable layer (`fabula.book.PrefixLayers`): a pronoun's match reads the word and one
     character before and after it; on a cut book those before `PrefixLayers.settled` come from the
-    whole book's scan. A whole book's scan made beforehand (`keep_pronoun_scan`) is taken instead."""
+    whole book's scan."""
     layers = prefix_layers(book)
     if layers is None:
-        return _take_kept(book) or _pronoun_scan(book.text, book.body.start, book.body.end)
+        return _pronoun_scan(book.text, book.body.start, book.body.end)
     whole = layers.layer("characters.pronouns")
     kept = bisect.bisect_left(whole, layers.settled(book), key=lambda match: match[0])
     resume = whole[kept - 1][1] if kept else book.body.start
@@ -70,27 +70,6 @@ def _whole_pronouns(book: Book) -> list[PronounMatch]:
 
 def _pronoun_scan(text: str, start: int, end: int) -> list[PronounMatch]:
     return [(m.start(), m.end(), m.group()) for m in _PRONOUN.finditer(text, start, end)]
-
-
-#: the text, body bounds and `_pronoun_scan` of the last book `keep_pronoun_scan` was given
-_kept: tuple[str, int, int, list[PronounMatch]] | None = None
-
-
-def keep_pronoun_scan(book: Book, matches: list[PronounMatch]) -> None:
-    """Keep ``matches``, the pronouns of ``book``'s body (`_pronoun_scan`), for its next `pronoun_matches`:
-    discovery scans them in the halves it scans on two cores (`candidates_and_lowercase`), after its name
-    candidates. Taken once, and only for the same text (the same object) and body."""
-    global _kept
-    _kept = (book.text, book.body.start, book.body.end, matches)
-
-
-def _take_kept(book: Book) -> list[PronounMatch] | None:
-    global _kept
-    kept = _kept
-    if kept is None or kept[0] is not book.text or kept[1:3] != (book.body.start, book.body.end):
-        return None
-    _kept = None
-    return kept[3]
 
 
 def is_first_person(book: Book, dialogue: Regions, pronouns: list[PronounMatch] | None = None) -> bool:

@@ -28,7 +28,7 @@ from fabula.characters._lexicon import (
     SURNAME_HONORIFICS,
     given_name_gender,
 )
-from fabula.characters._pronouns import PronounMatch, _pronoun_scan, keep_pronoun_scan
+from fabula.characters._pronouns import PronounMatch, _pronoun_scan
 from fabula.characters._text import Regions, is_sentence_initial
 
 _UPPER = "A-ZÀ-ÖØ-Þ"
@@ -342,7 +342,9 @@ FORK_CHARACTERS = 300_000
 _CUT_PERCENT = 53  # where in the body the second half starts (at the next blank line)
 
 
-def candidates_and_lowercase(book: Book, dialogue: Regions) -> tuple[list[_Occurrence], Counter[str]]:
+def candidates_and_lowercase(
+    book: Book, dialogue: Regions
+) -> tuple[list[_Occurrence], Counter[str], list[PronounMatch] | None]:
     """`_candidates` and `lowercase_words` of a book. A long whole book is cut at a blank line near the
     middle of its body (`_CUT_PERCENT`), and the runs and lowercase words after it are scanned on a second core
     (`fabula._parallel.fork_call`) while this process scans those before it: the same occurrences as one
@@ -350,15 +352,16 @@ def candidates_and_lowercase(book: Book, dialogue: Regions) -> tuple[list[_Occur
     one line break; each reads a few characters around it), and the same counts in the same order (a
     lowercase word holds no line break and reads one character on either side; the second half's counts
     are added to the first's, so a word first seen there comes after the first half's words, as in one
-    count). The halves also scan the body's pronouns (as one scan, for the same reasons), kept for
-    `fabula.characters._pronouns.pronoun_matches` (`keep_pronoun_scan`)."""
+    count). The halves also scan the body's pronouns (as one scan, for the same reasons): the third value, the
+    body's `fabula.characters._pronouns.pronoun_matches` for `find_characters` (None where the body was
+    scanned whole: the pronouns are then scanned where they are needed)."""
     text, body = book.text, book.body
     blank = None
     if prefix_layers(book) is None and body.end - body.start >= FORK_CHARACTERS and can_fork():
         # a little past the middle: the child also pickles its half and exits (the halves' work then about equal)
         blank = BLANK_LINE.search(text, body.start + (body.end - body.start) * _CUT_PERCENT // 100, body.end)
     if blank is None:
-        return _candidates(book, dialogue), lowercase_words(book)
+        return _candidates(book, dialogue), lowercase_words(book), None
     cut = blank.start() + 1
     fields = _Occurrence.__slots__
 
@@ -383,8 +386,7 @@ def candidates_and_lowercase(book: Book, dialogue: Regions) -> tuple[list[_Occur
     )
     occurrences += [_Occurrence(*row) for row in rows]  # type: ignore[arg-type]
     lowercase.update(later_words)
-    keep_pronoun_scan(book, pronouns + later_pronouns)  # for `find_characters`, after discovery
-    return _tags_outside(occurrences, dialogue), lowercase
+    return _tags_outside(occurrences, dialogue), lowercase, pronouns + later_pronouns
 
 
 def _copy(o: _Occurrence) -> _Occurrence:

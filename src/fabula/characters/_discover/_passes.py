@@ -88,6 +88,7 @@ from fabula.characters._discover._joins import (
     _join_spelling_variants,
 )
 from fabula.characters._lexicon import GENERIC_PEOPLE, RELATIVES, SPEECH_VERBS
+from fabula.characters._pronouns import PronounMatch
 from fabula.characters._text import Regions, dialogue_regions, is_vocative
 
 MIN_MENTIONS = 2  # a name seen once is not a character (unless NER or an honorific vouches for it)
@@ -112,6 +113,9 @@ class Discovery:
     #: where a "Mr." marked as the younger generation starts -> the marked name's span ("young Mr.
     #: Vance", `_younger_marks`)
     younger: dict[int, tuple[int, int]] = field(default_factory=dict)
+    #: the body's pronouns (`fabula.characters._pronouns.pronoun_matches`), where the candidates' scan made
+    #: them (`candidates_and_lowercase`); None otherwise
+    pronouns: list[PronounMatch] | None = None
 
     @property
     def clustering(self) -> _Clustering:
@@ -416,8 +420,8 @@ def run_passes(
     if required:
         raise ValueError(f"discovery passes that cannot be switched off: {', '.join(sorted(required))}")
     dialogue = dialogue_regions(book)
-    candidates, lowercase = candidates_and_lowercase(book, dialogue)
-    d = Discovery(book, dialogue, candidates, ner_model=ner_model, lowercase=lowercase)
+    candidates, lowercase, pronouns = candidates_and_lowercase(book, dialogue)
+    d = Discovery(book, dialogue, candidates, ner_model=ner_model, lowercase=lowercase, pronouns=pronouns)
     for p in PASSES:
         if p.name == until:
             break
@@ -454,12 +458,14 @@ SET_ASIDE_EVIDENCE = 1
 class DiscoveredCast:
     """What discovery finds: the characters, their name mentions, the ids of the characters the book
     gives too little person evidence for to rank among the people (`PERSON_EVIDENCE_MIN`), and of those,
-    the ids of the ones with too little to be in the cast at all (`SET_ASIDE_EVIDENCE`)."""
+    the ids of the ones with too little to be in the cast at all (`SET_ASIDE_EVIDENCE`); and the body's
+    pronouns where discovery scanned them (`Discovery.pronouns`), for `find_characters` to use."""
 
     characters: list[Character]
     mentions: list[Mention]
     unevidenced: frozenset[str] = frozenset()
     set_aside: frozenset[str] = frozenset()
+    pronouns: list[PronounMatch] | None = None
 
 
 def discover_cast(book: Book, *, ner_model: str | None = None, skip: Collection[str] = ()) -> DiscoveredCast:
@@ -470,7 +476,7 @@ def discover_cast(book: Book, *, ner_model: str | None = None, skip: Collection[
         return DiscoveredCast(*discover_chinese(book))
     d = run_passes(book, ner_model=ner_model, skip=skip)
     if d.state is None:
-        return DiscoveredCast([], [])
+        return DiscoveredCast([], [], pronouns=d.pronouns)
     clusters, form_cluster = d.state.clusters, d.state.assign
     mentions: list[Mention] = []
     for o in d.occurrences:
@@ -507,7 +513,7 @@ def discover_cast(book: Book, *, ner_model: str | None = None, skip: Collection[
     evidence = _person_evidence(d)
     unevidenced = frozenset(c.id for c in characters if evidence[c.id] < PERSON_EVIDENCE_MIN)
     set_aside = frozenset(c.id for c in characters if evidence[c.id] < SET_ASIDE_EVIDENCE)
-    return DiscoveredCast(characters, mentions, unevidenced, set_aside)
+    return DiscoveredCast(characters, mentions, unevidenced, set_aside, d.pronouns)
 
 
 def _person_evidence(d: Discovery) -> Counter[str]:
