@@ -7,16 +7,23 @@ from __future__ import annotations
 import dataclasses
 import random
 import unicodedata
+from collections.abc import Callable
 
 import numpy as np
 
 from fabula.analysis import CharacterProfile, Partner
 from fabula.book import book_from_text, load_book, prose_problem
-from fabula.book._model import ALNUM, ALPHA, PUNCTUATION, char_flags, text_kinds
+from fabula.book._model import ALNUM, ALPHA, PUNCTUATION, char_classes, text_kinds
 from fabula.book._spans import SpanLayer
 from tests.conftest import ROOT, pdnc_novel_dir
 
 _SYMBOLS = "#[]{}\\/@&%"
+
+
+def char_flags(text: str, test: Callable[[str], bool]) -> np.ndarray:
+    """``test(c)`` of every character of ``text`` as a boolean array: what `prose_problem` and
+    `Book.word_count` read before `text_kinds` (three of these a book)."""
+    return char_classes(text, test, bool)
 
 
 def _punctuation_plain(char: str) -> bool:

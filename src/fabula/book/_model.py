@@ -46,15 +46,9 @@ def normalize_text(text: str, *, keep_emphasis: bool = False) -> str:
     return text if keep_emphasis else strip_emphasis(text)
 
 
-def char_flags(text: str, test: Callable[[str], bool]) -> np.ndarray:
-    """``test(c)`` for every character ``c`` of ``text``, as a boolean array: ``test`` runs once per
-    distinct character (a novel has a few hundred), not once per character or token."""
-    return char_classes(text, test, bool)
-
-
 def char_classes(text: str, classify: Callable[[str], int], dtype: Any = np.uint8) -> np.ndarray:
     """``classify(c)`` for every character ``c`` of ``text``, as an array of ``dtype`` (bit flags, say):
-    ``classify`` runs once per distinct character, as in `char_flags`."""
+    ``classify`` runs once per distinct character (a novel has a few hundred), not once per character or token."""
     codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
     if codes.size == 0:
         return np.zeros(0, dtype=dtype)
