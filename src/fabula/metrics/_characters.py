@@ -120,17 +120,13 @@ def score_genders(pairs: Iterable[tuple[str, str, float]]) -> GenderScores:
         weights[outcome] += weight
     n = sum(counts.values())
     total = sum(weights.values())
-
-    def share(value: float, whole: float) -> float | None:
-        return value / whole if whole else None
-
     return GenderScores(
         gender_accuracy=ratio(counts["right"], n),
         gender_unknown=ratio(counts["unknown"], n),
         gender_wrong=ratio(counts["wrong"], n),
-        gender_accuracy_quotes=share(weights["right"], total),
-        gender_unknown_quotes=share(weights["unknown"], total),
-        gender_wrong_quotes=share(weights["wrong"], total),
+        gender_accuracy_quotes=ratio(weights["right"], total),
+        gender_unknown_quotes=ratio(weights["unknown"], total),
+        gender_wrong_quotes=ratio(weights["wrong"], total),
         gendered=n,
     )
 

@@ -17,7 +17,7 @@ def accuracy(correct: Sequence[bool]) -> float:
     return sum(1 for c in correct if c) / len(correct)
 
 
-def ratio(part: int, whole: int) -> float | None:
+def ratio(part: float, whole: float) -> float | None:
     """``part / whole``, or None when ``whole`` is 0 (nothing to score, not a score of 0)."""
     return part / whole if whole else None
 
