@@ -330,10 +330,22 @@ def quiet_sigint() -> Iterator[None]:
 
 def _fork() -> int:
     """``os.fork()``, without Python 3.12+'s warning that forking a multi-threaded process may deadlock (the
-    child runs only fabula's own code and exits with `os._exit`)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        return os.fork()
+    child runs only fabula's own code and exits with `os._exit`). SIGINT is blocked across the fork (the
+    child unblocks it once it ignores it, in `_run_child`): a Ctrl-C to the process group that reached the
+    new child while Python was still running its at-fork hooks raised KeyboardInterrupt inside
+    ``threading._after_fork``, which Python reports with a traceback on stderr. This process gets its
+    Ctrl-C as soon as the fork is done."""
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            pid = os.fork()
+    except BaseException:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+        raise
+    if pid != 0:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+    return pid
 
 
 def _run_child(
@@ -345,6 +357,7 @@ def _run_child(
     code = 1
     try:
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and kills this process
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # (`_fork` blocked it; now ignored)
         _forbidden = True  # a child never forks again: its parent keeps the other core busy
         _ahead.clear()  # the parent's other children are the parent's to collect
         os.close(read_end)
