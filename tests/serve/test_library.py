@@ -325,12 +325,12 @@ def test_the_disk_cache_keeps_under_its_size_limit(tmp_path: Path) -> None:
         grid = served._checkpoints
         for point in (grid[len(grid) // 4], grid[len(grid) // 2], grid[3 * len(grid) // 4]):
             served.analysis(Position(point, point))
-            folder = served._folder(point)
-            assert folder is not None
-            deadline = time.monotonic() + 60
-            while not (folder / "serve.json").is_file() and time.monotonic() < deadline:
-                time.sleep(0.05)
-        time.sleep(0.5)
+            served._writer.submit(lambda: None).result(timeout=120)  # its folder written, then the eviction
+        # the look-ahead of the last point (folders the helper writes, each followed by an eviction on this
+        # thread) done too: closing now would leave a folder written and not yet evicted (the check below
+        # failed whenever the last eviction ran late on a busy machine; a sleep of 0.5 s was too short)
+        served._background.submit(lambda: None).result(timeout=120)
+        served._writer.submit(lambda: None).result(timeout=120)
     finally:
         library.close()
     kept = [p for p in served_cache.glob("*.until-*") if (p / "serve.json").is_file()]
