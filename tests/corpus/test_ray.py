@@ -17,6 +17,7 @@ import pytest
 from fabula.corpus import AnalyzeSettings, analyze_corpus
 from fabula.corpus._write import OUTPUT_FILES
 from tests.conftest import PDNC_DIR, run_cli
+from tests.corpus.test_ray_signals import _descendants
 
 ray = pytest.importorskip("ray")
 NOVELS = ("DaisyMiller", "AlicesAdventuresInWonderland", "TheSportOfTheGods")  # the three shortest
@@ -50,13 +51,15 @@ def _same_outputs(left: Path, right: Path) -> None:
 
 
 def _ray_workers_running(task_name: str) -> list[int]:
-    """Ray names a worker process after the task it runs (``ray::_analyze_task``)."""
+    """The workers of this process's Ray instance that run ``task_name`` (Ray names a worker process after
+    the task it runs: ``ray::_analyze_task``). Only this process's descendants: with pytest-xdist, the other
+    worker may be running `fabula analyze --engine ray` (tests/corpus/test_ray_signals.py), whose workers have
+    the same name; the test then killed one of those, and passed without losing a worker of its own."""
     found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            with contextlib.suppress(OSError):
-                if task_name in (entry / "cmdline").read_bytes().decode(errors="replace"):
-                    found.append(int(entry.name))
+    for pid in sorted(_descendants(os.getpid())):
+        with contextlib.suppress(OSError):
+            if task_name in (Path("/proc") / str(pid) / "cmdline").read_bytes().decode(errors="replace"):
+                found.append(pid)
     return found
 
 
