@@ -306,15 +306,19 @@ def cancel_ahead() -> None:
 
 @contextlib.contextmanager
 def quiet_sigint() -> Iterator[None]:
-    """Hold Ctrl-C back while worker processes are started or stopped, then act on it (only possible in
-    the main thread). SIGINT is blocked in this thread, so the children start with it blocked (the mask
+    """Hold Ctrl-C back while worker processes are started or stopped, or the command line loads its modules
+    (a C extension initialising then turns KeyboardInterrupt into its own ImportError), then act on it
+    (only possible in the main thread). SIGINT is blocked in this thread, so the children start with it blocked (the mask
     survives exec; a pool's initializer then ignores it; Ray's raylet and workers keep it) and a Ctrl-C to
     the terminal's whole process group reaches this process alone: children never print a
     KeyboardInterrupt, and a Ray instance is not torn down under its driver. Another thread (a progress
     display) may still receive it, so a handler only records it meanwhile: interrupting the parent
     half-way through handing a child its start-up data left that child failing with EOFError."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) in (
+        signal.SIG_IGN,
+        None,
+    ):
+        yield  # (a process that ignores Ctrl-C, as it was started, keeps ignoring it)
         return
     pressed: list[int] = []
     previous = signal.signal(signal.SIGINT, lambda number, frame: pressed.append(number))

@@ -256,3 +256,84 @@ ranker._later_conversations = working
     while _process_group(process.pid) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not _process_group(process.pid), "the ranker's child outlived fabula analyze"
+
+
+def _ctrl_c_to_python_m_fabula(tmp_path: Path, patch: str, marker: Path) -> tuple[int, str]:
+    """``python -m fabula analyze`` on a short novel with ``patch`` run first (as a ``sitecustomize`` module:
+    ``-m`` runs no other code before the command); once the patched code has written ``marker``, Ctrl-C to
+    the process group. The exit status and stderr."""
+    patches = tmp_path / "patches"
+    patches.mkdir()
+    (patches / "sitecustomize.py").write_text(patch)
+    book = pdnc_novel_dir("DaisyMiller") / "novel_text.txt"  # 504 turns: the ranker forks
+    path = os.pathsep.join(filter(None, [str(patches), os.environ.get("PYTHONPATH")]))
+    process = subprocess.Popen(
+        [sys.executable, "-m", "fabula", "analyze", str(book), "-o", str(tmp_path / "out")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        preexec_fn=like_a_terminal_job,
+        env={**os.environ, "FABULA_FORK": "1", "OPENBLAS_NUM_THREADS": "1", "PYTHONPATH": path},
+    )
+    deadline = time.monotonic() + 120
+    while not marker.exists():
+        assert process.poll() is None and time.monotonic() < deadline, process.communicate()[1]
+        time.sleep(0.05)
+    os.killpg(process.pid, signal.SIGINT)
+    try:
+        _, err = process.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        pytest.fail("Ctrl-C did not stop fabula analyze within 60 s")
+    return process.returncode, err
+
+
+@needs_fork
+def test_ctrl_c_inside_an_exec_of_a_string_still_ends_with_status_130(tmp_path: Path) -> None:
+    """A Ctrl-C that lands inside an ``exec`` of a string (dataclasses and namedtuples build methods so while
+    modules load) left ``python -m fabula`` ending by SIGINT at exit, status -2 after fabula's own
+    "interrupted" line: CPython remembers a plain KeyboardInterrupt that leaves such an exec, even once
+    caught, and ``-m`` checks that at exit (about 1 in 30 random Ctrl-Cs here). The command raises
+    `fabula.cli._CtrlC`, a subclass CPython does not remember. Here the parent's half of attribution runs in
+    an exec of a string."""
+    marker = tmp_path / "in-exec"
+    patch = f"""
+import fabula.quotes._ranker as ranker
+
+def working(*args):
+    exec("open({str(marker)!r}, 'w').write('x')\\nimport time\\ntime.sleep(60)")
+
+ranker._earlier_conversations = working
+"""
+    status, err = _ctrl_c_to_python_m_fabula(tmp_path, patch, marker)
+    assert status == 130, err
+    assert "Traceback" not in err and err.count("interrupted") == 1, err
+
+
+@needs_fork
+def test_ctrl_c_while_modules_load_waits_for_them(tmp_path: Path) -> None:
+    """A C extension that is initialising when Ctrl-C comes (numpy's) turns the KeyboardInterrupt into its
+    own ImportError: a traceback and status 1 (seen about once in 50 random Ctrl-Cs). The command holds
+    Ctrl-C back while it loads its modules and acts on it after: here the loading behaves like such an
+    extension."""
+    marker = tmp_path / "loading"
+    patch = f"""
+import time
+import fabula.cli as cli
+
+loading = cli.load_commands
+
+def load_commands(names=None):
+    open({str(marker)!r}, "w").write("x")
+    try:
+        time.sleep(1)
+    except KeyboardInterrupt:
+        raise ImportError("a C extension failed to import") from None
+    loading(names)
+
+cli.load_commands = load_commands
+"""
+    status, err = _ctrl_c_to_python_m_fabula(tmp_path, patch, marker)
+    assert status == 130, err
+    assert "Traceback" not in err and err.strip() == "fabula: interrupted", err

@@ -12,11 +12,12 @@ import gc
 import importlib
 import logging
 import os
+import signal
 import sys
 from pathlib import Path
 from typing import Any
 
-from fabula._parallel import allow_forking, cancel_ahead, start_ahead
+from fabula._parallel import allow_forking, cancel_ahead, quiet_sigint, start_ahead
 
 # Each top-level command and the module that registers it, imported in this order (`fabula --help` lists
 # the plain commands in it, then the groups).
@@ -103,9 +104,23 @@ def _read_book(path: Path) -> object:
     return read_ahead_record(path)
 
 
+class _CtrlC(KeyboardInterrupt):
+    """Ctrl-C in the ``fabula`` process (`main` installs `_on_ctrl_c` for it). A subclass on purpose:
+    CPython remembers a plain KeyboardInterrupt that leaves any ``exec`` of a string (dataclasses and
+    namedtuples build their methods so while modules load) and then ends the process by SIGINT at exit,
+    status -2 instead of the 130 that fabula's one line promises, though fabula caught it; it compares the
+    exception's type with KeyboardInterrupt exactly. ``except KeyboardInterrupt`` catches it as before."""
+
+
+def _on_ctrl_c(signum: int, frame: object) -> None:
+    raise _CtrlC
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the ``fabula`` console script."""
     args = sys.argv[1:] if argv is None else argv
+    if argv is None and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, _on_ctrl_c)  # (a process started with Ctrl-C ignored keeps ignoring it)
     command_named = _command_named(args)
     # imports make hundreds of thousands of objects and next to no garbage: the collector would walk
     # them ~90 times meanwhile (0.04-0.1 s CPU), so it waits until the commands are loaded
@@ -115,12 +130,15 @@ def main(argv: list[str] | None = None) -> None:
         _read_ahead(args)  # before the imports below, while this process is the only thread
     # Ctrl-C while the CLI starts (its imports take a second or more on a busy machine): one line and
     # status 130, as Ctrl-C anywhere later, not a traceback from the middle of an import
+    # Ctrl-C is held back until the modules are loaded: one that came while a C extension initialised
+    # (numpy's) was turned into that module's ImportError, a traceback and status 1
     try:
-        from fabula.cli._app import click_command, interrupt_explained, stderr
-        from fabula.errors import FabulaError
+        with quiet_sigint():
+            from fabula.cli._app import click_command, interrupt_explained, stderr
+            from fabula.errors import FabulaError
 
-        load_commands(None if command_named is None else [command_named])
-        _show_warnings()
+            load_commands(None if command_named is None else [command_named])
+            _show_warnings()
     except KeyboardInterrupt:
         cancel_ahead()
         sys.stderr.write("fabula: interrupted\n")
