@@ -212,6 +212,45 @@ def test_ctrl_c_at_any_moment_stops_cleanly_and_leaves_no_process(tmp_path: Path
 
 
 @needs_fork
+def test_ctrl_c_just_after_the_read_ahead_forks_is_one_line(tmp_path: Path) -> None:
+    """The Ctrl-C of the test above, arriving once the book's read-ahead child exists but before the command
+    line's guard: where the parent was descheduled right after the fork on a busy machine (the test saw the
+    child and pressed Ctrl-C meanwhile). The keypress is simulated at that moment, the only way to hit it
+    every time: the fork, then KeyboardInterrupt in the parent as Python raises it on SIGINT. Status 130 and
+    one line (it was a traceback, the read-ahead being started outside the guard), and no process left."""
+    script = f"""
+import sys
+import fabula._parallel as parallel
+
+fork = parallel._fork
+
+def fork_then_ctrl_c():
+    pid = fork()
+    if pid:
+        raise KeyboardInterrupt
+    return pid
+
+parallel._fork = fork_then_ctrl_c
+sys.argv = ["fabula", "analyze", {str(EXAMPLE_NOVEL)!r}, "-o", {str(tmp_path / "out")!r}]
+from fabula.cli import main
+main()
+"""
+    process = subprocess.Popen(
+        [sys.executable, "-c", script],
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        env={**os.environ, "FABULA_FORK": "1"},
+    )
+    _, err = process.communicate(timeout=120)
+    assert process.returncode == 130 and err == "fabula: interrupted\n", err
+    deadline = time.monotonic() + 5
+    while _process_group(process.pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _process_group(process.pid), "the read-ahead child outlived fabula analyze"
+
+
+@needs_fork
 def test_ctrl_c_while_the_ranker_s_child_works_stops_cleanly(tmp_path: Path) -> None:
     """Ctrl-C while attribution's child (`fabula.quotes._ranker._rank_on_two_cores`) is working: status 130,
     one line, no traceback, and the child is gone (the parent waits for it in `fork_talk`'s pipe)."""

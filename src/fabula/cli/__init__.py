@@ -126,14 +126,15 @@ def main(argv: list[str] | None = None) -> None:
     # them ~90 times meanwhile (0.04-0.1 s CPU), so it waits until the commands are loaded
     collecting = gc.isenabled()
     gc.disable()
-    if argv is None and command_named == "analyze":
-        _read_ahead(args)  # before the imports below, while this process is the only thread
-    # Ctrl-C while the CLI starts (its imports take a second or more on a busy machine): one line and
-    # status 130, as Ctrl-C anywhere later, not a traceback from the middle of an import
+    # Ctrl-C while the CLI starts (its imports take a second or more on a busy machine; the book's
+    # read-ahead child may exist already): one line and status 130, as Ctrl-C anywhere later, not a
+    # traceback from the middle of an import or of the read-ahead's fork
     # Ctrl-C is held back until the modules are loaded: one that came while a C extension initialised
     # (numpy's) was turned into that module's ImportError, a traceback and status 1
     try:
         with quiet_sigint():
+            if argv is None and command_named == "analyze":
+                _read_ahead(args)  # before the imports below, while this process is the only thread
             from fabula.cli._app import click_command, interrupt_explained, stderr
             from fabula.errors import FabulaError
 
