@@ -376,3 +376,29 @@ cli.load_commands = load_commands
     status, err = _ctrl_c_to_python_m_fabula(tmp_path, patch, marker)
     assert status == 130, err
     assert "Traceback" not in err and err.strip() == "fabula: interrupted", err
+
+
+@needs_fork
+def test_ctrl_c_inside_a_finalizer_is_not_lost(tmp_path: Path) -> None:
+    """A Ctrl-C that lands where Python cannot pass an exception on (here a ``__del__``; seen in a weakref
+    callback of the import system, once in 100 random Ctrl-Cs) was printed as "Exception ignored ...
+    Traceback" and lost: the command ran on and finished. It is raised again where it can be."""
+    marker = tmp_path / "in-finalizer"
+    patch = f"""
+import time
+import fabula.quotes._ranker as ranker
+
+class Finalized:
+    def __del__(self):
+        open({str(marker)!r}, "w").write("x")
+        time.sleep(30)
+
+def working(*args):
+    Finalized()
+    time.sleep(10)  # a Ctrl-C lost in the finalizer: the analysis would go on from here
+
+ranker._earlier_conversations = working
+"""
+    status, err = _ctrl_c_to_python_m_fabula(tmp_path, patch, marker)
+    assert status == 130, err
+    assert "Traceback" not in err and "Exception ignored" not in err and err.count("interrupted") == 1, err

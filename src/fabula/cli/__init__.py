@@ -14,6 +14,7 @@ import logging
 import os
 import signal
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -116,11 +117,28 @@ def _on_ctrl_c(signum: int, frame: object) -> None:
     raise _CtrlC
 
 
+def _ctrl_c_again(unraisable: Any) -> None:
+    """``sys.unraisablehook`` of the ``fabula`` process: a Ctrl-C raised where Python cannot pass an
+    exception on (a weakref callback of the import system, a ``__del__``) was printed as "Exception
+    ignored ... Traceback" and then lost, and the command ran on to the end. It is raised again, silently,
+    10 ms later by a timer's signal: a signal handled now would raise it inside this hook, where Python
+    reports it as lost again. Any other exception goes to Python's own hook."""
+    if (
+        isinstance(unraisable.exc_value, KeyboardInterrupt)
+        and threading.current_thread() is threading.main_thread()
+    ):
+        signal.signal(signal.SIGALRM, _on_ctrl_c)
+        signal.setitimer(signal.ITIMER_REAL, 0.01)
+        return
+    sys.__unraisablehook__(unraisable)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the ``fabula`` console script."""
     args = sys.argv[1:] if argv is None else argv
     if argv is None and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
         signal.signal(signal.SIGINT, _on_ctrl_c)  # (a process started with Ctrl-C ignored keeps ignoring it)
+        sys.unraisablehook = _ctrl_c_again
     command_named = _command_named(args)
     # imports make hundreds of thousands of objects and next to no garbage: the collector would walk
     # them ~90 times meanwhile (0.04-0.1 s CPU), so it waits until the commands are loaded
