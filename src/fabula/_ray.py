@@ -1,6 +1,6 @@
 """The Ray plumbing every ``--engine ray`` shares (`fabula analyze` over books, `fabula eval` over novels):
 start a local Ray instance on demand (or join ``--ray-address``), run one remote call per unit of work,
-hand each result back as it finishes, and cancel the rest on Ctrl-C.
+hand each result back as it finishes, and end the rest on Ctrl-C.
 
 Ray is the optional extra ``fabula[ray]``, imported only here and only when a Ray engine runs. A call
 whose worker process dies is re-run by Ray (``retries``); an exception raised by the function itself
@@ -62,7 +62,8 @@ def run_remote(
     ``finished(key, result, None)`` as each ends, or ``finished(key, None, error)`` when it failed.
 
     A Ray instance already initialised in this process is used as is; else one is started (``cpus``
-    CPUs) or joined (``address``) and shut down at the end. Ctrl-C cancels the calls still pending.
+    CPUs) or joined (``address``) and shut down at the end. Ctrl-C ends the calls still pending: that
+    shutdown ends them, and in an instance that was already initialised they are cancelled.
     """
     if not calls:
         return
@@ -106,9 +107,15 @@ def run_remote(
                 else:
                     finished(key, result, None)
     except BaseException:
-        for ref in pending:
-            with contextlib.suppress(Exception):  # already finished or gone: nothing to stop
-                ray.cancel(ref, force=True)
+        # Ctrl-C or a failure: the calls still running are not wanted. An instance started or joined here is
+        # shut down below, which ends them (its processes stop; a cluster ends a departed driver's tasks);
+        # cancelling them first raced the ones just finishing and crashed Ray's core worker in this process
+        # ("Check failed ... Tried to complete task that was not pending", task_manager.cc): status 1 and a
+        # native stack trace instead of one line and 130 (2 of 12 Ctrl-Cs on a busy 2-core machine).
+        if not started_here:  # an instance this process had already: it lives on, so cancel them
+            for ref in pending:
+                with contextlib.suppress(Exception):  # already finished or gone: nothing to stop
+                    ray.cancel(ref, force=True)
         raise
     finally:
         if started_here:
