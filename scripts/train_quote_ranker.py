@@ -16,10 +16,12 @@ Tune on the 14; look only at the 7's means, never at their individual errors.
 With ``--hide-tags F``, each held-out novel is also scored with a share F of its tagged quotes' speech
 tags blanked (`hide_tags`; the 'gold hidden' mode): a sparse-tag novel simulated, the worst case of the
 held-out novels (a dialogue-heavy novel with few speech tags). ``--train-hidden F`` trains on such
-copies of the training novels as well as the novels themselves.
+copies of the training novels as well as the novels themselves. ``--sparse-gate`` fits a gated copy of
+every feature too (the feature times the turn's `sparse_gates`: the share of untagged turns around it),
+so the weights where tags are sparse may differ from those where they are dense.
 
     python scripts/train_quote_ranker.py ../shared/data/pdnc [--folds 7] [--second-pass] [--predicted] [--split]
-        [--hide-tags F] [--train-hidden F] [--json OUT]
+        [--hide-tags F] [--train-hidden F] [--sparse-gate] [--json OUT]
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ from fabula.characters import find_characters
 from fabula.datasets import PDNC_FROZEN, PdncNovel, find_pdnc_novels, load_pdnc_novel
 from fabula.metrics import match_quotes
 from fabula.quotes import detect_quotes
-from fabula.quotes._ranker import BEAM_WIDTH, FEATURES, rank_speakers, rerank, turn_candidates
+from fabula.quotes._ranker import BEAM_WIDTH, FEATURES, MODEL_FEATURES, rank_speakers, rerank, turn_candidates
 from fabula.quotes._rules import run_sieve
 from fabula.tasks.pdnc_quotes import score_novel
 
@@ -52,10 +54,11 @@ MODEL_PATH = Path(__file__).resolve().parents[1] / "src" / "fabula" / "quotes" /
 Groups = list[tuple[np.ndarray, int]]  # (features of a turn's candidates, index of the right one)
 
 
-def training_groups(novel: PdncNovel, first_pass: np.ndarray | None = None) -> Groups:
+def training_groups(novel: PdncNovel, first_pass: np.ndarray | None = None, gated: bool = False) -> Groups:
     """Feature groups of one novel (gold characters), labelled where the gold speaker is a candidate.
     With ``first_pass`` weights, the neighbouring turns' speakers are that model's picks (as in the
-    ranker's second pass at inference) instead of the sieve's."""
+    ranker's second pass at inference) instead of the sieve's. With ``gated``, each row is followed by
+    its gated copy (the row times the turn's `sparse_gates` value: `MODEL_FEATURES`)."""
     book = novel.book
     detect_quotes(book)
     find_characters(book, gold=novel.characters)
@@ -78,7 +81,8 @@ def training_groups(novel: PdncNovel, first_pass: np.ndarray | None = None) -> G
             continue
         speaker = votes.most_common(1)[0][0]
         if speaker in item.candidates:
-            groups.append((item.features, item.candidates.index(speaker)))
+            rows = np.hstack([item.features, item.gate * item.features]) if gated else item.features
+            groups.append((rows, item.candidates.index(speaker)))
     return groups
 
 
@@ -198,6 +202,7 @@ def trained(
     l2: float,
     second_pass: bool,
     extra: dict[str, PdncNovel] | None = None,
+    gated: bool = False,
 ) -> np.ndarray:
     """Weights fitted on ``novels`` (refitted on second-pass features with ``second_pass``); with
     ``extra`` (novel name -> another copy, e.g. `hide_tags`'s, whose groups are in ``groups`` under
@@ -206,7 +211,7 @@ def trained(
     keys = [n.name for n in novels] + [f"{c.name} hidden" for c in copies]
     weights = fit([g for key in keys for g in groups[key]], l2)
     if second_pass:
-        weights = fit([g for n in [*novels, *copies] for g in training_groups(n, weights)], l2)
+        weights = fit([g for n in [*novels, *copies] for g in training_groups(n, weights, gated)], l2)
     return weights
 
 
@@ -255,10 +260,17 @@ def main() -> None:
         metavar="FRACTION",
         help="train on each training novel twice: as it is and with FRACTION of its tags blanked",
     )
+    parser.add_argument(
+        "--sparse-gate",
+        action="store_true",
+        help="train a gated copy of every feature too (its value times the turn's `sparse_gates`: how few"
+        " of the turns around it have a tag), so sparse-tag passages get weights of their own",
+    )
     args = parser.parse_args()
     folders = find_pdnc_novels(args.pdnc)
     novels = [load_pdnc_novel(f) for f in folders]
-    groups = {n.name: training_groups(n) for n in novels}
+    gated = args.sparse_gate
+    groups = {n.name: training_groups(n, gated=gated) for n in novels}
     hidden: dict[str, PdncNovel] = {}  # the sparse-tag copies scored ('gold hidden')
     if args.hide_tags > 0:
         hidden = {n.name: hide_tags(n, args.hide_tags) for n in novels}
@@ -268,7 +280,7 @@ def main() -> None:
     if args.train_hidden > 0:
         augmented = {n.name: hide_tags(n, args.train_hidden) for n in novels}
         for copy in augmented.values():
-            groups[f"{copy.name} hidden"] = training_groups(copy)
+            groups[f"{copy.name} hidden"] = training_groups(copy, gated=gated)
     print(f"{sum(len(g) for g in groups.values())} labelled turns from {len(novels)} novels", file=sys.stderr)
     modes = [
         f"{characters}{'' if beam == args.beam[0] else f' beam={beam}'}"
@@ -290,12 +302,12 @@ def main() -> None:
     for fold in range(args.folds):
         held_out = [n for i, n in enumerate(tuning) if i % args.folds == fold]
         weights = trained(
-            [n for n in tuning if n not in held_out], groups, args.l2, args.second_pass, augmented
+            [n for n in tuning if n not in held_out], groups, args.l2, args.second_pass, augmented, gated
         )
         for novel in held_out:
             score(novel, weights)
     if validation:
-        weights = trained(tuning, groups, args.l2, args.second_pass, augmented)
+        weights = trained(tuning, groups, args.l2, args.second_pass, augmented, gated)
         for novel in validation:
             score(novel, weights)
     for mode in modes:
@@ -319,8 +331,9 @@ def main() -> None:
     if args.json is not None:
         split = {"tuning": [n.name for n in tuning], "validation": [n.name for n in validation]}
         args.json.write_text(json.dumps({**results, "split": split}, indent=1))
-    weights = trained(novels, groups, args.l2, args.second_pass, augmented)
-    for name, w in sorted(zip(FEATURES, weights, strict=True), key=lambda x: -abs(x[1])):
+    weights = trained(novels, groups, args.l2, args.second_pass, augmented, gated)
+    names = MODEL_FEATURES if gated else FEATURES
+    for name, w in sorted(zip(names, weights, strict=True), key=lambda x: -abs(x[1])):
         print(f"  {name:32s} {w:+.3f}", file=sys.stderr)
     if not args.no_write:
         model = {
@@ -328,7 +341,9 @@ def main() -> None:
             "trained_on": [n.name for n in novels],
             "l2": args.l2,
             "second_pass": args.second_pass,
-            "features": FEATURES,
+            **({"train_hidden": args.train_hidden} if args.train_hidden > 0 else {}),
+            **({"sparse_gate": True} if gated else {}),
+            "features": names,
             "weights": [round(float(w), 5) for w in weights],
             "scale": 1.0,
         }

@@ -102,6 +102,7 @@ def test_train_quote_ranker_runs(pdnc: Path, tmp_path: Path) -> None:
         "0.5",
         "--train-hidden",
         "0.5",
+        "--sparse-gate",
     )
     scores = json.loads((tmp_path / "cv.json").read_text())
     assert set(scores["gold hidden"]) == {"A", "B"}  # each novel scored with half its tags hidden too

@@ -16,9 +16,11 @@ from fabula.quotes._ranker import (
     _PROPOSING_PLAN,
     FEATURE_FAMILIES,
     FEATURES,
+    MODEL_FEATURES,
     TurnCandidates,
     load_model,
     rank_speakers,
+    sparse_gates,
     turn_candidates,
 )
 from fabula.quotes._rules import run_sieve
@@ -49,9 +51,27 @@ def _feature(item: TurnCandidates, who: str, name: str) -> float:
 
 def test_shipped_model_matches_feature_list() -> None:
     raw = json.loads(resources.files("fabula.quotes").joinpath("ranker.json").read_text("utf-8"))
-    assert raw["features"] == FEATURES
+    assert raw["features"] in (FEATURES, MODEL_FEATURES)  # plain weights only, or gated ones too
     weights, _ = load_model()
-    assert weights.shape == (len(FEATURES),) and np.all(np.isfinite(weights))
+    assert weights.shape == (len(MODEL_FEATURES),) and np.all(np.isfinite(weights))
+    assert MODEL_FEATURES[: len(FEATURES)] == FEATURES
+
+
+def test_sparse_gates_read_how_few_turns_around_have_a_tag() -> None:
+    tagged = '"A fine day," said Emma.\n\n"Very fine," said Mr. Knightley.\n\n'
+    untagged = '"Shall we go on?"\n\n"If you like."\n\n'
+    book = _book("Emma and Mr. Knightley walked on together.\n\n" + tagged * 3 + untagged * 4)
+    _, turns = run_sieve(book)
+    gates = sparse_gates(turns)
+    assert len(gates) == len(turns) == 14
+    assert all(0.0 <= gate <= 1.0 for gate in gates)
+    assert all(abs(gate * 20 - round(gate * 20)) < 1e-9 for gate in gates)  # steps of 1/20
+    # the same conversation: the tagged start reads as dense, the untagged end as sparse
+    assert gates[0] < gates[-1]
+    assert gates == sorted(gates)
+    # a book with its tags dense throughout reads lower everywhere than one with the untagged run
+    _, dense = run_sieve(_book("Emma and Mr. Knightley walked on together.\n\n" + tagged * 7))
+    assert max(sparse_gates(dense)) < gates[-1]
 
 
 def test_tag_and_sieve_features() -> None:
@@ -327,7 +347,7 @@ def _cell_sums(
     if found is None:
         return None
     candidates, ones, rank_cells, rank_values, multi_party, static, ahead = found
-    weight = stats.weight_list
+    weight = ahead.weight  # the turn's weights (plain, or plus its gate times the gated ones)
     scores = [ahead.score(who, static, context, stats) for who in candidates]
     if multi_party:
         scores = [score + weight[_MULTI_PARTY] for score in scores]
@@ -354,29 +374,54 @@ def test_scores_equal_the_feature_rows_times_the_weights() -> None:
     book = novel.book
     detect_quotes(book)
     find_characters(book)
-    weights, _ = load_model()
+    shipped, _ = load_model()
+    width = len(FEATURES)
+    # and with gated weights that are not 0 (each turn scored with plain + its gate times gated)
+    gated = shipped.copy()
+    gated[width:] = np.random.default_rng(3).normal(0.0, 0.5, width)
     context, turns = run_sieve(book)
     statics = _StaticBook.of(context, turns)
     compared = 0
-    for passes in (0, 1):
-        rerank(context, turns, weights, passes, statics)
-        stats = _BookStats.of(context, turns, statics, weights)
-        speakers = [turn.speaker for turn in turns]
-        for index in range(len(turns)):
-            own = tuple(speakers[k] for k in range(index - 1, max(-1, index - 1 - _HISTORY), -1))
-            for back in (None, own[1:] + own[:1], tuple(reversed(own)), own[2:] + own[:2]):
-                item = _features(context, turns, index, stats, back)
-                scored = _scores(context, turns, index, stats, back)
-                if item is None:
-                    assert scored is None
-                    continue
-                assert scored is not None
-                candidates, scores = scored
-                assert candidates == item.candidates
-                np.testing.assert_allclose(scores, item.features @ weights, rtol=1e-12, atol=1e-12)
-                assert (candidates, scores) == _cell_sums(context, turns, index, stats, back)
-                compared += 1
-    assert compared > 2000
+    for weights in (shipped, gated):
+        for passes in (0, 1):
+            rerank(context, turns, weights, passes, statics)
+            stats = _BookStats.of(context, turns, statics, weights)
+            speakers = [turn.speaker for turn in turns]
+            for index in range(len(turns)):
+                own = tuple(speakers[k] for k in range(index - 1, max(-1, index - 1 - _HISTORY), -1))
+                for back in (None, own[1:] + own[:1], tuple(reversed(own)), own[2:] + own[:2]):
+                    item = _features(context, turns, index, stats, back)
+                    scored = _scores(context, turns, index, stats, back)
+                    if item is None:
+                        assert scored is None
+                        continue
+                    assert scored is not None
+                    candidates, scores = scored
+                    assert candidates == item.candidates
+                    mixed = weights[:width] + item.gate * weights[width:]
+                    np.testing.assert_allclose(scores, item.features @ mixed, rtol=1e-12, atol=1e-12)
+                    assert (candidates, scores) == _cell_sums(context, turns, index, stats, back)
+                    compared += 1
+    assert compared > 4000
+    assert len({stats.book.gates[index] for index in range(len(turns))}) > 3  # the gates differ by turn
+
+
+def test_zero_gated_weights_attribute_as_the_plain_ones() -> None:
+    """A model whose gated weights are all 0 (`load_model` of a plain ``ranker.json``) attributes exactly as
+    its plain weights alone."""
+    from fabula.datasets import load_pdnc_novel
+    from tests.conftest import pdnc_novel_dir
+
+    weights, _ = load_model()
+    plain = weights[: len(FEATURES)]
+    padded = np.concatenate([plain, np.zeros(len(FEATURES))])
+    runs = []
+    for model in (plain, padded):
+        book = load_pdnc_novel(pdnc_novel_dir("DaisyMiller")).book
+        detect_quotes(book)
+        find_characters(book)
+        runs.append([(q.speaker_id, q.confidence) for q in rank_speakers(book, model)])
+    assert runs[0] == runs[1] and len(runs[0]) > 500
 
 
 def test_words_before_stops_are_what_the_forward_pattern_finds() -> None:

@@ -15,6 +15,7 @@ and reports leave-novels-out cross-validation.
 from __future__ import annotations
 
 import bisect
+import itertools
 import json
 import math
 import re
@@ -45,6 +46,9 @@ _MAIN_CAST = 8  # the characters named most often: candidates for a gendered tag
 _RECENT_PARAGRAPHS = 6  # characters named in this many paragraphs before the turn are candidates
 _SCENE_TURNS = 20  # a candidate's share of the conversation is counted over this many turns each side
 BEAM_WIDTH = 4  # readings of a conversation kept by the last pass (1: turn by turn; see `beam_decode`)
+_GATE_TURNS = 10  # a turn's tag density is read over its conversation's turns this far on each side
+_GATE_PRIOR = 5.0  # ... with this many pseudo-turns at the book's share (a short conversation says little)
+_GATE_STEPS = 20  # the gate is rounded to 1/20: each gate's weights are made once per pass
 
 
 @dataclass(slots=True)
@@ -54,14 +58,16 @@ class TurnCandidates:
     turn: int
     candidates: list[str]
     features: np.ndarray  # (len(candidates), len(FEATURES))
+    gate: float = 0.0  # the turn's `sparse_gates` value: the gated copies of the features are it times these
 
 
 @cache
 def load_model() -> tuple[np.ndarray, float]:
-    """The shipped weights (one per feature, matched by name) and the temperature."""
+    """The shipped weights (one per `MODEL_FEATURES` entry, matched by name; 0 where the file has none,
+    so a model without gated weights reads every turn with the plain ones) and the temperature."""
     raw = json.loads(resources.files("fabula.quotes").joinpath("ranker.json").read_text("utf-8"))
     weights = dict(zip(raw["features"], raw["weights"], strict=True))
-    return np.array([float(weights.get(name, 0.0)) for name in FEATURES]), float(raw.get("scale", 1.0))
+    return np.array([float(weights.get(name, 0.0)) for name in MODEL_FEATURES]), float(raw.get("scale", 1.0))
 
 
 @attribution_method("ranker")
@@ -74,7 +80,8 @@ def attribute_with_ranker(book: Book, **options: Any) -> AttributionResult:
 
 
 def rank_speakers(book: Book, weights: np.ndarray, passes: int = 2, beam: int = BEAM_WIDTH) -> list[Quote]:
-    """The sieve, then each turn's candidates scored with ``weights`` (one per `FEATURES` entry).
+    """The sieve, then each turn's candidates scored with ``weights`` (one per `FEATURES` entry, or per
+    `MODEL_FEATURES` entry: the plain weights, then the gated ones, see `sparse_gates`).
     With ``beam`` > 1 the last pass decides each conversation as a whole (`beam_decode`)."""
     context, turns = run_sieve(book)
     statics = _StaticBook.of(context, turns)  # what no pass changes, computed once
@@ -424,9 +431,12 @@ class _BookStats:
     total_quotes: int
     book: _StaticBook
     weights: np.ndarray | None = None  # the model's weights, when the pass scores turns (`_scores`)
-    weight_list: list[float] = field(default_factory=list)  # the same as Python floats
+    weight_list: list[float] = field(default_factory=list)  # the plain ones as Python floats
     shares: dict[str, tuple[float, float]] = field(default_factory=dict)  # speaker_share, mention_share
     share_scores: dict[str, float] = field(default_factory=dict)  # the shares times their weights
+    gated: bool = False  # whether ``weights`` has gated weights that are not all 0 (`sparse_gates`)
+    # gate -> the weights a turn with that gate is scored with (plain + gate * gated), and its share scores
+    by_gate: dict[float, tuple[list[float], dict[str, float]]] = field(default_factory=dict)
     ahead: dict[int, _Ahead] = field(default_factory=dict)  # turn -> what it reads of the turns after it
 
     @classmethod
@@ -444,13 +454,28 @@ class _BookStats:
         book = statics if statics is not None else _StaticBook.of(context, turns)
         if weights is not None:
             book.scoring_with(weights)
+        gated = weights is not None and len(weights) > _WIDTH and bool(np.any(weights[_WIDTH:]))
         return cls(
             quote_counts,
             max(1, sum(quote_counts.values())),
             book,
             weights,
-            weights.tolist() if weights is not None else [],
+            weights[:_WIDTH].tolist() if weights is not None else [],
+            gated=gated,
         )
+
+    def weights_at(self, index: int) -> tuple[list[float], dict[str, float]]:
+        """The weights turn ``index`` is scored with, as Python floats (the plain ones plus its gate
+        times the gated ones, `sparse_gates`), and the book shares' scores under them (kept per gate)."""
+        if not self.gated:
+            return self.weight_list, self.share_scores
+        gate = self.book.gates[index]
+        found = self.by_gate.get(gate)
+        if found is None:
+            assert self.weights is not None
+            mixed = self.weights[:_WIDTH] + gate * self.weights[_WIDTH : 2 * _WIDTH]
+            found = self.by_gate[gate] = (mixed.tolist(), {})
+        return found
 
     def share(self, who: str) -> tuple[float, float]:
         """How much ``who`` speaks (share of the quotes) and is named (log count, scaled to [0, 1])."""
@@ -488,6 +513,7 @@ class _StaticBook:
     narration_ids: list[str]  # and characters
     turn_starts: list[int]  # each turn's start offset
     genders: dict[str, str]  # character -> gender (`SieveContext.gender`; missing: "unknown")
+    gates: list[float]  # per turn, `sparse_gates`
     turns: dict[int, _StaticTurn] = field(default_factory=dict)  # turn -> `_StaticTurn`
     address_genders: dict[int, str | None] = field(default_factory=dict)  # turn -> `_address_gender`
     weights: np.ndarray | None = None  # the weights the turns' `_StaticTurn.score_of` were scored with
@@ -554,6 +580,7 @@ class _StaticBook:
             [who for who, held in zip(name_ids, name_turns, strict=True) if held == -1],
             [turn.start for turn in turns],
             {who: character.gender for who, character in context.characters.items()},
+            sparse_gates(turns),
             verb_memo=text_memo(context.book, "quotes.tag_verb_class"),
             address_memo=text_memo(context.book, "quotes.address_gender"),
         )
@@ -614,6 +641,38 @@ def _name_tag_anchors(context: SieveContext, turns: list[Turn]) -> dict[int, lis
         if named:
             anchors.setdefault(turn.conversation, []).append((index, speaker))
     return anchors
+
+
+def sparse_gates(turns: list[Turn]) -> list[float]:
+    """Per turn, how sparse the speech tags are where it stands, in [0, 1]: the share of turns the sieve
+    did not read off a tag or beat (`_tagged`) among its conversation's turns up to `_GATE_TURNS` away on
+    each side (itself included), with `_GATE_PRIOR` pseudo-turns at the book's share, rounded to
+    1/`_GATE_STEPS`. Read from the text alone (the sieve's tags), the same in training and at inference.
+    Every feature has a gated copy, its value times this: the model learns one set of weights where tags
+    are dense and a correction toward another where they are sparse (a dialogue-heavy novel with few
+    speech tags, where turn-taking must carry the chain), without moving the first set toward the second."""
+    if not turns:
+        return []
+    flags = [not _tagged(turn) for turn in turns]
+    book_share = sum(flags) / len(flags)
+    sums = [0, *itertools.accumulate(flags)]  # sums[k]: untagged turns before turn k
+    gates: list[float] = []
+    first = 0
+    for index, turn in enumerate(turns):
+        if turn.conversation != turns[first].conversation:
+            first = index
+        last = index  # the window's last turn: up to `_GATE_TURNS` on, within the conversation
+        while (
+            last + 1 < len(turns)
+            and last + 1 - index <= _GATE_TURNS
+            and (turns[last + 1].conversation == turn.conversation)
+        ):
+            last += 1
+        low = max(first, index - _GATE_TURNS)
+        untagged, count = sums[last + 1] - sums[low], last + 1 - low
+        share = (untagged + _GATE_PRIOR * book_share) / (count + _GATE_PRIOR)
+        gates.append(round(share * _GATE_STEPS) / _GATE_STEPS)
+    return gates
 
 
 def _after_narration(previous: Turn | None, turn: Turn) -> bool:
@@ -1206,6 +1265,10 @@ FEATURE_FAMILIES: tuple[FeatureFamily, ...] = (
 
 #: every feature, family by family: the order of the weights in ``ranker.json``
 FEATURES = [name for family in FEATURE_FAMILIES for name in family.features]
+#: every feature's gated copy (its value times the turn's `sparse_gates`), then the model's full list: the
+#: order of the weights in a gated ``ranker.json``
+GATED_FEATURES = [f"{name}*sparse_tags" for name in FEATURES]
+MODEL_FEATURES = FEATURES + GATED_FEATURES
 _INDEX = {name: i for i, name in enumerate(FEATURES)}
 _PREV1, _PREV2, _PREV3 = _INDEX["prev1_speaker"], _INDEX["prev2_speaker"], _INDEX["prev3_speaker"]
 _PREV1_TAGGED, _PREV2_TAGGED = _INDEX["prev1_tagged"], _INDEX["prev2_tagged"]
@@ -1286,7 +1349,7 @@ def _features(
         flat[cell] = 1.0
     for cell, value in zip(rank_cells, rank_values, strict=True):  # no cell twice, none of `ones`
         flat[cell] = value
-    return TurnCandidates(index, candidates, matrix)
+    return TurnCandidates(index, candidates, matrix, stats.book.gates[index])
 
 
 def _turn_parts(
@@ -1307,7 +1370,7 @@ def _turn_parts(
         back = tuple(turns[k].speaker for k in range(index - 1, max(-1, index - 1 - _HISTORY), -1))
     ahead = stats.ahead.get(index)
     if ahead is None:
-        ahead = stats.ahead[index] = _Ahead.of(static)
+        ahead = stats.ahead[index] = _Ahead.of(static, *stats.weights_at(index))
     return static, back, ahead
 
 
@@ -1327,7 +1390,7 @@ def _scores(
     (`tests/quotes/test_ranker.py` compares the two, bit for bit, and with the matrix product)."""
     book = stats.book
     static, back, ahead = _turn_parts(context, turns, index, stats, back)
-    weight = stats.weight_list
+    weight = ahead.weight
     before = static.before  # the conversation's turns -1, -2, -3 are back[0], back[1], back[2]
     previous = back[0] if before >= 1 else None
     second_back = back[1] if before >= 2 else None
@@ -1583,19 +1646,21 @@ class _Ahead:
     speakers: tuple[str | None, str | None, str | None]
     run_after: str | None
     counts: dict[str | None, int]  # (a reading's counts add None: no speaker, no row)
+    weight: list[float]  # the weights the turn is scored with (`_BookStats.weights_at`)
+    share_scores: dict[str, float]  # the book shares' scores under them (shared by the turns of one gate)
     row_of: dict[str, int] = field(default_factory=dict)  # candidate -> their row of `matrix`
     matrix: np.ndarray = field(default_factory=lambda: _NO_ROWS)
     score_of: dict[str, float] = field(default_factory=dict)  # candidate -> their row's score (`score`)
     first: dict[str, float] | None = None  # `first_scores`
 
     @classmethod
-    def of(cls, static: _StaticTurn) -> _Ahead:
+    def of(cls, static: _StaticTurn, weight: list[float], share_scores: dict[str, float]) -> _Ahead:
         a, b, c = (_speaker_of(other) for other in static.after)
         counts: dict[str | None, int] = {}
         for other in static.scene_after:
             if other.speaker is not None:
                 counts[other.speaker] = counts.get(other.speaker, 0) + 1
-        return cls((a, b, c), b if a is not None and a == c else None, counts)
+        return cls((a, b, c), b if a is not None and a == c else None, counts, weight, share_scores)
 
     def stack(
         self, candidates: list[str], context: SieveContext, stats: _BookStats, static: _StaticTurn
@@ -1605,15 +1670,13 @@ class _Ahead:
         return _kept_rows(self, candidates, _Ahead._rows, context, stats, static)
 
     def score(self, who: str, static: _StaticTurn, context: SieveContext, stats: _BookStats) -> float:
-        """``who``'s row (as `stack` gives it) times ``stats.weights``, kept: the static columns' part once
-        per turn and candidate (`_StaticTurn.score`), the book shares once per pass."""
-        weight = stats.weight_list
-        shares = stats.share_scores.get(who)
+        """``who``'s row (as `stack` gives it) times the turn's weights (`weight`), kept: the static columns'
+        part once per turn and candidate (`_StaticTurn.score`), the book shares once per pass and gate."""
+        weight = self.weight
+        shares = self.share_scores.get(who)
         if shares is None:
             speaks, named = stats.share(who)
-            shares = stats.share_scores[who] = (
-                weight[_SPEAKER_SHARE] * speaks + weight[_MENTION_SHARE] * named
-            )
+            shares = self.share_scores[who] = weight[_SPEAKER_SHARE] * speaks + weight[_MENTION_SHARE] * named
         found = static.score_of.get(who)
         if found is None:
             found = static.score(who, context, stats.book, weight)
