@@ -49,7 +49,7 @@ BEAM_WIDTH = 4  # readings of a conversation kept by the last pass (1: turn by t
 _GATE_TURNS = 10  # a turn's tag density is read over its conversation's turns this far on each side
 _GATE_PRIOR = 5.0  # ... with this many pseudo-turns at the book's share (a short conversation says little)
 _GATE_STEPS = 20  # the gate is rounded to 1/20: each gate's weights are made once per pass
-_GATE_FLOOR = 0.5  # the gate opens above this share of untagged turns (below it, the plain weights alone)
+_GATE_FLOOR = 0.0  # the gate opens above this share of untagged turns (below it, the plain weights alone)
 
 
 @dataclass(slots=True)
