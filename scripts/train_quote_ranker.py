@@ -46,7 +46,15 @@ from fabula.characters import find_characters
 from fabula.datasets import PDNC_FROZEN, PdncNovel, find_pdnc_novels, load_pdnc_novel
 from fabula.metrics import match_quotes
 from fabula.quotes import detect_quotes
-from fabula.quotes._ranker import BEAM_WIDTH, FEATURES, MODEL_FEATURES, rank_speakers, rerank, turn_candidates
+from fabula.quotes._ranker import (
+    BEAM_WIDTH,
+    FEATURE_FAMILIES,
+    FEATURES,
+    MODEL_FEATURES,
+    rank_speakers,
+    rerank,
+    turn_candidates,
+)
 from fabula.quotes._rules import run_sieve
 from fabula.tasks.pdnc_quotes import score_novel
 
@@ -54,11 +62,14 @@ MODEL_PATH = Path(__file__).resolve().parents[1] / "src" / "fabula" / "quotes" /
 Groups = list[tuple[np.ndarray, int]]  # (features of a turn's candidates, index of the right one)
 
 
-def training_groups(novel: PdncNovel, first_pass: np.ndarray | None = None, gated: bool = False) -> Groups:
+def training_groups(
+    novel: PdncNovel, first_pass: np.ndarray | None = None, gated: np.ndarray | None = None
+) -> Groups:
     """Feature groups of one novel (gold characters), labelled where the gold speaker is a candidate.
     With ``first_pass`` weights, the neighbouring turns' speakers are that model's picks (as in the
-    ranker's second pass at inference) instead of the sieve's. With ``gated``, each row is followed by
-    its gated copy (the row times the turn's `sparse_gates` value: `MODEL_FEATURES`)."""
+    ranker's second pass at inference) instead of the sieve's. With ``gated`` (1 per feature that has a
+    gated weight, 0 per one that has not), each row is followed by its gated copy (the row times the
+    turn's `sparse_gates` value and ``gated``: `MODEL_FEATURES`)."""
     book = novel.book
     detect_quotes(book)
     find_characters(book, gold=novel.characters)
@@ -81,7 +92,9 @@ def training_groups(novel: PdncNovel, first_pass: np.ndarray | None = None, gate
             continue
         speaker = votes.most_common(1)[0][0]
         if speaker in item.candidates:
-            rows = np.hstack([item.features, item.gate * item.features]) if gated else item.features
+            rows = item.features
+            if gated is not None:
+                rows = np.hstack([rows, item.gate * gated * rows])
             groups.append((rows, item.candidates.index(speaker)))
     return groups
 
@@ -150,27 +163,81 @@ def hide_tags(novel: PdncNovel, fraction: float) -> PdncNovel:
     return dataclasses.replace(novel, book=book)
 
 
-def fit(groups: Groups, l2: float) -> np.ndarray:
-    """Conditional-logit weights maximising the log-likelihood of the right candidates."""
+def fit(
+    groups: Groups,
+    l2: float | np.ndarray,
+    group_weights: np.ndarray | None = None,
+    base: np.ndarray | None = None,
+    free: np.ndarray | None = None,
+) -> np.ndarray:
+    """Conditional-logit weights maximising the log-likelihood of the right candidates: each group's
+    term times its ``group_weights`` entry (default 1), an l2 penalty per weight (``l2``: one for all, or
+    one each); with ``free`` (a mask), only those weights are fitted, the others kept at ``base``'s."""
     sizes = np.array([len(f) for f, _ in groups])
     features = np.concatenate([f for f, _ in groups])
     owner = np.repeat(np.arange(len(groups)), sizes)
     right = np.cumsum(np.concatenate([[0], sizes[:-1]])) + np.array([y for _, y in groups])
+    width = features.shape[1]
+    per_group = np.ones(len(groups)) if group_weights is None else np.asarray(group_weights, dtype=float)
+    penalty = np.asarray(l2, dtype=float)  # a scalar, or one per weight (both exact as written below)
+    start = np.zeros(width) if base is None else np.asarray(base, dtype=float)
+    fitted = np.ones(width, dtype=bool) if free is None else np.asarray(free, dtype=bool)
+    per_row = per_group[owner]
 
-    def loss(w: np.ndarray) -> tuple[float, np.ndarray]:
+    def loss(x: np.ndarray) -> tuple[float, np.ndarray]:
+        w = start.copy()
+        w[fitted] = x
         scores = features @ w
         top = np.full(len(groups), -np.inf)
         np.maximum.at(top, owner, scores)
         exp = np.exp(scores - top[owner])
         totals = np.bincount(owner, exp, len(groups))
         log_z = np.log(totals) + top
-        nll = float(np.sum(log_z - scores[right])) + l2 * float(w @ w)
+        ridge = float(penalty * (w @ w)) if penalty.ndim == 0 else float(penalty @ (w * w))
+        nll = float(np.sum(per_group * (log_z - scores[right]))) + ridge
         probabilities = exp / totals[owner]
-        gradient = features.T @ probabilities - features[right].sum(axis=0) + 2 * l2 * w
-        return nll, gradient
+        gradient = (
+            features.T @ (probabilities * per_row)
+            - (features[right] * per_group[:, None]).sum(axis=0)
+            + 2 * penalty * w
+        )
+        return nll, gradient[fitted]
 
-    result = minimize(loss, np.zeros(features.shape[1]), jac=True, method="L-BFGS-B")
-    return np.asarray(result.x)
+    result = minimize(loss, start[fitted], jac=True, method="L-BFGS-B")
+    weights = start.copy()
+    weights[fitted] = result.x
+    return weights
+
+
+@dataclasses.dataclass(frozen=True)
+class GateFit:
+    """How `--sparse-gate` fits: which features have gated weights (``gated``: 1 or 0 per feature; None:
+    no gated weights), the sparse-tag copies' turns each counted as ``copy_weight`` of a turn, the gated
+    weights' l2 (None: the plain ones'), and with ``plain_fixed`` the plain weights fitted on the novels
+    as written alone and kept while the gated ones are fitted on everything (the dense regime's weights
+    as without the gate; the gated ones a correction toward the sparse regime)."""
+
+    gated: np.ndarray | None = None
+    copy_weight: float = 1.0
+    gate_l2: float | None = None
+    plain_fixed: bool = False
+
+
+def fit_model(written: Groups, copies: Groups, l2: float, how: GateFit) -> np.ndarray:
+    """`fit` on the novels' groups as written and the sparse-tag copies' groups, as ``how`` says."""
+    groups = written + copies
+    group_weights = np.concatenate([np.ones(len(written)), np.full(len(copies), how.copy_weight)])
+    if how.gated is None:
+        return fit(groups, l2, group_weights)
+    half = len(how.gated)
+    penalty = np.full(2 * half, l2)
+    penalty[half:] = l2 if how.gate_l2 is None else how.gate_l2
+    if not how.plain_fixed:
+        return fit(groups, penalty, group_weights)
+    plain = fit([(f[:, :half], y) for f, y in written], l2)
+    base = np.concatenate([plain, np.zeros(half)])
+    free = np.concatenate([np.zeros(half, dtype=bool), how.gated > 0])
+    return fit(groups, penalty, group_weights, base, free)
 
 
 def score_with(novel: PdncNovel, weights: np.ndarray, characters: str, beam: int) -> dict[str, Any]:
@@ -202,16 +269,19 @@ def trained(
     l2: float,
     second_pass: bool,
     extra: dict[str, PdncNovel] | None = None,
-    gated: bool = False,
+    how: GateFit = GateFit(),
 ) -> np.ndarray:
     """Weights fitted on ``novels`` (refitted on second-pass features with ``second_pass``); with
     ``extra`` (novel name -> another copy, e.g. `hide_tags`'s, whose groups are in ``groups`` under
-    its name + " hidden"), those copies' turns are trained on too."""
+    its name + " hidden"), those copies' turns are trained on too (`fit_model`, as ``how`` says)."""
     copies = [extra[n.name] for n in novels] if extra else []
-    keys = [n.name for n in novels] + [f"{c.name} hidden" for c in copies]
-    weights = fit([g for key in keys for g in groups[key]], l2)
+    written = [g for n in novels for g in groups[n.name]]
+    hidden = [g for c in copies for g in groups[f"{c.name} hidden"]]
+    weights = fit_model(written, hidden, l2, how)
     if second_pass:
-        weights = fit([g for n in [*novels, *copies] for g in training_groups(n, weights, gated)], l2)
+        written = [g for n in novels for g in training_groups(n, weights, how.gated)]
+        hidden = [g for c in copies for g in training_groups(c, weights, how.gated)]
+        weights = fit_model(written, hidden, l2, how)
     return weights
 
 
@@ -266,10 +336,39 @@ def main() -> None:
         help="train a gated copy of every feature too (its value times the turn's `sparse_gates`: how few"
         " of the turns around it have a tag), so sparse-tag passages get weights of their own",
     )
+    parser.add_argument(
+        "--gate-families",
+        nargs="+",
+        metavar="FAMILY",
+        help="with --sparse-gate: gated weights for these feature families only (`FEATURE_FAMILIES` names)",
+    )
+    parser.add_argument(
+        "--copy-weight",
+        type=float,
+        default=1.0,
+        help="each turn of a sparse-tag copy (--train-hidden) counts as this much of a turn in the fit",
+    )
+    parser.add_argument(
+        "--gate-l2", type=float, help="with --sparse-gate: the gated weights' l2 (default --l2)"
+    )
+    parser.add_argument(
+        "--plain-fixed",
+        action="store_true",
+        help="with --sparse-gate: fit the plain weights on the novels as written alone, then the gated ones"
+        " on everything with the plain ones kept",
+    )
     args = parser.parse_args()
     folders = find_pdnc_novels(args.pdnc)
     novels = [load_pdnc_novel(f) for f in folders]
-    gated = args.sparse_gate
+    gated = None
+    if args.sparse_gate:
+        chosen = {f.name: f.features for f in FEATURE_FAMILIES}
+        unknown = set(args.gate_families or ()) - set(chosen)
+        if unknown:
+            parser.error(f"unknown feature families: {sorted(unknown)}")
+        kept = {name for family in args.gate_families or chosen for name in chosen[family]}
+        gated = np.array([1.0 if name in kept else 0.0 for name in FEATURES])
+    how = GateFit(gated, args.copy_weight, args.gate_l2, args.plain_fixed)
     groups = {n.name: training_groups(n, gated=gated) for n in novels}
     hidden: dict[str, PdncNovel] = {}  # the sparse-tag copies scored ('gold hidden')
     if args.hide_tags > 0:
@@ -302,12 +401,12 @@ def main() -> None:
     for fold in range(args.folds):
         held_out = [n for i, n in enumerate(tuning) if i % args.folds == fold]
         weights = trained(
-            [n for n in tuning if n not in held_out], groups, args.l2, args.second_pass, augmented, gated
+            [n for n in tuning if n not in held_out], groups, args.l2, args.second_pass, augmented, how
         )
         for novel in held_out:
             score(novel, weights)
     if validation:
-        weights = trained(tuning, groups, args.l2, args.second_pass, augmented, gated)
+        weights = trained(tuning, groups, args.l2, args.second_pass, augmented, how)
         for novel in validation:
             score(novel, weights)
     for mode in modes:
@@ -331,8 +430,8 @@ def main() -> None:
     if args.json is not None:
         split = {"tuning": [n.name for n in tuning], "validation": [n.name for n in validation]}
         args.json.write_text(json.dumps({**results, "split": split}, indent=1))
-    weights = trained(novels, groups, args.l2, args.second_pass, augmented, gated)
-    names = MODEL_FEATURES if gated else FEATURES
+    weights = trained(novels, groups, args.l2, args.second_pass, augmented, how)
+    names = MODEL_FEATURES if gated is not None else FEATURES
     for name, w in sorted(zip(names, weights, strict=True), key=lambda x: -abs(x[1])):
         print(f"  {name:32s} {w:+.3f}", file=sys.stderr)
     if not args.no_write:
@@ -342,7 +441,7 @@ def main() -> None:
             "l2": args.l2,
             "second_pass": args.second_pass,
             **({"train_hidden": args.train_hidden} if args.train_hidden > 0 else {}),
-            **({"sparse_gate": True} if gated else {}),
+            **({"sparse_gate": True} if gated is not None else {}),
             "features": names,
             "weights": [round(float(w), 5) for w in weights],
             "scale": 1.0,

@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from tests.conftest import ROOT
@@ -103,6 +104,12 @@ def test_train_quote_ranker_runs(pdnc: Path, tmp_path: Path) -> None:
         "--train-hidden",
         "0.5",
         "--sparse-gate",
+        "--gate-families",
+        "sieve",
+        "tag anchors",
+        "--copy-weight",
+        "0.5",
+        "--plain-fixed",
     )
     scores = json.loads((tmp_path / "cv.json").read_text())
     assert set(scores["gold hidden"]) == {"A", "B"}  # each novel scored with half its tags hidden too
@@ -397,3 +404,22 @@ def test_set_aside_loo_runs(pdnc: Path) -> None:
     assert (
         "| 1, other | " in out and "leave-one-novel-out (values chosen: {" in out and "| LOO, other |" in out
     )
+
+
+def test_fit_weighs_groups_and_keeps_fixed_weights() -> None:
+    """`fit`'s group weights count a group as that many copies of it; `fit_model` with ``plain_fixed``
+    keeps the plain weights of the novels as written alone and fits only the gated ones it names."""
+    from scripts.train_quote_ranker import GateFit, fit, fit_model
+
+    rng = np.random.default_rng(5)
+    groups = [(rng.normal(size=(int(rng.integers(2, 6)), 4)), 0) for _ in range(120)]
+    groups = [(f, int(rng.integers(len(f)))) for f, _ in groups]
+    doubled = fit(groups + groups[:40], 0.3)
+    weighed = fit(groups, 0.3, np.concatenate([np.full(40, 2.0), np.ones(80)]))
+    np.testing.assert_allclose(weighed, doubled, atol=1e-4)
+    assert not np.allclose(weighed, fit(groups, 0.3), atol=1e-3)
+    rows = [(np.hstack([f, rng.uniform(0, 1) * f]), y) for f, y in groups]
+    gated = np.array([1.0, 0.0, 1.0, 1.0])
+    weights = fit_model(rows[:80], rows[80:], 0.3, GateFit(gated, 0.5, None, plain_fixed=True))
+    np.testing.assert_array_equal(weights[:4], fit([(f[:, :4], y) for f, y in rows[:80]], 0.3))
+    assert weights[5] == 0.0 and np.all(weights[[4, 6, 7]] != 0.0)

@@ -27,8 +27,13 @@ _SCRIPT = textwrap.dedent(
     from fabula.book import load_book
     import fabula.quotes._ranker as ranker
 
-    path, mode = sys.argv[1], sys.argv[2]
+    path, mode, gated = sys.argv[1], sys.argv[2], sys.argv[3] == "gated"
     weights, _ = ranker.load_model()
+    if gated:  # gated weights that are not 0: each turn scored with plain + its gate times gated
+        import numpy as np
+
+        width = len(ranker.FEATURES)
+        weights = np.concatenate([weights[:width], np.random.default_rng(3).normal(0.0, 0.5, width)])
     here = os.getpid()
     ranker.FORK_TURNS = 0
 
@@ -75,9 +80,9 @@ _SCRIPT = textwrap.dedent(
 )
 
 
-def _run(mode: str) -> list[str]:
+def _run(mode: str, weights: str = "shipped") -> list[str]:
     done = subprocess.run(
-        [sys.executable, "-c", _SCRIPT, str(pdnc_novel_dir("DaisyMiller") / "novel_text.txt"), mode],
+        [sys.executable, "-c", _SCRIPT, str(pdnc_novel_dir("DaisyMiller") / "novel_text.txt"), mode, weights],
         env={**os.environ, "OPENBLAS_NUM_THREADS": "1"},  # numpy's BLAS threads would stop every fork
         capture_output=True,
         text=True,
@@ -95,6 +100,14 @@ def test_two_cores_attribute_as_one_wherever_the_book_is_cut() -> None:
     cuts, forks, same, again, *rest = _run("cuts")
     assert (cuts, forks, same) == ("8", "8", "True")
     assert 0 < int(again) < 8 * 2  # decoded again: a few of the child's first conversations, no more
+    assert rest == ["no", "child", "left"]
+
+
+@needs_fork
+def test_two_cores_attribute_as_one_with_gated_weights() -> None:
+    """The same with gated weights (`sparse_gates`): each process scores its turns with their own gates."""
+    cuts, forks, same, _, *rest = _run("cuts", "gated")
+    assert (cuts, forks, same) == ("8", "8", "True")
     assert rest == ["no", "child", "left"]
 
 
