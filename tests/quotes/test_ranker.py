@@ -66,12 +66,16 @@ def test_sparse_gates_read_how_few_turns_around_have_a_tag() -> None:
     assert len(gates) == len(turns) == 14
     assert all(0.0 <= gate <= 1.0 for gate in gates)
     assert all(abs(gate * 20 - round(gate * 20)) < 1e-9 for gate in gates)  # steps of 1/20
-    # the same conversation: the tagged start reads as dense, the untagged end as sparse
-    assert gates[0] < gates[-1]
-    assert gates == sorted(gates)
-    # a book with its tags dense throughout reads lower everywhere than one with the untagged run
+    # a turn with a tag of its own is scored with the plain weights alone, wherever it stands
+    own_tag = [turn.sieve[1] == "tag" for turn in turns]
+    assert own_tag == [True] * 6 + [False] * 8
+    assert gates[:6] == [0.0] * 6
+    # the untagged end: the sparser its neighbourhood (the further from the tagged start), the wider open
+    assert 0.0 < gates[6] < gates[-1]
+    assert gates[6:] == sorted(gates[6:])
+    # a book with its tags dense throughout reads 0 everywhere
     _, dense = run_sieve(_book("Emma and Mr. Knightley walked on together.\n\n" + tagged * 7))
-    assert max(sparse_gates(dense)) < gates[-1]
+    assert set(sparse_gates(dense)) == {0.0}
 
 
 def test_tag_and_sieve_features() -> None:

@@ -652,7 +652,10 @@ def sparse_gates(turns: list[Turn]) -> list[float]:
     alone), rounded to 1/`_GATE_STEPS`. Read from the text alone (the sieve's tags), the same in training and at inference.
     Every feature has a gated copy, its value times this: the model learns one set of weights where tags
     are dense and a correction toward another where they are sparse (a dialogue-heavy novel with few
-    speech tags, where turn-taking must carry the chain), without moving the first set toward the second."""
+    speech tags, where turn-taking must carry the chain), without moving the first set toward the second.
+    A turn the sieve read off a tag or beat of its own gets 0: it is scored with the plain weights alone,
+    so an explicit tag counts the same in a sparse passage as in a dense one, and only the turns that must
+    be read from the chain get the sparse regime's weights."""
     if not turns:
         return []
     flags = [not _tagged(turn) for turn in turns]
@@ -674,7 +677,7 @@ def sparse_gates(turns: list[Turn]) -> list[float]:
         untagged, count = sums[last + 1] - sums[low], last + 1 - low
         share = (untagged + _GATE_PRIOR * book_share) / (count + _GATE_PRIOR)
         opened = max(0.0, share - _GATE_FLOOR) / (1.0 - _GATE_FLOOR)
-        gates.append(round(opened * _GATE_STEPS) / _GATE_STEPS)
+        gates.append(round(opened * _GATE_STEPS) / _GATE_STEPS if flags[index] else 0.0)
     return gates
 
 
