@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -278,16 +279,7 @@ ranker._later_conversations = working
         # the patch imports numpy before the command line can keep BLAS on one thread
         env={**os.environ, "FABULA_FORK": "1", "OPENBLAS_NUM_THREADS": "1"},
     )
-    deadline = time.monotonic() + 120
-    while not pid_file.exists() or not pid_file.read_text():
-        assert process.poll() is None and time.monotonic() < deadline, process.communicate()[1]
-        time.sleep(0.05)
-    os.killpg(process.pid, signal.SIGINT)
-    try:
-        _, err = process.communicate(timeout=60)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        pytest.fail("Ctrl-C did not stop fabula analyze within 60 s")
+    err = _ctrl_c_once(process, lambda: pid_file.exists() and bool(pid_file.read_text()))
     assert process.returncode == 130, err
     assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
     assert err.count("interrupted") == 1, err
@@ -315,17 +307,23 @@ def _ctrl_c_to_python_m_fabula(tmp_path: Path, patch: str, marker: Path) -> tupl
         preexec_fn=like_a_terminal_job,
         env={**os.environ, "FABULA_FORK": "1", "OPENBLAS_NUM_THREADS": "1", "PYTHONPATH": path},
     )
+    err = _ctrl_c_once(process, marker.exists)
+    return process.returncode, err
+
+
+def _ctrl_c_once(process: subprocess.Popen[str], ready: Callable[[], bool]) -> str:
+    """Once ``ready()`` holds, Ctrl-C to ``process``'s group (a terminal's foreground job); its stderr,
+    once it has ended (within 60 s, or the test fails)."""
     deadline = time.monotonic() + 120
-    while not marker.exists():
+    while not ready():
         assert process.poll() is None and time.monotonic() < deadline, process.communicate()[1]
         time.sleep(0.05)
     os.killpg(process.pid, signal.SIGINT)
     try:
-        _, err = process.communicate(timeout=60)
+        return process.communicate(timeout=60)[1]
     except subprocess.TimeoutExpired:
         os.killpg(process.pid, signal.SIGKILL)
         pytest.fail("Ctrl-C did not stop fabula analyze within 60 s")
-    return process.returncode, err
 
 
 @needs_fork
