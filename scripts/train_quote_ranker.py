@@ -442,6 +442,11 @@ def main() -> None:
             "second_pass": args.second_pass,
             **({"train_hidden": args.train_hidden} if args.train_hidden > 0 else {}),
             **({"sparse_gate": True} if gated is not None else {}),
+            # the fit's other settings, where not the defaults (the file says how it was made)
+            **({"copy_weight": args.copy_weight} if args.copy_weight != 1.0 else {}),
+            **({"gate_families": args.gate_families} if args.gate_families else {}),
+            **({"gate_l2": args.gate_l2} if args.gate_l2 is not None else {}),
+            **({"plain_fixed": True} if args.plain_fixed else {}),
             "features": names,
             "weights": [round(float(w), 5) for w in weights],
             "scale": 1.0,
