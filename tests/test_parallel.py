@@ -228,7 +228,8 @@ def test_ctrl_c_in_the_parent_kills_and_reaps_the_child(tmp_path: Path) -> None:
             time.sleep(60)
 
         def parent():
-            time.sleep(60)
+            for _ in range(600):  # in steps: a Ctrl-C just before one long sleep waits for its end
+                time.sleep(0.1)
 
         try:
             fork_call(child, parent)
@@ -327,7 +328,8 @@ def test_ctrl_c_while_the_new_child_runs_python_s_at_fork_hooks_prints_nothing(t
 
         def parent():
             try:
-                time.sleep(60)
+                for _ in range(600):  # in steps: a Ctrl-C just before one long sleep waits for its end
+                    time.sleep(0.1)
             except KeyboardInterrupt:  # leave the child time to print what it would
                 time.sleep(1.5)
                 raise

@@ -339,7 +339,9 @@ def test_ctrl_c_inside_an_exec_of_a_string_still_ends_with_status_130(tmp_path: 
 import fabula.quotes._ranker as ranker
 
 def working(*args):
-    exec("open({str(marker)!r}, 'w').write('x')\\nimport time\\ntime.sleep(60)")
+    # the sleeps in steps: a Ctrl-C that comes just before one long sleep starts is acted on only as it
+    # ends (CPython checks for signals between calls), and the test would wait for that
+    exec("open({str(marker)!r}, 'w').write('x')\\nimport time\\nfor _ in range(600): time.sleep(0.1)")
 
 ranker._earlier_conversations = working
 """
@@ -392,11 +394,13 @@ class Finalized:
         # the marker by file descriptor: a file object closed here would be finalized in this __del__, and
         # CPython clears an exception raised while it closes one, silently (neither hook nor traceback)
         os.close(os.open({str(marker)!r}, os.O_WRONLY | os.O_CREAT))
-        time.sleep(30)
+        for _ in range(300):  # in steps: a Ctrl-C just before one long sleep waits for its end
+            time.sleep(0.1)
 
 def working(*args):
     Finalized()
-    time.sleep(10)  # a Ctrl-C lost in the finalizer: the analysis would go on from here
+    for _ in range(100):  # a Ctrl-C lost in the finalizer: the analysis would go on from here
+        time.sleep(0.1)
 
 ranker._earlier_conversations = working
 """
