@@ -49,7 +49,6 @@ BEAM_WIDTH = 4  # readings of a conversation kept by the last pass (1: turn by t
 _GATE_TURNS = 10  # a turn's tag density is read over its conversation's turns this far on each side
 _GATE_PRIOR = 5.0  # ... with this many pseudo-turns at the book's share (a short conversation says little)
 _GATE_STEPS = 20  # the gate is rounded to 1/20: each gate's weights are made once per pass
-_GATE_FLOOR = 0.0  # the gate opens above this share of untagged turns (below it, the plain weights alone)
 
 
 @dataclass(slots=True)
@@ -647,9 +646,8 @@ def _name_tag_anchors(context: SieveContext, turns: list[Turn]) -> dict[int, lis
 def sparse_gates(turns: list[Turn]) -> list[float]:
     """Per turn, how sparse the speech tags are where it stands, in [0, 1]: the share of turns the sieve
     did not read off a tag or beat (`_tagged`) among its conversation's turns up to `_GATE_TURNS` away on
-    each side (itself included), with `_GATE_PRIOR` pseudo-turns at the book's share, above
-    `_GATE_FLOOR` scaled to [0, 1] (0 at or below it: where most turns have tags, the plain weights
-    alone), rounded to 1/`_GATE_STEPS`. Read from the text alone (the sieve's tags), the same in training and at inference.
+    each side (itself included), with `_GATE_PRIOR` pseudo-turns at the book's share, rounded to
+    1/`_GATE_STEPS`. Read from the text alone (the sieve's tags), the same in training and at inference.
     Every feature has a gated copy, its value times this: the model learns one set of weights where tags
     are dense and a correction toward another where they are sparse (a dialogue-heavy novel with few
     speech tags, where turn-taking must carry the chain), without moving the first set toward the second.
@@ -676,8 +674,7 @@ def sparse_gates(turns: list[Turn]) -> list[float]:
         low = max(first, index - _GATE_TURNS)
         untagged, count = sums[last + 1] - sums[low], last + 1 - low
         share = (untagged + _GATE_PRIOR * book_share) / (count + _GATE_PRIOR)
-        opened = max(0.0, share - _GATE_FLOOR) / (1.0 - _GATE_FLOOR)
-        gates.append(round(opened * _GATE_STEPS) / _GATE_STEPS if flags[index] else 0.0)
+        gates.append(round(share * _GATE_STEPS) / _GATE_STEPS if flags[index] else 0.0)
     return gates
 
 
