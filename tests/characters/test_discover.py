@@ -1169,6 +1169,21 @@ def test_a_short_given_name_before_the_surname_joins_the_full_name() -> None:
     assert _owner(cast, "Gwen Pellow") == _owner(cast, "Gwendolen Pellow")
 
 
+def test_a_titled_surname_joins_the_one_bearer_the_later_joins_leave() -> None:
+    # "Miss Pellow" is placed before "Gwen Pellow" has joined "Gwendolen Pellow": two women of the name
+    # then, so it stays apart; once the short form has joined, she is the one bearer of the surname
+    text = (
+        "".join(
+            f"Gwendolen Pellow came {x}, and she smiled. Gwendolen laughed; Gwendolen Pellow was kind.\n\n"
+            for x in ["early", "late", "home", "back", "in", "out"]
+        )
+        + "".join(f'Tom Brand came home {x}.\n\n"Well," said Gwen Pellow.\n\n' for x in ["late", "early"])
+        + "".join(f'"Good {x}," said Miss Pellow, and she went out.\n\n' for x in ["day", "night", "luck"])
+    )
+    cast = _cast(text)
+    assert _owner(cast, "Miss Pellow") == _owner(cast, "Gwendolen Pellow") == _owner(cast, "Gwen Pellow")
+
+
 def test_a_rare_name_beside_the_name_it_ends_with_is_another_person() -> None:
     # "Oswin, Tybalt, and Pellam Oswin, the cousin": a list of cousins, not Oswin under another name
     text = (

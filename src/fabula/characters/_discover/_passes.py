@@ -402,6 +402,12 @@ PASSES: tuple[Pass, ...] = (
         _on_clusters(_join_national_epithets),
         "'the Frenchman' is the one man styled 'Monsieur X' where no other man is",
     ),
+    Pass(
+        "join_orphans_again",
+        "joins",
+        _on_clusters(_join_orphans),
+        "one-word clusters the joins above left one bearer of the word for",
+    ),
 )
 PASS_NAMES: tuple[str, ...] = tuple(p.name for p in PASSES)
 
