@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,79 @@ SHARED_DATA = Path(os.environ.get("FABULA_SHARED_DATA", ROOT.parent / "shared" /
 PDNC_DIR = SHARED_DATA / "pdnc"
 LFED_DIR = SHARED_DATA / "lfed"
 EXAMPLE_NOVEL = ROOT / "examples" / "alice_in_wonderland.txt"
+
+
+def _real_cache_dirs() -> tuple[Path, ...]:
+    """The user's fabula cache folders by default (``$XDG_CACHE_HOME/fabula``, ``~/.cache/fabula``): read
+    once, before any test sets the variables."""
+    found = {Path.home() / ".cache" / "fabula"}
+    if os.environ.get("XDG_CACHE_HOME"):
+        found.add(Path(os.environ["XDG_CACHE_HOME"]) / "fabula")
+    return tuple(sorted(Path(os.path.abspath(path.expanduser())) for path in found))
+
+
+class RealCacheGuard:
+    """Refuses (and records) this process's every access under the user's real fabula cache: a test that
+    read or wrote it would depend on, or change, the user's LLM answers and indexes. An audit hook
+    (`sys.addaudithook`) sees each file opened, folder made, file renamed or removed and SQLite database
+    connected, in any thread; product code that swallows the `PermissionError` still fails its test,
+    because `real_fabula_cache_untouched` checks `touched` after each test. Child processes inherit the
+    test's ``FABULA_CACHE_DIR`` instead."""
+
+    #: the audited events that name a path (the first argument) or two (the first two: from, to)
+    EVENTS = frozenset(
+        {"open", "os.mkdir", "os.remove", "os.rmdir", "os.utime", "os.chmod", "os.truncate", "os.listdir"}
+        | {"os.scandir", "shutil.rmtree", "sqlite3.connect"}
+    )
+    TWO_PATHS = frozenset({"os.rename", "os.link", "os.symlink", "shutil.copyfile", "shutil.move"})
+
+    def __init__(self, real: tuple[Path, ...]) -> None:
+        self.real = tuple(str(path) for path in real)
+        self.touched: list[str] = []
+        sys.addaudithook(self._audit)
+
+    def _audit(self, event: str, args: tuple[Any, ...]) -> None:
+        if event in self.EVENTS:
+            paths = args[:1]
+        elif event in self.TWO_PATHS:
+            paths = args[:2]
+        else:
+            return
+        for arg in paths:
+            if not isinstance(arg, (str, bytes, os.PathLike)):
+                continue
+            path = os.fsdecode(os.fspath(arg))
+            absolute = os.path.abspath(path) if path else path
+            if any(absolute == real or absolute.startswith(real + os.sep) for real in self.real):
+                self.touched.append(f"{event} {absolute}")
+                raise PermissionError(f"a test reached the user's real fabula cache: {event} {absolute}")
+
+
+_CACHE_GUARD = RealCacheGuard(_real_cache_dirs())
+
+
+@pytest.fixture(scope="session", autouse=True)
+def fabula_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """fabula's cache folder (``FABULA_CACHE_DIR``: LLM answers, indexes, the tiktoken copy, ``fabula
+    serve``'s checkpoints) for this test session (this xdist worker), shared by its tests: set for the
+    whole session, so the processes that module fixtures start (Ray's workers) have it too."""
+    folder = tmp_path_factory.mktemp("fabula-cache")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("FABULA_CACHE_DIR", str(folder))
+        yield folder
+
+
+@pytest.fixture(autouse=True)
+def real_fabula_cache_untouched(
+    fabula_cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[RealCacheGuard]:
+    """Each test fails if it reached the user's real fabula cache (`RealCacheGuard`). The session's cache
+    folder is set again per test, so a test that deleted the variable cannot leave the next one on it."""
+    monkeypatch.setenv("FABULA_CACHE_DIR", str(fabula_cache_dir))
+    before = len(_CACHE_GUARD.touched)
+    yield _CACHE_GUARD
+    touched, _CACHE_GUARD.touched[before:] = _CACHE_GUARD.touched[before:], []
+    assert not touched, f"the test reached the user's real fabula cache: {touched[:5]}"
 
 
 def run_cli(*args: str | Path) -> int:
