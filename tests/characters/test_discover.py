@@ -1169,6 +1169,25 @@ def test_a_short_given_name_before_the_surname_joins_the_full_name() -> None:
     assert _owner(cast, "Gwen Pellow") == _owner(cast, "Gwendolen Pellow")
 
 
+def test_a_name_before_a_noun_is_no_mention_of_a_person() -> None:
+    # "the Tressel carriage", "the Tressel family": the family's things ("the carriage" and "the family"
+    # stand in the book too); "the Philippa whom he loved" and "the Tressel only" (an adverb) are people
+    text = (
+        "".join(
+            f"Amos Tressel came {x}, and Mr. Tressel smiled. Philippa Vance laughed; Philippa was kind.\n\n"
+            for x in ["early", "late", "home", "back"]
+        )
+        + "The carriage came. The family sat down. The only one left was the cat.\n\n"
+        + "Then the Tressel carriage rolled away, and the Tressel family went in.\n\n"
+        + "He thought of the Philippa whom he loved. But the Tressel only smiled.\n\n"
+    )
+    book = book_from_text(text)
+    find_characters(book)
+    starts = [" ".join(book.text[m.start :].split()[:3]) for m in book.mentions]
+    the_uses = [s for s in starts if s.startswith("the ")]
+    assert the_uses == ["the Philippa whom", "the Tressel only"]
+
+
 def test_a_titled_surname_joins_the_one_bearer_the_later_joins_leave() -> None:
     # "Miss Pellow" is placed before "Gwen Pellow" has joined "Gwendolen Pellow": two women of the name
     # then, so it stays apart; once the short form has joined, she is the one bearer of the surname

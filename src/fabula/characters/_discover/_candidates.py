@@ -727,6 +727,71 @@ def _common_word_at_start(o: _Occurrence, lowercase: Counter[str], mid_caps: Cou
 MIN_COMMON_SINGULAR = 3
 
 
+#: the word after a name, on its line or the next: lowercase letters, not run into an apostrophe or hyphen
+_WORD_AFTER = re.compile(rf"[ \t]*\n?[ \t]*([{_LOWER}]+)(?![\w'’-])")
+#: words after "the X" that make "the X" a person ("the Philippa whom he loved", "the Tinker only grinned"),
+#: however the book uses them: verbs, relative and reflexive pronouns, and the adverbs that stand after a
+#: subject but also after "the" ("the only one", "the first time")
+_PERSON_AFTER = (
+    SPEECH_VERBS
+    | PERSON_VERBS
+    | _AUXILIARIES
+    | {"who", "whom", "whose", "that", "which", "himself", "herself", "themselves", "alone", "also", "too"}
+    | {"only", "again", "once", "first", "last", "next", "all", "both", "now", "then", "still", "just"}
+)
+#: a determiner right before a word: the word is a noun of the book ("the carriage", "his arms"; not "her",
+#: which is also the object of a verb: "took her in")
+_DETERMINER_BEFORE = re.compile(
+    r"(?<![\w'’])(?:[Tt]he|[Aa]n?|[Hh]is|[Tt]heir|[Ii]ts|[Mm]y|[Yy]our|[Oo]ur)\s+$"
+)
+
+
+def _after_determiner(text: str, start: int, end: int, word: str) -> bool:
+    """Whether ``text[start:end]`` puts ``word`` (lowercase letters) right after a determiner somewhere
+    (a scan for the word itself, which the regex engine does fast, then a look before each use)."""
+    for m in re.compile(rf"{word}(?![\w'’-])").finditer(text, start, end):
+        at = m.start()
+        if at and (text[at - 1].isalnum() or text[at - 1] in "'’-"):
+            continue  # inside a longer word
+        if _DETERMINER_BEFORE.search(text, max(start, at - 8), at):
+            return True
+    return False
+
+
+def _name_modifiers(occurrences: list[_Occurrence], text: str, start: int, end: int) -> set[int]:
+    """Starts of the "the X" occurrences in which a person's name modifies a noun: "the Tressel carriage",
+    "the Pellow family", "the Ashby arms" name a family's things, not a person. X is a word the book uses
+    in a person's name (a full name, or after "Mr.", "Mrs.", "Miss", ...), the next word is written
+    lowercase, and the book (``text[start:end]``) also puts that word after a determiner ("the
+    carriage", "his arms"), which a verb after a person seldom is; the name is written without "the" more
+    often than with it. A rank or title ("the Colonel
+    smiled") is not a personal name, and a relative pronoun, a speech or person verb or an adverb after
+    the name keeps it a person ("the Philippa whom he loved", "the Tinker only grinned")."""
+    personal = {
+        w
+        for o in occurrences
+        if not o.titled and (len(o.words) > 1 or o.honorific in SURNAME_HONORIFICS)
+        for w in o.words
+    }
+    # ... and mostly written without "the": "the Mad Tinker" is what a character is called
+    titled = Counter(o.words for o in occurrences if o.titled)
+    untitled = Counter(o.words for o in occurrences if not o.titled and o.words in titled)
+    after_name: dict[int, str] = {}
+    for o in occurrences:
+        if (
+            not o.titled
+            or o.words[-1] not in personal
+            or titled[o.words] >= untitled[o.words]
+            or any(w.lower() in HONORIFICS for w in o.words)
+        ):
+            continue
+        after = _WORD_AFTER.match(text, o.end)
+        if after is not None and after.group(1) not in _PERSON_AFTER:
+            after_name[o.start] = after.group(1)
+    nouns = {w for w in set(after_name.values()) if _after_determiner(text, start, end, w)}
+    return {at for at, word in after_name.items() if word in nouns}
+
+
 def _family_plurals(
     occurrences: list[_Occurrence], text: str, lowercase: Counter[str] | None = None
 ) -> set[str]:

@@ -47,6 +47,7 @@ from fabula.characters._discover._candidates import (
     _family_plurals,
     _form,
     _headings,
+    _name_modifiers,
     _Occurrence,
     _qualified_places,
     _trim_common_tails,
@@ -184,6 +185,13 @@ def _drop_family_plurals(d: Discovery) -> None:
     d.occurrences = [o for o in d.occurrences if not (len(o.words) == 1 and o.words[0] in plurals)]
 
 
+def _drop_name_modifiers(d: Discovery) -> None:
+    body = d.book.body
+    modifiers = _name_modifiers(d.occurrences, d.book.text, body.start, body.end)
+    if modifiers:
+        d.occurrences = [o for o in d.occurrences if o.start not in modifiers]
+
+
 #: a role the narration tags speeches with this often ("said the boatman") is a character (leave-one-novel-out
 #: over 2, 3, 5 and off chooses 5 for 20 of the 21 novels)
 ROLE_MIN = 5
@@ -310,6 +318,12 @@ PASSES: tuple[Pass, ...] = (
         "candidates",
         _drop_family_plurals,
         "'the Tressels', 'the Miss Vances': a family, no one",
+    ),
+    Pass(
+        "name_modifiers",
+        "candidates",
+        _drop_name_modifiers,
+        "'the Tressel carriage', 'the Pellow family': a name before a noun is no one",
     ),
     Pass("role_speakers", "candidates", _role_speakers, "'said the boatman': a role that speaks"),
     Pass("evidence", "evidence", _evidence, "gender votes, shared sentences, chapters", required=True),
