@@ -476,3 +476,40 @@ def test_young_collections_wait_for_the_analyses_to_be_written(tmp_path: Path) -
         assert gc.get_threshold() == before
     finally:
         uncached.close()
+
+
+def test_close_stops_the_work_under_way_and_leaves_no_thread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A closed library leaves no thread behind that could still write to its cache: the analysis a
+    request waits for stops at its next stage, the write of an earlier checkpoint waiting for a pause in
+    the requests is dropped and the look-ahead waiting for the helper process ends with it. Before, each
+    ran on (the analysis to its end, the write after it) on threads `close` did not wait for."""
+    fabula_threads = lambda: {t for t in threading.enumerate() if t.name.startswith("fabula-")}  # noqa: E731
+    before = fabula_threads()
+    library = Library([ALICE], cache=tmp_path / "cache")
+    served = next(iter(library.books.values()))
+    served.book()
+    grid = served._checkpoints
+    there, go_on, finished = _stalled_analyses(monkeypatch, grid[10])
+    errors: list[BaseException] = []
+
+    def read(position: Position) -> None:
+        try:
+            served.analysis(position)
+        except BaseException as exc:
+            errors.append(exc)
+
+    served.analysis(Position(grid[2], grid[2]))  # analysed; written once the requests pause
+    reader = threading.Thread(target=read, args=(Position(grid[10], grid[10]),))
+    reader.start()
+    assert there.wait(60), "the analysis never started"
+    threading.Timer(0.3, go_on.set).start()  # the stage under way ends a little after the close began
+    closed = library.close()
+    reader.join(10)
+    assert fabula_threads() <= before, sorted(t.name for t in fabula_threads() - before)
+    assert grid[10] not in finished  # stopped before its next stage
+    assert len(errors) == 1 and isinstance(errors[0], CancelledError)
+    assert not (served._folder(grid[2]) / "serve.json").exists()  # nothing written after the close
+    assert not (served._folder(grid[10]) / "serve.json").exists()
+    assert closed is True  # it says so

@@ -33,7 +33,8 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from concurrent.futures import CancelledError, Future, ThreadPoolExecutor
+from concurrent.futures import CancelledError, Executor, Future, ThreadPoolExecutor
+from concurrent.futures import wait as wait_for
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -70,6 +71,9 @@ MAX_SHEETS = 512  # character sheets kept per book (all dropped at once when ful
 QUIET_SECONDS = 0.5  # a checkpoint the server analysed is written to disk after this long without requests
 QUIET_MAX_WAIT = 30.0  # ... or after this long at most, once no request waits
 DEFAULT_CACHE_MB = 1024  # the checkpoint folders on disk are kept under this size (least recently used go)
+#: `Library.close` waits this long at most for the analyses under way to stop (each stops at its next
+#: stage: a second or two late in a long novel)
+CLOSE_SECONDS = 10.0
 
 #: while the server analyses a checkpoint, Python's youngest generation is collected only after this many
 #: more allocations than deallocations (`_CollectLater`); collections of it at the usual 50,000 walked the
@@ -169,6 +173,9 @@ class ServedBook:
         # writing an analysis the server made into the disk cache: after a pause in the requests, so the
         # half second of writing does not hold the interpreter lock while a reader's next requests run
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"fabula-write-{self.id}")
+        self._closed = threading.Event()  # set by `stop`: the work under way ends at its next step
+        self._pending: set[Future[Any]] = set()  # the analyses' work to do (`_submit`), for `join`
+        self._pending_lock = threading.Lock()  # not `_lock`: a future cancelled under it forgets itself
         self._last_request = time.monotonic()
         self._waiting = 0  # requests waiting for an analysis or recap now
         self._analyses: OrderedDict[int, Future[Analysis]] = OrderedDict()
@@ -208,7 +215,7 @@ class ServedBook:
         finally:
             self.load_seconds = round(time.perf_counter() - started, 3)
             self._loaded.set()
-        if self._book is not None:
+        if self._book is not None and not self._closed.is_set():
             self._make_layers(self._book)
 
     def _make_layers(self, book: Book) -> None:
@@ -222,7 +229,7 @@ class ServedBook:
 
         layers = PrefixLayers(book)
         try:
-            analyze_book(layers.truncated(book.body.start))
+            analyze_book(layers.truncated(book.body.start), progress=self._stop_when_closed)
         except Exception:  # without the layers every cut is a plain one, as before
             return
         self._layers = layers
@@ -308,6 +315,7 @@ class ServedBook:
         percent = _percent(book, checkpoint)
 
         def progress(stage: str, seconds: float | None) -> None:
+            self._stop_when_closed()
             if self._stale():  # a look-ahead the reader jumped away from: stop before the next stage
                 raise CancelledError
             self.activity = f"up to {percent} ({stage})"
@@ -331,7 +339,7 @@ class ServedBook:
             resume()
             return analysis
         try:
-            stored = self._writer.submit(self._store_when_quiet, folder, analysis, checkpoint)
+            stored = self._submit(self._writer, self._store_when_quiet, folder, analysis, checkpoint)
         except BaseException:  # the server is closing
             resume()
             raise
@@ -361,7 +369,7 @@ class ServedBook:
             result: dict[str, Any] | None = recap(source, checkpoint).to_dict()
         except ConfigError:  # "no complete sentence before position N": the reader is at the start
             result = None
-        if folder is not None:
+        if folder is not None and not self._closed.is_set():
             with contextlib.suppress(OSError):
                 folder.mkdir(parents=True, exist_ok=True)
                 write_bytes_atomic(folder / RECAP_FILE, orjson.dumps(result))
@@ -394,7 +402,7 @@ class ServedBook:
                 for table, work in work_of:
                     if point not in table:
                         stop = threading.Event()
-                        future = self._background.submit(self._run_ahead, work, point, stop)
+                        future = self._submit(self._background, self._run_ahead, work, point, stop)
                         table[point] = future
                         self._ahead[future] = stop
 
@@ -478,7 +486,8 @@ class ServedBook:
         while self._waiting or (
             time.monotonic() < deadline and time.monotonic() - self._last_request < QUIET_SECONDS
         ):
-            time.sleep(QUIET_SECONDS / 5)
+            if self._closed.wait(QUIET_SECONDS / 5):
+                return  # the server closed: the checkpoint is analysed again next time instead
         self._store(folder, analysis, checkpoint)
 
     def _analyse_ahead(self, checkpoint: int) -> Analysis:
@@ -566,7 +575,7 @@ class ServedBook:
                         raise BackendError(f"the model failed: {made['error']}", "llm")
                     return made
 
-                future = self._describer.submit(generate)
+                future = self._describer.submit(generate)  # not waited for by `join`: see `Library.close`
                 self._descriptions[key] = future
         try:
             return future.result()
@@ -594,7 +603,7 @@ class ServedBook:
                 if future.cancel():
                     future = None  # queued behind other background work: do it now instead
             if future is None:
-                future = self._worker.submit(work)
+                future = self._submit(self._worker, work)
                 table[key] = future
             table.move_to_end(key)
             while len(table) > MAX_CACHED:
@@ -612,11 +621,51 @@ class ServedBook:
                 self._waiting -= 1
             self._last_request = time.monotonic()  # a reader waited until now
 
-    def close(self) -> None:
-        self._worker.shutdown(wait=False, cancel_futures=True)
-        self._background.shutdown(wait=False, cancel_futures=True)
-        self._writer.shutdown(wait=False, cancel_futures=True)
-        self._describer.shutdown(wait=False, cancel_futures=True)
+    # Closing ------------------------------------------------------------------------------------
+    def _submit(self, executor: Executor, work: Callable[..., T], *args: Any) -> Future[T]:
+        """``executor.submit(work, *args)``, kept in `_pending` until done, so `join` can wait for it."""
+        future = executor.submit(work, *args)
+        with self._pending_lock:
+            self._pending.add(future)
+        future.add_done_callback(self._forget)
+        return future
+
+    def _forget(self, future: Future[Any]) -> None:
+        with self._pending_lock:
+            self._pending.discard(future)
+
+    def _stop_when_closed(self, *_: object) -> None:
+        """An analysis's progress callback: raises `CancelledError` once the server is closing."""
+        if self._closed.is_set():
+            raise CancelledError
+
+    def stop(self) -> None:
+        """Start closing without waiting: queued work is cancelled, work under way ends at its next step
+        (an analysis before its next stage, a look-ahead when `Lookahead.close` ends its helper, a write
+        waiting for a pause in the requests at once) and nothing more is written to the disk cache."""
+        self._closed.set()
+        for executor in (self._worker, self._background, self._writer, self._describer):
+            executor.shutdown(wait=False, cancel_futures=True)
+
+    def join(self, deadline: float) -> bool:
+        """Wait until the analyses' work under way has ended and its threads are gone, or until
+        ``deadline`` (`time.monotonic`); whether they are. After `stop`. A description waiting for the
+        model is not waited for: it writes nothing but its answer, and a model may take minutes."""
+        with self._pending_lock:
+            pending = set(self._pending)
+        _, running = wait_for(pending, timeout=max(0.0, deadline - time.monotonic()))
+        if self._loader is not None:
+            self._loader.join(max(0.0, deadline - time.monotonic()))
+        if running or (self._loader is not None and self._loader.is_alive()):
+            return False
+        for executor in (self._worker, self._background, self._writer):
+            executor.shutdown(wait=True)  # nothing left to run: their threads end at once
+        return True
+
+    def close(self, wait: float = CLOSE_SECONDS) -> bool:
+        """`stop`, then `join` for ``wait`` seconds at most; whether the analyses' threads are gone."""
+        self.stop()
+        return self.join(time.monotonic() + wait)
 
 
 class Library:
@@ -682,13 +731,18 @@ class Library:
             raise UnknownBook(f"no book {book_id!r} in this library", "book")
         return book
 
-    def close(self) -> None:
+    def close(self, wait: float = CLOSE_SECONDS) -> bool:
+        """Stop every book's work (`ServedBook.stop`), the look-ahead helper and the model, then wait
+        ``wait`` seconds at most for the analyses under way to stop; whether none of their threads is left
+        (a description waiting for the model is not waited for: `ServedBook.join`)."""
         for book in self.books.values():
-            book.close()
+            book.stop()
         if self._lookahead is not None:
-            self._lookahead.close()
+            self._lookahead.close()  # a look-ahead waiting for the helper ends now
         if self.llm is not None:
-            self.llm.close()
+            self.llm.close()  # requests in flight are not retried
+        deadline = time.monotonic() + wait
+        return all([book.join(deadline) for book in self.books.values()])
 
 
 def checkpoints(book: Book) -> list[int]:
