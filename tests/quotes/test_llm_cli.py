@@ -57,7 +57,9 @@ def test_eval_quotes_with_llm_caches_and_records_settings(
     ("server_options", "problem"),
     [
         ({"answer": "I think the speaker is Daisy."}, "could be used"),  # answers that never parse
-        ({"answer": "{}", "fail_with": [500] * 1000}, "not answering"),  # HTTP 500 on every retry
+        # HTTP 503 on every retry; "Retry-After: 0" spares the test the backoff's waits (about 20 s on one
+        # request's 5 retries; the backoff itself: tests/llm/test_layer.py)
+        ({"answer": "{}", "fail_with": [503] * 1000, "retry_after": 0}, "not answering"),
     ],
 )
 def test_quotes_with_no_usable_llm_answer_fail_and_keep_the_earlier_output(

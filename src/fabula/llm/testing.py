@@ -3,7 +3,8 @@
 Speaks ``POST /v1/chat/completions`` (and ``/v1/completions`` with ``echo`` for prompt log-probabilities,
 one per whitespace-separated word, scripted by ``logprobs(words)`` when given) well enough for the
 official SDK. Counts requests, and can inject failures: a list of HTTP statuses to
-answer first (``fail_with=[429, 500]`` with ``retry_after``), or errors after K successful requests.
+answer first (``fail_with=[429, 500]``; with ``retry_after=S`` a 429 or 503 asks the client to retry in S
+seconds, as the ``Retry-After`` header does), or errors after K successful requests.
 
 It can also imitate what real servers were measured to do (docs/llm.md, "Servers"):
 
@@ -242,7 +243,7 @@ class ScriptedOpenAIServer:
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
-                if status == 429 and server.retry_after is not None:
+                if status in (429, 503) and server.retry_after is not None:
                     self.send_header("Retry-After", str(server.retry_after))
                 self.end_headers()
                 if server.trickle and status == 200:
