@@ -23,7 +23,10 @@ def running_server(library: Library) -> Iterator[str]:
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(create_app(library), log_level="warning"))
+    # a request still open when the test is done (one waiting for a hung model) is not waited for: the
+    # join below waited out its 10 s for it
+    config = uvicorn.Config(create_app(library), log_level="warning", timeout_graceful_shutdown=1)
+    server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 30
