@@ -69,6 +69,20 @@ def test_cache_dir_from_environment(alice: Book, tmp_path: Path, monkeypatch: py
     assert list((tmp_path / "indexes").glob("*/tfidf-*/manifest.json"))
 
 
+def test_without_fabula_cache_dir_indexes_follow_xdg_cache_home_as_the_llm_cache_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One cache folder for all of fabula: indexes went to ~/.cache/fabula/indexes whatever
+    ``$XDG_CACHE_HOME`` said, while the LLM cache (and ``fabula serve``'s) followed it."""
+    from fabula.llm import default_cache_dir as llm_cache_dir
+    from fabula.retrieval import default_cache_dir
+
+    monkeypatch.delenv("FABULA_CACHE_DIR")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert default_cache_dir() == tmp_path / "fabula" / "indexes"
+    assert default_cache_dir().parent == llm_cache_dir()
+
+
 def test_unwritable_cache_still_gives_an_index(alice: Book, tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("not a directory")

@@ -1,8 +1,8 @@
 """On-disk cache of retrieval indexes, built once per book and settings.
 
 Layout: ``<root>/<content hash[:16]>/<retriever>-<key hash[:16]>/`` holding the retriever's files
-plus ``manifest.json`` (the full key). ``root`` is ``$FABULA_CACHE_DIR/indexes`` when that variable is
-set, else ``~/.cache/fabula/indexes``. An index is written into a temporary folder and renamed into
+plus ``manifest.json`` (the full key). ``root`` is ``indexes/`` in fabula's cache folder
+(`default_cache_dir`: ``$FABULA_CACHE_DIR``, else ``$XDG_CACHE_HOME/fabula``, else ``~/.cache/fabula``). An index is written into a temporary folder and renamed into
 place, so readers never see half an index; an unreadable or mismatching entry is deleted and rebuilt.
 """
 
@@ -27,9 +27,12 @@ INDEX_FORMAT = 1  # bump when the on-disk layout of any retriever changes
 
 
 def default_cache_dir() -> Path:
-    """Where indexes are cached: ``$FABULA_CACHE_DIR/indexes`` or ``~/.cache/fabula/indexes``."""
-    base = os.environ.get("FABULA_CACHE_DIR")
-    return Path(base) / "indexes" if base else Path.home() / ".cache" / "fabula" / "indexes"
+    """Where indexes are cached: ``indexes/`` in fabula's cache folder (`fabula.llm.default_cache_dir`:
+    ``$FABULA_CACHE_DIR``, else ``$XDG_CACHE_HOME/fabula``, else ``~/.cache/fabula``), beside the LLM
+    cache (it ignored ``$XDG_CACHE_HOME``, which the LLM cache honoured)."""
+    from fabula.llm import default_cache_dir as fabula_cache_dir
+
+    return fabula_cache_dir() / "indexes"
 
 
 def units_digest(units: Sequence[Unit]) -> str:
