@@ -1160,6 +1160,19 @@ def test_a_dialect_form_of_address_joins_the_one_it_names() -> None:
     assert _owner(cast, "Amos Tressel") != _owner(cast, "Dick Tressel")
 
 
+def test_st_inside_a_titled_name_is_a_word_of_it_not_a_sentence_end() -> None:
+    # "Baron de St.\nVallier" is one name, not "Baron de St" and a sentence opening "Vallier", and one form
+    # with "Baron de Saint Vallier"
+    text = "".join(
+        f'"Good {x}," said Anne Pellow, and she smiled. Anne laughed.\n\n'
+        f'"Welcome," said Baron de St.\nVallier {x}. "Thank you," said Baron de Saint Vallier.\n\n'
+        for x in ["day", "night", "morning", "evening"]
+    )
+    cast = _cast(text)
+    assert _owner(cast, "Baron de St. Vallier") == _owner(cast, "Baron de Saint Vallier")
+    assert not any("Baron de St" in names for names in cast.values())
+
+
 def test_a_short_given_name_before_the_surname_joins_the_full_name() -> None:
     text = "".join(
         f"Gwendolen Pellow came {x}, and she smiled. Gwendolen laughed; Gwendolen Pellow was kind.\n\n"
