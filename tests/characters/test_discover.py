@@ -1173,6 +1173,20 @@ def test_st_inside_a_titled_name_is_a_word_of_it_not_a_sentence_end() -> None:
     assert not any("Baron de St" in names for names in cast.values())
 
 
+def test_names_with_latin_letters_past_latin_1_are_names() -> None:
+    # a run of capitalised words used to stop at "ł", "ř", "ş" or "ễ", and the word was lost
+    text = "".join(
+        f'"Good {x}," said Łukasz Nowak, and he smiled. Łukasz laughed. Ana Dvořák nodded; Dvořák was kind.\n\n'
+        f'"Well," said Nguyễn Văn Minh. Minh sat down, and Mr. Şahin came in.\n\n'
+        for x in ["day", "night", "morning", "evening"]
+    )
+    cast = _cast(text)
+    assert _owner(cast, "Łukasz") == _owner(cast, "Łukasz Nowak")
+    assert _owner(cast, "Dvořák") == _owner(cast, "Ana Dvořák")
+    assert _owner(cast, "Minh") == _owner(cast, "Nguyễn Văn Minh")
+    assert _owner(cast, "Mr. Şahin") not in {_owner(cast, "Łukasz"), _owner(cast, "Dvořák")}
+
+
 def test_a_short_given_name_before_the_surname_joins_the_full_name() -> None:
     text = "".join(
         f"Gwendolen Pellow came {x}, and she smiled. Gwendolen laughed; Gwendolen Pellow was kind.\n\n"

@@ -106,6 +106,12 @@ def test_ids_are_in_text_order_and_set_on_the_book() -> None:
     assert book.quotes is quotes
 
 
+def test_a_single_quoted_speech_may_open_with_any_latin_capital() -> None:
+    # the style is read from the opening marks before a capital, which any Latin capital may be
+    text = "‘Łukasz, come here,’ said his mother.\n\n‘Élise is late,’ he said.\n"
+    assert _quotes(text) == [["Łukasz, come here,"], ["Élise is late,"]]
+
+
 def test_single_open_counts_what_the_plain_pattern_counted() -> None:
     """`_SINGLE_OPEN` opens with the mark (so `re` skips to marks) and checks the character before it
     afterwards: as many matches as the plain pattern it replaced, on random texts of marks, spaces and
@@ -116,9 +122,11 @@ def test_single_open_counts_what_the_plain_pattern_counted() -> None:
     from fabula.quotes._detect import _SINGLE_OPEN
     from tests.conftest import PDNC_DIR, pdnc_novel_dir
 
-    plain = re.compile(r"(?:^|[\s(\[—])[‘'](?=[A-Z])")
+    from fabula._letters import LATIN_UPPER
+
+    plain = re.compile(rf"(?:^|[\s(\[—])[‘'](?=[{LATIN_UPPER}])")
     rng = random.Random(29)
-    pieces = ["‘", "'", "’", " ", "\n", "(", "[", "—", "A", "a", "Z", ".", "-", "\t"]
+    pieces = ["‘", "'", "’", " ", "\n", "(", "[", "—", "A", "a", "Z", "Ł", "ł", ".", "-", "\t"]
     for _ in range(5000):
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 25)))
         assert len(_SINGLE_OPEN.findall(text)) == len(plain.findall(text)), text

@@ -271,3 +271,20 @@ def test_a_name_at_the_start_of_a_wrapped_line_is_inside_its_sentence() -> None:
     assert "\n\nFox hunting" in new and "the fox by the gate" in new  # a paragraph's first word stays
     assert not remaining_names(new, cast)
     assert mapping.inverse().apply(new) == text
+
+
+def test_names_with_letters_past_ascii_are_replaced_too() -> None:
+    from fabula.book import book_from_text
+
+    text = "".join(
+        f"Zoë Łukasiewicz came {x}. Zoë smiled, and Mr. Łukasiewicz bowed.\n\n" for x in ["early", "late"]
+    )
+    book = book_from_text(text)
+    cast = [
+        Character("zoe", "Zoë Łukasiewicz", {"Zoë": 0}, gender="female"),
+        Character("luk", "Mr. Łukasiewicz", {}, gender="male"),
+    ]
+    new_text, mapping = anonymize_book(book, cast, seed=0)
+    assert "Zoë" in mapping.names and "Łukasiewicz" in mapping.names
+    assert "Zoë" not in new_text and "Łukasiewicz" not in new_text
+    assert f"Mr. {mapping.names['Łukasiewicz']} bowed" in new_text

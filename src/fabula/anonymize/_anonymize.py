@@ -42,6 +42,7 @@ from typing import Any, Literal
 import orjson
 
 from fabula._files import write_bytes_atomic
+from fabula._letters import LATIN_LOWER, LATIN_UPPER
 from fabula.book import Book, Character
 from fabula.characters import (
     HONORIFICS,
@@ -58,8 +59,10 @@ from fabula.errors import InputError
 Role = Literal["first", "last"]
 MODES = ("census", "rep", "swap-gender", "all-female", "all-male")
 _OTHER_GENDER = {"female": "male", "male": "female"}
-_NAME_WORD = re.compile(r"^[A-Z][a-z]+(?:[-'][A-Z]?[a-z]+)*$|^Mc[A-Z][a-z]+$")
-_WORDS = re.compile(r"[A-Za-z]+")
+_UP, _LOW = LATIN_UPPER, LATIN_LOWER  # names are not all ASCII: "Zoë", "Łukasz" are replaced too
+_LETTER = f"{_UP}{_LOW}"
+_NAME_WORD = re.compile(rf"^[{_UP}][{_LOW}]+(?:[-'][{_UP}]?[{_LOW}]+)*$|^Mc[{_UP}][{_LOW}]+$")
+_WORDS = re.compile(rf"[{_LETTER}]+")
 #: honorifics followed by a given name ("Sir Roland", "Lady Honoria"); the others take a surname
 _GIVEN_NAME_TITLES = frozenset({"lady", "lord", "dame", "aunt", "uncle", "sister", "brother", "cousin"})
 #: ranks and offices before a surname that the characters layer's honorifics do not list
@@ -239,7 +242,7 @@ class NameMapping:
 def _compile(names: tuple[str, ...]) -> re.Pattern[str]:
     forms = sorted({f for n in names for f in (n, n.upper())}, key=lambda f: (-len(f), f))
     return re.compile(
-        r"(?<![A-Za-z])(" + "|".join(re.escape(f) for f in forms) + r")(?=(?:e?s|E?S)?(?![A-Za-z]))"
+        rf"(?<![{_LETTER}])(" + "|".join(re.escape(f) for f in forms) + rf")(?=(?:e?s|E?S)?(?![{_LETTER}]))"
     )
 
 
@@ -374,7 +377,7 @@ def plan_mapping(
 def _place_like(text: str, word: str) -> bool:
     """Whether ``word`` stands after a locative preposition in at least `_PLACE_SHARE` of its uses
     (three uses at least)."""
-    starts = [m.start() for m in re.finditer(rf"(?<![A-Za-z]){re.escape(word)}(?![A-Za-z])", text)]
+    starts = [m.start() for m in re.finditer(rf"(?<![{_LETTER}]){re.escape(word)}(?![{_LETTER}])", text)]
     if len(starts) < 3:
         return False
     after = sum(bool(_LOCATIVE.search(text, max(0, s - 12), s)) for s in starts)
@@ -385,10 +388,10 @@ def person_context(text: str, start: int, end: int, mid_sentence: bool, names: I
     """Whether the name word at ``[start, end)`` names a person: after a title ("Mrs.", "Agent"), beside
     one of ``names`` ("Jane Long", "Long Jane"), or — with ``mid_sentence`` — capitalised inside a
     sentence (not at its start, where any word is capitalised)."""
-    before = re.search(r"([A-Za-z][A-Za-z-]*)\.?\s+$", text[max(0, start - 40) : start])
+    before = re.search(rf"([{_LETTER}][{_LETTER}-]*)\.?\s+$", text[max(0, start - 40) : start])
     if before is not None and (is_title(before.group(1)) or before.group(1) in names):
         return True
-    after = re.match(r"(?:'s)?\s+([A-Z][a-z]+)", text[end : end + 40])
+    after = re.match(rf"(?:'s)?\s+([{_UP}][{_LOW}]+)", text[end : end + 40])
     if after is not None and after.group(1) in names:
         return True
     if not mid_sentence:
@@ -414,7 +417,7 @@ def remaining_names(
     remaining: Counter[str] = Counter()
     for word in words:
         mid = not _place_like(text, word)
-        for match in re.finditer(rf"(?<![A-Za-z]){re.escape(word)}(?![A-Za-z])", text[start:end]):
+        for match in re.finditer(rf"(?<![{_LETTER}]){re.escape(word)}(?![{_LETTER}])", text[start:end]):
             a = start + match.start()
             if person_context(text, a, a + len(word), mid, others - {word}):
                 remaining[word] += 1
@@ -436,7 +439,7 @@ def _cast_words(characters: list[Character]) -> set[str]:
             words |= {
                 w.strip(".,")
                 for w in parts
-                if re.match(r"^[A-Z][A-Za-z'’-]+\.?$", w)
+                if re.match(rf"^[{_UP}][{_LETTER}'’-]+\.?$", w)
                 and not is_title(w)
                 and w.lower() not in NAME_PARTICLES
             }

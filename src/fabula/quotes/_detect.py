@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from fabula._letters import LATIN_UPPER
 from fabula.book import Book, PrefixLayers, Quote, Span, prefix_layers, prefix_stable, trim_span
 
 MAX_SEGMENT_CHARS = 6000  # a longer open quote inside one paragraph is cut at a line end and flagged
@@ -106,8 +107,8 @@ class QuoteStyle:
 
 #: a single mark opening a capitalised speech, at the text's start or after white space, "(", "[" or "—";
 #: the mark itself is the match and the character before it is checked afterwards, so `re` skips to the
-#: marks instead of trying every offset (as many matches as ``(?:^|[\s(\[—])[‘'](?=[A-Z])``, one per mark)
-_SINGLE_OPEN = re.compile(r"[‘'](?<![^\s(\[—].)(?=[A-Z])")
+#: marks instead of trying every offset (as many matches as ``(?:^|[\s(\[—])[‘'](?=[A-Z])`` with any Latin capital, one per mark)
+_SINGLE_OPEN = re.compile(rf"[‘'](?<![^\s(\[—].)(?=[{LATIN_UPPER}])")
 _DASH_LINE = re.compile(r"(?m)^[ \t]*(?:[—―]|--)")  # a line that opens with a dash
 
 

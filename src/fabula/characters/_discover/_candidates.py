@@ -10,6 +10,7 @@ from array import array
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 
+from fabula._letters import LATIN_LOWER, LATIN_UPPER
 from fabula._parallel import can_fork, fork_call
 from fabula.book import BLANK_LINE, Book, prefix_layers, prefix_stable
 from fabula.characters._lexicon import (
@@ -31,10 +32,10 @@ from fabula.characters._lexicon import (
 from fabula.characters._pronouns import PronounMatch, _pronoun_scan
 from fabula.characters._text import Regions, is_sentence_initial
 
-_UPPER = "A-ZÀ-ÖØ-Þ"
+_UPPER = LATIN_UPPER  # every Latin capital: "Łukasz", "Şafak" are names too
 
 
-_LOWER = "a-zß-öø-ÿ"
+_LOWER = LATIN_LOWER
 
 
 _CAP_WORD = rf"[{_UPPER}][{_LOWER}]+(?:['’-][{_UPPER}{_LOWER}][{_LOWER}]+)*"
