@@ -119,10 +119,9 @@ def test_single_open_counts_what_the_plain_pattern_counted() -> None:
     import random
     import re
 
+    from fabula._letters import LATIN_UPPER
     from fabula.quotes._detect import _SINGLE_OPEN
     from tests.conftest import PDNC_DIR, pdnc_novel_dir
-
-    from fabula._letters import LATIN_UPPER
 
     plain = re.compile(rf"(?:^|[\s(\[—])[‘'](?=[{LATIN_UPPER}])")
     rng = random.Random(29)

@@ -107,7 +107,7 @@ class QuoteStyle:
 
 #: a single mark opening a capitalised speech, at the text's start or after white space, "(", "[" or "—";
 #: the mark itself is the match and the character before it is checked afterwards, so `re` skips to the
-#: marks instead of trying every offset (as many matches as ``(?:^|[\s(\[—])[‘'](?=[A-Z])`` with any Latin capital, one per mark)
+#: marks instead of trying every offset (as many matches as ``(?:^|[\s(\[—])[‘'](?=[A-Z])`` with any latin-script capital, one per mark)
 _SINGLE_OPEN = re.compile(rf"[‘'](?<![^\s(\[—].)(?=[{LATIN_UPPER}])")
 _DASH_LINE = re.compile(r"(?m)^[ \t]*(?:[—―]|--)")  # a line that opens with a dash
 

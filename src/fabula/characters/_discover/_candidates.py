@@ -32,7 +32,7 @@ from fabula.characters._lexicon import (
 from fabula.characters._pronouns import PronounMatch, _pronoun_scan
 from fabula.characters._text import Regions, is_sentence_initial
 
-_UPPER = LATIN_UPPER  # every Latin capital: "Łukasz", "Şafak" are names too
+_UPPER = LATIN_UPPER  # every latin-script capital: "Łukasz", "Şafak" are names too
 
 
 _LOWER = LATIN_LOWER

@@ -76,7 +76,7 @@ def _gender_evidence(text: str, occurrences: list[_Occurrence]) -> _GenderEviden
     return _GenderEvidence(votes, styled, frozenset(given))
 
 
-_UP = LATIN_UPPER  # a capital of any Latin name ("Mr. and Mrs. Łukasiewicz")
+_UP = LATIN_UPPER  # a capital of any latin-script name ("Mr. and Mrs. Łukasiewicz")
 
 #: "Mr. and Mrs. Vance" (the surname right after, not "Mr. and Mrs. Tobias Vance"). These patterns open
 #: with their first letter and check the word boundary before it afterwards (``(?<!\w.)``, what ``\b``
