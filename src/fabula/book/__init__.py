@@ -38,7 +38,7 @@ from fabula.book._prefix import (
 from fabula.book._segment import detect_language, split_sentences
 from fabula.book._serialize import book_from_dict, book_to_dict, book_to_json, load_book_json, save_book
 from fabula.book._spans import Span, SpanLayer, trim_span
-from fabula.book._structure import line_feed_view
+from fabula.book._structure import line_feed_view, plain_view
 
 __all__ = [
     "BLANK_LINE",
@@ -73,6 +73,7 @@ __all__ = [
     "load_book",
     "load_book_json",
     "normalize_text",
+    "plain_view",
     "prefix_layers",
     "prefix_stable",
     "prose_problem",

@@ -102,6 +102,22 @@ def line_feed_view(text: str) -> str:
     return text.replace("\r\n", " \n").replace("\r", "\n")
 
 
+#: the spaces other than " " and a tab that typeset text puts between words: no-break (an ebook's
+#: "Mr.\u00a0Tressel" keeps the title on the name's line), thin, narrow no-break and the other fixed-width
+#: spaces; not the ideographic space, which indents Chinese paragraphs
+_TYPESET_SPACES = "\u00a0\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f"
+_TYPESET_SPACE = re.compile(f"[{_TYPESET_SPACES}]")
+_AS_PLAIN_SPACE = str.maketrans(dict.fromkeys(_TYPESET_SPACES, " "))
+
+
+def plain_view(text: str) -> str:
+    """`line_feed_view` of ``text`` with every typeset space (no-break, thin, ...) a plain space, at the
+    same offsets: the patterns that find names know a space as " " (a title and its name, the words of
+    a name), so "Mr.\u00a0Tressel" reads as "Mr. Tressel" and an ebook's cast is that of its plain copy."""
+    text = line_feed_view(text)
+    return text.translate(_AS_PLAIN_SPACE) if _TYPESET_SPACE.search(text) else text
+
+
 # --- paragraphs ------------------------------------------------------------------------------------
 # a blank line between paragraphs, whatever the line ends (\n, \r\n, or old Mac \r)
 _BLANK_LINES = re.compile(r"(?:\r\n?+|\n)[ \t\f\v\u3000]*(?:\r\n?+|\n)\s*")

@@ -6,7 +6,7 @@ import dataclasses
 from collections import Counter, defaultdict
 from collections.abc import Collection
 
-from fabula.book import Book, Character, Mention, line_feed_view
+from fabula.book import Book, Character, Mention, plain_view
 from fabula.characters._gender import estimate_genders
 from fabula.characters._gold_match import is_pseudo_name, match_gold_names
 from fabula.characters._narrator import addressed_narrator
@@ -36,8 +36,9 @@ def find_characters(
     ``skip`` switches discovery passes off by name (`fabula.characters.DISCOVERY_PASSES`), to measure them.
     """
     target = book
-    if "\r" in book.text:  # a CRLF or CR file: the same cast as its LF copy (`line_feed_view`)
-        book = dataclasses.replace(book, text=line_feed_view(book.text))
+    view = plain_view(book.text)  # a CRLF file or no-break spaces: the cast of the plain copy
+    if view is not book.text:
+        book = dataclasses.replace(book, text=view)
     unevidenced: frozenset[str] = frozenset()  # discovered characters the book never shows as people
     set_aside: list[Character] = []
     pronoun_scan: list[PronounMatch] | None = None  # the body's pronouns, where discovery scanned them
