@@ -1187,6 +1187,17 @@ def test_names_with_latin_letters_past_latin_1_are_names() -> None:
     assert _owner(cast, "Mr. Şahin") not in {_owner(cast, "Łukasz"), _owner(cast, "Dvořák")}
 
 
+def test_a_capital_and_an_apostrophe_open_a_name() -> None:
+    # "O'Dowd", "D'Arcy": the run used to fail at the one-letter word before the apostrophe, losing the name
+    text = "".join(
+        f"\"Good {x},\" said Nora O'Dowd, and she smiled. Mrs. O'Dowd laughed. D'Arcy Vance bowed; D'Arcy sat.\n\n"
+        for x in ["day", "night", "morning", "evening"]
+    )
+    cast = _cast(text)
+    assert _owner(cast, "Mrs. O'Dowd") == _owner(cast, "Nora O'Dowd")
+    assert _owner(cast, "D'Arcy") == _owner(cast, "D'Arcy Vance")
+
+
 def test_a_short_given_name_before_the_surname_joins_the_full_name() -> None:
     text = "".join(
         f"Gwendolen Pellow came {x}, and she smiled. Gwendolen laughed; Gwendolen Pellow was kind.\n\n"

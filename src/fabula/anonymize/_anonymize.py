@@ -61,7 +61,8 @@ MODES = ("census", "rep", "swap-gender", "all-female", "all-male")
 _OTHER_GENDER = {"female": "male", "male": "female"}
 _UP, _LOW = LATIN_UPPER, LATIN_LOWER  # names are not all ASCII: "Zoë", "Łukasz" are replaced too
 _LETTER = f"{_UP}{_LOW}"
-_NAME_WORD = re.compile(rf"^[{_UP}][{_LOW}]+(?:[-'][{_UP}]?[{_LOW}]+)*$|^Mc[{_UP}][{_LOW}]+$")
+#: a name word it can replace: "Tamsin", "Jean-Luc", "O'Hara", and capitals inside ("McAdam", "LaToya")
+_NAME_WORD = re.compile(rf"^(?:[{_UP}]')?[{_UP}][{_LOW}]+(?:[-']?[{_UP}]?[{_LOW}]+)*$")
 _WORDS = re.compile(rf"[{_LETTER}]+")
 #: honorifics followed by a given name ("Sir Roland", "Lady Honoria"); the others take a surname
 _GIVEN_NAME_TITLES = frozenset({"lady", "lord", "dame", "aunt", "uncle", "sister", "brother", "cousin"})
@@ -427,7 +428,7 @@ def remaining_names(
 def _cast_words(characters: list[Character]) -> set[str]:
     """Every capitalised word of the characters' names and aliases that is not a title, a particle or an
     initial — looser than `name_words` (which plans only words it can replace), so a name it could not plan
-    ("O'Brien") is still looked for. Initials are not replaced (nor by GANDALF's schema)."""
+    ("TJ") is still looked for. Initials are not replaced (nor by GANDALF's schema)."""
     words: set[str] = set()
     for character in characters:
         for alias in character.all_names():

@@ -38,7 +38,9 @@ _UPPER = LATIN_UPPER  # every latin-script capital: "Łukasz", "Şafak" are name
 _LOWER = LATIN_LOWER
 
 
-_CAP_WORD = rf"[{_UPPER}][{_LOWER}]+(?:['’-][{_UPPER}{_LOWER}][{_LOWER}]+)*"
+#: a capitalised word: "Tamsin", "Jean-Luc", "McDonald" as "Mc" + "Donald" runs on; a capital and an
+#: apostrophe before it belong to it ("O'Hara", "D'Arcy", "M'Baku": without them the word was lost)
+_CAP_WORD = rf"(?:[{_UPPER}]['’](?=[{_UPPER}]))?[{_UPPER}][{_LOWER}]+(?:['’-][{_UPPER}{_LOWER}][{_LOWER}]+)*"
 
 
 _HONORIFIC_ALT = "|".join(sorted((h.capitalize() for h in HONORIFICS), key=len, reverse=True))
