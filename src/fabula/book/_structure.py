@@ -149,6 +149,9 @@ def find_paragraphs(text: str, body: Span) -> SpanLayer:
 
 _LINE_BREAK = re.compile(r"(?:\r\n?|\n)\s*")
 _MAX_WRAPPED_LINE = 120  # mean line length above which a block's lines are not hard-wrapped
+#: a line this long is no hard-wrapped line (wrapping makes lines of 60-80 characters): a block with one is
+#: a paragraph a line, however short its dialogue lines make the mean
+_UNWRAPPED_LINE = 2 * _MAX_WRAPPED_LINE
 
 
 def _add_block(text: str, start: int, end: int, starts: list[int], ends: list[int]) -> None:
@@ -157,12 +160,28 @@ def _add_block(text: str, start: int, end: int, starts: list[int], ends: list[in
     if breaks == 0:
         _add_trimmed(text, start, end, starts, ends)
         return
-    long_lines = (end - start) / (breaks + 1) > _MAX_WRAPPED_LINE
+    long_lines = (end - start) / (breaks + 1) > _MAX_WRAPPED_LINE or _has_unwrapped_line(text, start, end)
     chinese_indent = text.count("\n\u3000", start, end) + text.count("\r\u3000", start, end) > 0
     if not (long_lines or chinese_indent):  # a hard-wrapped paragraph
         _add_trimmed(text, start, end, starts, ends)
         return
     _add_lines(text, start, end, starts, ends)
+
+
+def _has_unwrapped_line(text: str, start: int, end: int) -> bool:
+    """Whether a line of ``[start, end)`` is longer than `_UNWRAPPED_LINE` (only a block that long can
+    hold one; its line breaks are found with `str.find`, fast in C)."""
+    if end - start <= _UNWRAPPED_LINE:
+        return False
+    position = start
+    newline = "\n" if text.find("\n", start, end) >= 0 else "\r"  # an old Mac file breaks its lines with CR
+    while True:
+        brk = text.find(newline, position, end)
+        if brk < 0:
+            return end - position > _UNWRAPPED_LINE
+        if brk - position > _UNWRAPPED_LINE:
+            return True
+        position = brk + 1
 
 
 def _add_lines(text: str, start: int, end: int, starts: list[int], ends: list[int]) -> None:

@@ -1,0 +1,38 @@
+"""A novel saved with one paragraph a line (no hard wrapping, as ebook conversions are) has the paragraphs
+and quotes of its hard-wrapped original: a block of lines is a paragraph a line as soon as one line is
+longer than hard wrapping makes (`fabula.book._structure._UNWRAPPED_LINE`), however short its dialogue
+lines make the mean."""
+
+from __future__ import annotations
+
+import re
+
+from fabula.book import book_from_text
+from fabula.quotes import detect_quotes
+from tests.conftest import pdnc_novel_dir
+
+
+def _unwrapped(text: str) -> str:
+    """The same text with each paragraph on one line and no blank line between paragraphs, at the same
+    offsets: a line break inside a paragraph becomes a space, a blank line a space and a line break."""
+    return re.sub(r"\n\n", " \n", re.sub(r"(?<!\n)\n(?!\n)", " ", text))
+
+
+def test_an_unwrapped_copy_of_a_dialogue_heavy_novel_has_the_same_paragraphs_and_quotes() -> None:
+    text = (pdnc_novel_dir("TheMysteriousAffairAtStyles") / "novel_text.txt").read_text(encoding="utf-8")
+    copy = _unwrapped(text)
+    assert len(copy) == len(text) and copy.count("\n\n") < 100  # a few blank lines are left around headings
+    original, unwrapped = book_from_text(text), book_from_text(copy)
+    # before: a chapter's short dialogue lines kept its mean line length under the hard-wrap limit, so the
+    # chapter was one paragraph of 45K characters and a fifth of its quotes were lost
+    assert len(unwrapped.paragraphs) >= len(original.paragraphs) - 20
+    spans = [(q.spans[0].start, q.spans[-1].end) for q in detect_quotes(original)]
+    found = {(q.spans[0].start, q.spans[-1].end) for q in detect_quotes(unwrapped)}
+    assert sum(span in found for span in spans) >= 0.99 * len(spans)
+
+
+def test_a_hard_wrapped_paragraph_with_short_lines_stays_one_paragraph() -> None:
+    lines = ["It was a long", "paragraph, wrapped", "short, as verse-like", "prose can be."]
+    book = book_from_text("\n".join(lines) + "\n\n" + "Another paragraph.\n")
+    start, end = book.paragraphs.pairs()[0]
+    assert book.text[start:end] == "\n".join(lines)
