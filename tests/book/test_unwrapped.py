@@ -1,7 +1,8 @@
-"""A novel saved with one paragraph a line (no hard wrapping, as ebook conversions are) has the paragraphs
-and quotes of its hard-wrapped original: a block of lines is a paragraph a line as soon as one line is
-longer than hard wrapping makes (`fabula.book._structure._UNWRAPPED_LINE`), however short its dialogue
-lines make the mean."""
+"""A novel saved with one paragraph a line (no hard wrapping, as ebook conversions are), or with its
+paragraphs marked by an indent instead of a blank line, has the paragraphs and quotes of its original: a
+block of lines is a paragraph a line as soon as one line is longer than hard wrapping makes
+(`fabula.book._structure._UNWRAPPED_LINE`), however short its dialogue lines make the mean, and a
+chapter-long block with first-line indents is paragraphs that start at them."""
 
 from __future__ import annotations
 
@@ -36,3 +37,30 @@ def test_a_hard_wrapped_paragraph_with_short_lines_stays_one_paragraph() -> None
     book = book_from_text("\n".join(lines) + "\n\n" + "Another paragraph.\n")
     start, end = book.paragraphs.pairs()[0]
     assert book.text[start:end] == "\n".join(lines)
+
+
+def _indented(text: str) -> str:
+    """The same text with no blank line between paragraphs, each paragraph's first line indented instead,
+    at the same offsets: a blank line before a paragraph becomes a line break and a space."""
+    return re.sub(r"\n\n(?=\S)", "\n ", text)
+
+
+def test_a_copy_that_marks_paragraphs_by_indents_has_the_same_paragraphs_and_quotes() -> None:
+    text = (pdnc_novel_dir("TheMysteriousAffairAtStyles") / "novel_text.txt").read_text(encoding="utf-8")
+    copy = _indented(text)
+    assert len(copy) == len(text)
+    original, indented = book_from_text(text), book_from_text(copy)
+    # before: a chapter with no blank line in it was one paragraph, and two fifths of the quotes were lost
+    assert len(indented.paragraphs) >= len(original.paragraphs) - 20
+    spans = [(q.spans[0].start, q.spans[-1].end) for q in detect_quotes(original)]
+    found = {(q.spans[0].start, q.spans[-1].end) for q in detect_quotes(indented)}
+    assert sum(span in found for span in spans) >= 0.99 * len(spans)
+
+
+def test_a_letter_indented_after_its_first_line_stays_one_paragraph() -> None:
+    letter = "MY DEAR SIR,\n" + "\n".join(
+        f"    I write to you of the {n} matter, which is urgent" for n in range(30)
+    )
+    book = book_from_text(letter + "\n\nAnother paragraph.\n")
+    start, end = book.paragraphs.pairs()[0]
+    assert book.text[start:end] == letter

@@ -130,7 +130,9 @@ def find_paragraphs(text: str, body: Span) -> SpanLayer:
 
     A block of lines between blank lines is one hard-wrapped paragraph, unless its lines are too long
     to be hard-wrapped or are indented with full-width spaces (Chinese layout): then every line is a
-    paragraph.
+    paragraph. A long block (`_MIN_INDENTED_BLOCK` lines) with indented lines and unindented ones after
+    its first (at least `_MIN_INDENTS` of each) is hard-wrapped paragraphs that start at the indented
+    lines.
     """
     starts: list[int] = []
     ends: list[int] = []
@@ -149,6 +151,13 @@ def find_paragraphs(text: str, body: Span) -> SpanLayer:
 
 _LINE_BREAK = re.compile(r"(?:\r\n?|\n)\s*")
 _MAX_WRAPPED_LINE = 120  # mean line length above which a block's lines are not hard-wrapped
+#: a line break and the indent of the next line: where a paragraph starts in a book that marks its
+#: paragraphs by indenting their first lines instead of by blank lines
+_FIRST_LINE_INDENT = re.compile(r"(?:\r\n?|\n)[ \t]+(?=\S)")
+_MIN_INDENTS = (
+    3  # first-line indents, and unindented lines after the first, that make a block such paragraphs
+)
+_MIN_INDENTED_BLOCK = 20  # ... in a block of this many lines at least (a chapter, not a letter or a song)
 #: a line this long is no hard-wrapped line (wrapping makes lines of 60-80 characters): a block with one is
 #: a paragraph a line, however short its dialogue lines make the mean
 _UNWRAPPED_LINE = 2 * _MAX_WRAPPED_LINE
@@ -162,10 +171,25 @@ def _add_block(text: str, start: int, end: int, starts: list[int], ends: list[in
         return
     long_lines = (end - start) / (breaks + 1) > _MAX_WRAPPED_LINE or _has_unwrapped_line(text, start, end)
     chinese_indent = text.count("\n\u3000", start, end) + text.count("\r\u3000", start, end) > 0
-    if not (long_lines or chinese_indent):  # a hard-wrapped paragraph
-        _add_trimmed(text, start, end, starts, ends)
+    if long_lines or chinese_indent:
+        _add_lines(text, start, end, starts, ends)
         return
-    _add_lines(text, start, end, starts, ends)
+    if breaks + 1 >= _MIN_INDENTED_BLOCK and (
+        text.find("\n ", start, end) >= 0
+        or text.find("\n\t", start, end) >= 0
+        or text.find("\r", start, end) >= 0
+    ):
+        indents = [m.start() for m in _FIRST_LINE_INDENT.finditer(text, start, end)]
+    else:
+        indents = []
+    if len(indents) >= _MIN_INDENTS and breaks - len(indents) >= _MIN_INDENTS:
+        # hard-wrapped paragraphs told apart by the indent of their first lines, with no blank line between
+        # them (lines that go on unindented after an indented one); a letter indents all its lines after
+        # the first, and a song is shorter than a chapter: each stays one paragraph
+        for position, indent in zip([start, *indents], [*indents, end], strict=True):
+            _add_trimmed(text, position, indent, starts, ends)
+        return
+    _add_trimmed(text, start, end, starts, ends)  # a hard-wrapped paragraph
 
 
 def _has_unwrapped_line(text: str, start: int, end: int) -> bool:
