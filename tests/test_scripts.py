@@ -423,3 +423,15 @@ def test_fit_weighs_groups_and_keeps_fixed_weights() -> None:
     weights = fit_model(rows[:80], rows[80:], 0.3, GateFit(gated, 0.5, None, plain_fixed=True))
     np.testing.assert_array_equal(weights[:4], fit([(f[:, :4], y) for f, y in rows[:80]], 0.3))
     assert weights[5] == 0.0 and np.all(weights[[4, 6, 7]] != 0.0)
+
+
+def test_format_variants_runs(pdnc: Path, tmp_path: Path) -> None:
+    """Every variant keeps each novel's length (PDNC's offsets hold) and links its annotations."""
+    out = run("format_variants.py", pdnc, tmp_path, *[f"--variant={v}" for v in ("nbsp", "ebook", "single")])
+    assert "ebook: 2 novels" in out
+    for variant in ("nbsp", "ebook", "single"):
+        for novel in ("A", "B"):
+            copy = (tmp_path / variant / novel / "novel_text.txt").read_text(encoding="utf-8")
+            assert len(copy) == len((pdnc / novel / "novel_text.txt").read_text(encoding="utf-8"))
+            assert (tmp_path / variant / novel / "quotation_info.csv").is_file()
+    assert "‘" in (tmp_path / "single" / "A" / "novel_text.txt").read_text(encoding="utf-8")

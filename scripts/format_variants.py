@@ -1,0 +1,124 @@
+"""Copies of PDNC novels typeset as books from other sources are: the same words at the same offsets, so
+PDNC's quote spans still hold and the standard evaluations run on them unchanged.
+
+A novel users bring may come from an ebook or a scan rather than a hard-wrapped Project Gutenberg file.
+Each variant changes one convention, character for character, so the length never changes:
+
+- ``nbsp``: a no-break space after ``Mr``, ``Mrs``, ``Miss``, ``Dr``, ``Lady``, ``Sir``, ``Colonel`` and
+  ``Captain`` before a capital (ebooks keep a title on its name's line);
+- ``unwrap``: a paragraph a line, no blank line between paragraphs (a line break inside a paragraph
+  becomes a space, a blank line a space and a line break);
+- ``indent``: hard-wrapped, each paragraph's first line indented instead of a blank line before it;
+- ``curly``: curly double quotes, paired within each paragraph, and curly apostrophes inside words;
+- ``single``: British marks: speech in curly single quotes, quotes inside speech in curly doubles,
+  apostrophes curly;
+- ``ebook``: ``curly`` + ``nbsp`` + ``unwrap``.
+
+    python scripts/format_variants.py ../shared/data/pdnc OUT --variant ebook [--novel NAME ...]
+    fabula eval quotes --pdnc OUT/ebook --json R        # then as on the shipped novels
+
+The annotations are linked, not copied (``quotation_info.csv``, ``character_info.csv``). Results:
+docs/benchmarks.md, "novels typeset as other sources are".
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shutil
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+_TITLE_SPACE = re.compile(r"\b(Mr|Mrs|Miss|Dr|Lady|Sir|Colonel|Captain)(\.?) (?=[A-Z])")
+_PARAGRAPHS = re.compile(r"(?s)(?:(?!\n\s*\n).)+")
+
+
+def _paired(text: str, mark: str, opening: str, closing: str) -> str:
+    """``mark`` replaced by ``opening`` and ``closing`` in turn within each paragraph (an unclosed last
+    one opens: a speech that goes on in the next paragraph)."""
+    out = list(text)
+    for paragraph in _PARAGRAPHS.finditer(text):
+        marks = [paragraph.start() + i for i, ch in enumerate(paragraph.group()) if ch == mark]
+        for k, at in enumerate(marks):
+            out[at] = opening if k % 2 == 0 else closing
+    return "".join(out)
+
+
+def nbsp(text: str) -> str:
+    return _TITLE_SPACE.sub(lambda m: f"{m.group(1)}{m.group(2)}\u00a0", text)
+
+
+def unwrap(text: str) -> str:
+    return re.sub(r"\n\n", " \n", re.sub(r"(?<!\n)\n(?!\n)", " ", text))
+
+
+def indent(text: str) -> str:
+    return re.sub(r"\n\n(?=\S)", "\n ", text)
+
+
+def curly(text: str) -> str:
+    return _paired(re.sub(r"(?<=\w)'(?=\w)", "’", text), '"', "“", "”")
+
+
+def single(text: str) -> str:
+    text = re.sub(r"(?<=\w)'(?=\w)", "’", text)  # don't, Emma's
+    text = re.sub(r"(?<=[sS])'(?=[\s,.;:!?])", "’", text)  # the sisters' room
+    text = re.sub(r"(?<=\s)'(?=(?:tis|twas|em)\b)", "’", text)  # 'tis
+    return _paired(_paired(text, "'", "“", "”"), '"', "‘", "’")
+
+
+def ebook(text: str) -> str:
+    return unwrap(nbsp(curly(text)))
+
+
+VARIANTS: dict[str, Callable[[str], str]] = {
+    "nbsp": nbsp,
+    "unwrap": unwrap,
+    "indent": indent,
+    "curly": curly,
+    "single": single,
+    "ebook": ebook,
+}
+
+
+def write_variant(pdnc: Path, out: Path, variant: str, novels: list[str] | None = None) -> int:
+    """Write ``out/variant/NOVEL/`` for each novel folder of ``pdnc`` (or the named ones); the number
+    written."""
+    convert = VARIANTS[variant]
+    written = 0
+    for folder in sorted(p for p in pdnc.iterdir() if (p / "novel_text.txt").is_file()):
+        if novels and folder.name not in novels:
+            continue
+        target = out / variant / folder.name
+        target.mkdir(parents=True, exist_ok=True)
+        text = (folder / "novel_text.txt").read_text(encoding="utf-8")
+        copy = convert(text)
+        if len(copy) != len(text):  # the offsets would no longer hold
+            raise AssertionError(f"{folder.name}: the {variant} copy changed the length")
+        (target / "novel_text.txt").write_text(copy, encoding="utf-8")
+        for other in folder.iterdir():
+            link = target / other.name
+            if other.name != "novel_text.txt" and not link.exists():
+                link.symlink_to(other.resolve())
+        written += 1
+    for extra in pdnc.glob("*.csv"):  # PDNC-Novel-Index.csv
+        shutil.copy(extra, out / variant / extra.name)
+    return written
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("pdnc", type=Path)
+    parser.add_argument("out", type=Path)
+    parser.add_argument("--variant", choices=sorted(VARIANTS), action="append", required=True)
+    parser.add_argument("--novel", action="append")
+    args = parser.parse_args(argv)
+    for variant in args.variant:
+        n = write_variant(args.pdnc, args.out, variant, args.novel)
+        print(f"{variant}: {n} novels -> {args.out / variant}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
