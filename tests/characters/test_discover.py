@@ -1198,6 +1198,18 @@ def test_a_capital_and_an_apostrophe_open_a_name() -> None:
     assert _owner(cast, "D'Arcy") == _owner(cast, "D'Arcy Vance")
 
 
+def test_a_name_at_the_end_of_a_heading_does_not_run_into_the_next_line() -> None:
+    # a book saved a paragraph a line: a heading's last name used to take the next line's "The" with it
+    text = "".join(
+        f"Chapter {n}: Lying to Mr. Tressel\nThe Miss Vances came {x}, and Mr. Tressel smiled. Amos Tressel bowed.\n"
+        f'"Good {x}," said Mr. Tressel. He left.\n'
+        for n, x in zip("IV", ["early", "late"], strict=True)
+    )
+    cast = _cast(text)
+    assert not any("The" in name.split() for names in cast.values() for name in names), cast
+    assert _owner(cast, "Mr. Tressel") == _owner(cast, "Amos Tressel")
+
+
 def test_a_short_given_name_before_the_surname_joins_the_full_name() -> None:
     text = "".join(
         f"Gwendolen Pellow came {x}, and she smiled. Gwendolen laughed; Gwendolen Pellow was kind.\n\n"

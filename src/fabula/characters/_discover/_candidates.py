@@ -463,6 +463,10 @@ def _occurrence(text: str, m: re.Match[str]) -> _Occurrence | None:
             start = spans[0][0]
             initial = False
     cut = _contractions_cut(spans)
+    # a run that goes on over a line break into "The", "He", "But", ... has run out of a heading into the
+    # next line's sentence ("Lying to Mr. Tressel\nThe Miss Vances were found"): it ends at the break
+    while len(cut) > 1 and cut[-1][1].lower() in NON_NAMES and "\n" in text[cut[-2][0] : cut[-1][0]]:
+        cut = cut[:-1]
     contracted = cut is not spans
     if contracted:
         if cut and honorific is None and cut[0][0] != spans[0][0]:
