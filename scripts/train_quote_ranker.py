@@ -20,8 +20,14 @@ copies of the training novels as well as the novels themselves. ``--sparse-gate`
 every feature too (the feature times the turn's `sparse_gates`: the share of untagged turns around it),
 so the weights where tags are sparse may differ from those where they are dense.
 
+``--train-predicted W`` trains on each training novel a second time with its discovered cast (as
+`fabula analyze` and ``--characters predicted`` attribute: split, merged, missing and extra entries), each
+such turn counting W of a turn; a turn's right candidates are those the PDNC protocol would score right
+(`is_gold_speaker`: a shared name), all of them where the cast splits the speaker in two (the fit
+maximises the summed probability of the right set), and a turn none is right for is left out.
+
     python scripts/train_quote_ranker.py ../shared/data/pdnc [--folds 7] [--second-pass] [--predicted] [--split]
-        [--hide-tags F] [--train-hidden F] [--sparse-gate] [--json OUT]
+        [--hide-tags F] [--train-hidden F] [--sparse-gate] [--train-predicted W] [--json OUT]
 """
 
 from __future__ import annotations
@@ -56,23 +62,33 @@ from fabula.quotes._ranker import (
     turn_candidates,
 )
 from fabula.quotes._rules import run_sieve
-from fabula.tasks.pdnc_quotes import score_novel
+from fabula.tasks.pdnc_quotes import is_gold_speaker, score_novel
 
 MODEL_PATH = Path(__file__).resolve().parents[1] / "src" / "fabula" / "quotes" / "ranker.json"
-Groups = list[tuple[np.ndarray, int]]  # (features of a turn's candidates, index of the right one)
+# (features of a turn's candidates, index of the right one, or the indices of several right ones: a
+# turn is then fitted by the summed probability of its right candidates)
+Groups = list[tuple[np.ndarray, int | tuple[int, ...]]]
 
 
 def training_groups(
-    novel: PdncNovel, first_pass: np.ndarray | None = None, gated: np.ndarray | None = None
+    novel: PdncNovel,
+    first_pass: np.ndarray | None = None,
+    gated: np.ndarray | None = None,
+    discovered: bool = False,
 ) -> Groups:
     """Feature groups of one novel (gold characters), labelled where the gold speaker is a candidate.
     With ``first_pass`` weights, the neighbouring turns' speakers are that model's picks (as in the
     ranker's second pass at inference) instead of the sieve's. With ``gated`` (1 per feature that has a
     gated weight, 0 per one that has not), each row is followed by its gated copy (the row times the
-    turn's `sparse_gates` value and ``gated``: `MODEL_FEATURES`)."""
+    turn's `sparse_gates` value and ``gated``: `MODEL_FEATURES`). With ``discovered``, the candidates
+    are the discovered cast's (`find_characters` without gold) and the right ones those sharing a name
+    with the gold speaker (`is_gold_speaker`, as the PDNC protocol scores them): a turn whose speaker the
+    cast splits has several."""
     book = novel.book
     detect_quotes(book)
-    find_characters(book, gold=novel.characters)
+    find_characters(book, gold=None if discovered else novel.characters)
+    gold_by_id = {c.id: c for c in novel.characters}
+    cast_by_id = {c.id: c for c in book.characters}
     context, turns = run_sieve(book)
     if first_pass is not None:
         rerank(context, turns, first_pass, passes=1)
@@ -91,11 +107,14 @@ def training_groups(
         if not votes:
             continue
         speaker = votes.most_common(1)[0][0]
-        if speaker in item.candidates:
+        right = [
+            i for i, c in enumerate(item.candidates) if is_gold_speaker(c, speaker, gold_by_id, cast_by_id)
+        ]
+        if right:
             rows = item.features
             if gated is not None:
                 rows = np.hstack([rows, item.gate * gated * rows])
-            groups.append((rows, item.candidates.index(speaker)))
+            groups.append((rows, right[0] if len(right) == 1 else tuple(right)))
     return groups
 
 
@@ -170,13 +189,19 @@ def fit(
     base: np.ndarray | None = None,
     free: np.ndarray | None = None,
 ) -> np.ndarray:
-    """Conditional-logit weights maximising the log-likelihood of the right candidates: each group's
-    term times its ``group_weights`` entry (default 1), an l2 penalty per weight (``l2``: one for all, or
-    one each); with ``free`` (a mask), only those weights are fitted, the others kept at ``base``'s."""
+    """Conditional-logit weights maximising the log-likelihood of the right candidates (of a group with
+    several, their summed probability): each group's term times its ``group_weights`` entry (default 1),
+    an l2 penalty per weight (``l2``: one for all, or one each); with ``free`` (a mask), only those
+    weights are fitted, the others kept at ``base``'s. A group with one right candidate gives exactly the
+    plain conditional logit's terms (its right set's log-sum-exp is the one score, bit for bit)."""
     sizes = np.array([len(f) for f, _ in groups])
     features = np.concatenate([f for f, _ in groups])
     owner = np.repeat(np.arange(len(groups)), sizes)
-    right = np.cumsum(np.concatenate([[0], sizes[:-1]])) + np.array([y for _, y in groups])
+    labels = [(y,) if isinstance(y, int) else y for _, y in groups]
+    right_owner = np.repeat(np.arange(len(groups)), [len(y) for y in labels])
+    right = np.repeat(np.cumsum(np.concatenate([[0], sizes[:-1]])), [len(y) for y in labels]) + np.array(
+        [i for y in labels for i in y]
+    )
     width = features.shape[1]
     per_group = np.ones(len(groups)) if group_weights is None else np.asarray(group_weights, dtype=float)
     penalty = np.asarray(l2, dtype=float)  # a scalar, or one per weight (both exact as written below)
@@ -193,12 +218,18 @@ def fit(
         exp = np.exp(scores - top[owner])
         totals = np.bincount(owner, exp, len(groups))
         log_z = np.log(totals) + top
+        right_top = np.full(len(groups), -np.inf)  # the right set's log-sum-exp, likewise
+        np.maximum.at(right_top, right_owner, scores[right])
+        right_exp = np.exp(scores[right] - right_top[right_owner])
+        right_totals = np.bincount(right_owner, right_exp, len(groups))
+        log_right = np.log(right_totals) + right_top
         ridge = float(penalty * (w @ w)) if penalty.ndim == 0 else float(penalty @ (w * w))
-        nll = float(np.sum(per_group * (log_z - scores[right]))) + ridge
+        nll = float(np.sum(per_group * (log_z - log_right))) + ridge
         probabilities = exp / totals[owner]
+        posterior = right_exp / right_totals[right_owner]  # within the right set (1 where it is one)
         gradient = (
             features.T @ (probabilities * per_row)
-            - (features[right] * per_group[:, None]).sum(axis=0)
+            - (features[right] * (per_group[right_owner] * posterior)[:, None]).sum(axis=0)
             + 2 * penalty * w
         )
         return nll, gradient[fitted]
@@ -215,18 +246,26 @@ class GateFit:
     no gated weights), the sparse-tag copies' turns each counted as ``copy_weight`` of a turn, the gated
     weights' l2 (None: the plain ones'), and with ``plain_fixed`` the plain weights fitted on the novels
     as written alone and kept while the gated ones are fitted on everything (the dense regime's weights
-    as without the gate; the gated ones a correction toward the sparse regime)."""
+    as without the gate; the gated ones a correction toward the sparse regime). The discovered-cast
+    copies' turns (`--train-predicted`) each count as ``cast_weight`` of a turn."""
 
     gated: np.ndarray | None = None
     copy_weight: float = 1.0
     gate_l2: float | None = None
     plain_fixed: bool = False
+    cast_weight: float = 1.0
 
 
-def fit_model(written: Groups, copies: Groups, l2: float, how: GateFit) -> np.ndarray:
-    """`fit` on the novels' groups as written and the sparse-tag copies' groups, as ``how`` says."""
-    groups = written + copies
-    group_weights = np.concatenate([np.ones(len(written)), np.full(len(copies), how.copy_weight)])
+def fit_model(
+    written: Groups, copies: Groups, l2: float, how: GateFit, discovered: Groups | None = None
+) -> np.ndarray:
+    """`fit` on the novels' groups as written, the sparse-tag copies' groups and the discovered-cast
+    copies' (``discovered``), as ``how`` says."""
+    cast = discovered or []
+    groups = written + copies + cast
+    group_weights = np.concatenate(
+        [np.ones(len(written)), np.full(len(copies), how.copy_weight), np.full(len(cast), how.cast_weight)]
+    )
     if how.gated is None:
         return fit(groups, l2, group_weights)
     half = len(how.gated)
@@ -270,18 +309,24 @@ def trained(
     second_pass: bool,
     extra: dict[str, PdncNovel] | None = None,
     how: GateFit = GateFit(),
+    recast: dict[str, PdncNovel] | None = None,
 ) -> np.ndarray:
     """Weights fitted on ``novels`` (refitted on second-pass features with ``second_pass``); with
     ``extra`` (novel name -> another copy, e.g. `hide_tags`'s, whose groups are in ``groups`` under
-    its name + " hidden"), those copies' turns are trained on too (`fit_model`, as ``how`` says)."""
+    its name + " hidden"), those copies' turns are trained on too (`fit_model`, as ``how`` says); with
+    ``recast`` (novel name -> a fresh copy, whose discovered-cast groups are in ``groups`` under its
+    name + " discovered"), those too."""
     copies = [extra[n.name] for n in novels] if extra else []
+    recasts = [recast[n.name] for n in novels] if recast else []
     written = [g for n in novels for g in groups[n.name]]
     hidden = [g for c in copies for g in groups[f"{c.name} hidden"]]
-    weights = fit_model(written, hidden, l2, how)
+    discovered = [g for c in recasts for g in groups[f"{c.name} discovered"]]
+    weights = fit_model(written, hidden, l2, how, discovered)
     if second_pass:
         written = [g for n in novels for g in training_groups(n, weights, how.gated)]
         hidden = [g for c in copies for g in training_groups(c, weights, how.gated)]
-        weights = fit_model(written, hidden, l2, how)
+        discovered = [g for c in recasts for g in training_groups(c, weights, how.gated, discovered=True)]
+        weights = fit_model(written, hidden, l2, how, discovered)
     return weights
 
 
@@ -352,6 +397,14 @@ def main() -> None:
         "--gate-l2", type=float, help="with --sparse-gate: the gated weights' l2 (default --l2)"
     )
     parser.add_argument(
+        "--train-predicted",
+        type=float,
+        default=0.0,
+        metavar="WEIGHT",
+        help="train on each training novel with its discovered cast too (as `fabula analyze` attributes),"
+        " each such turn counting WEIGHT of a turn; its right candidates share a name with the gold speaker",
+    )
+    parser.add_argument(
         "--plain-fixed",
         action="store_true",
         help="with --sparse-gate: fit the plain weights on the novels as written alone, then the gated ones"
@@ -368,7 +421,7 @@ def main() -> None:
             parser.error(f"unknown feature families: {sorted(unknown)}")
         kept = {name for family in args.gate_families or chosen for name in chosen[family]}
         gated = np.array([1.0 if name in kept else 0.0 for name in FEATURES])
-    how = GateFit(gated, args.copy_weight, args.gate_l2, args.plain_fixed)
+    how = GateFit(gated, args.copy_weight, args.gate_l2, args.plain_fixed, args.train_predicted)
     groups = {n.name: training_groups(n, gated=gated) for n in novels}
     hidden: dict[str, PdncNovel] = {}  # the sparse-tag copies scored ('gold hidden')
     if args.hide_tags > 0:
@@ -380,6 +433,17 @@ def main() -> None:
         augmented = {n.name: hide_tags(n, args.train_hidden) for n in novels}
         for copy in augmented.values():
             groups[f"{copy.name} hidden"] = training_groups(copy, gated=gated)
+    recast: dict[str, PdncNovel] = {}  # fresh copies trained on with their discovered casts
+    if args.train_predicted > 0:
+        recast = {n.name: load_pdnc_novel(f) for n, f in zip(novels, folders, strict=True)}
+        for copy in recast.values():
+            groups[f"{copy.name} discovered"] = training_groups(copy, gated=gated, discovered=True)
+        cast_groups = [g for c in recast.values() for g in groups[f"{c.name} discovered"]]
+        several = sum(isinstance(y, tuple) for _, y in cast_groups)
+        print(
+            f"{len(cast_groups)} discovered-cast turns, {several} with several right candidates",
+            file=sys.stderr,
+        )
     print(f"{sum(len(g) for g in groups.values())} labelled turns from {len(novels)} novels", file=sys.stderr)
     modes = [
         f"{characters}{'' if beam == args.beam[0] else f' beam={beam}'}"
@@ -401,12 +465,18 @@ def main() -> None:
     for fold in range(args.folds):
         held_out = [n for i, n in enumerate(tuning) if i % args.folds == fold]
         weights = trained(
-            [n for n in tuning if n not in held_out], groups, args.l2, args.second_pass, augmented, how
+            [n for n in tuning if n not in held_out],
+            groups,
+            args.l2,
+            args.second_pass,
+            augmented,
+            how,
+            recast,
         )
         for novel in held_out:
             score(novel, weights)
     if validation:
-        weights = trained(tuning, groups, args.l2, args.second_pass, augmented, how)
+        weights = trained(tuning, groups, args.l2, args.second_pass, augmented, how, recast)
         for novel in validation:
             score(novel, weights)
     for mode in modes:
@@ -430,7 +500,7 @@ def main() -> None:
     if args.json is not None:
         split = {"tuning": [n.name for n in tuning], "validation": [n.name for n in validation]}
         args.json.write_text(json.dumps({**results, "split": split}, indent=1))
-    weights = trained(novels, groups, args.l2, args.second_pass, augmented, how)
+    weights = trained(novels, groups, args.l2, args.second_pass, augmented, how, recast)
     names = MODEL_FEATURES if gated is not None else FEATURES
     for name, w in sorted(zip(names, weights, strict=True), key=lambda x: -abs(x[1])):
         print(f"  {name:32s} {w:+.3f}", file=sys.stderr)
@@ -447,6 +517,7 @@ def main() -> None:
             **({"gate_families": args.gate_families} if args.gate_families else {}),
             **({"gate_l2": args.gate_l2} if args.gate_l2 is not None else {}),
             **({"plain_fixed": True} if args.plain_fixed else {}),
+            **({"train_predicted": args.train_predicted} if args.train_predicted > 0 else {}),
             "features": names,
             "weights": [round(float(w), 5) for w in weights],
             "scale": 1.0,

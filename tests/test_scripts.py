@@ -110,6 +110,8 @@ def test_train_quote_ranker_runs(pdnc: Path, tmp_path: Path) -> None:
         "--copy-weight",
         "0.5",
         "--plain-fixed",
+        "--train-predicted",
+        "0.5",
     )
     scores = json.loads((tmp_path / "cv.json").read_text())
     assert set(scores["gold hidden"]) == {"A", "B"}  # each novel scored with half its tags hidden too
@@ -435,3 +437,23 @@ def test_format_variants_runs(pdnc: Path, tmp_path: Path) -> None:
             assert len(copy) == len((pdnc / novel / "novel_text.txt").read_text(encoding="utf-8"))
             assert (tmp_path / variant / novel / "quotation_info.csv").is_file()
     assert "‘" in (tmp_path / "single" / "A" / "novel_text.txt").read_text(encoding="utf-8")
+
+
+def test_fit_with_several_right_candidates() -> None:
+    """A group with several right candidates (a discovered cast that splits the speaker) is fitted by
+    their summed probability: one right candidate as a 1-tuple is the plain label, a group whose every
+    candidate is right adds nothing, and two right ones pull the weights toward both."""
+    from scripts.train_quote_ranker import fit
+
+    rng = np.random.default_rng(7)
+    groups = [(rng.normal(size=(int(rng.integers(2, 6)), 3)), 0) for _ in range(150)]
+    groups = [(f, int(rng.integers(len(f)))) for f, _ in groups]
+    plain = fit(groups, 0.3)
+    np.testing.assert_array_equal(fit([(f, (y,)) for f, y in groups], 0.3), plain)
+    np.testing.assert_allclose(
+        fit(groups + [(f, tuple(range(len(f)))) for f, _ in groups[:20]], 0.3), plain, atol=1e-6
+    )
+    # the first feature marks the right candidates: either of two marked ones, never the unmarked one
+    pair = np.array([[1.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 0.0]])
+    assert fit([(pair, (0, 1))] * 10, 0.3)[0] > 1.0
+    assert fit([(pair, 2)] * 10, 0.3)[0] < -1.0

@@ -515,14 +515,25 @@ def quote_sample(
 def is_right(
     gold: GoldQuote, quote: Quote, gold_by_id: dict[str, Character], predicted_by_id: dict[str, Character]
 ) -> bool:
-    """Whether ``quote``'s predicted speaker is ``gold``'s: by id with gold characters, by a shared
-    name with discovered ones."""
-    if quote.speaker_id is None:
+    """Whether ``quote``'s predicted speaker is ``gold``'s (`is_gold_speaker`)."""
+    return is_gold_speaker(quote.speaker_id, gold.speaker_id, gold_by_id, predicted_by_id)
+
+
+def is_gold_speaker(
+    speaker_id: str | None,
+    gold_speaker_id: str | None,
+    gold_by_id: dict[str, Character],
+    predicted_by_id: dict[str, Character],
+) -> bool:
+    """Whether the character ``speaker_id`` (of the book's cast, ``predicted_by_id``) is the gold speaker:
+    by id with gold characters, by a shared name with discovered ones (so a discovered cast that splits
+    a person in two has two right answers, and one that misses a person none)."""
+    if speaker_id is None:
         return False
-    character = predicted_by_id.get(quote.speaker_id)
+    character = predicted_by_id.get(speaker_id)
     if character is not None and character.source == "gold":
-        return quote.speaker_id == gold.speaker_id
-    gold_character = gold_by_id.get(gold.speaker_id or "")
+        return speaker_id == gold_speaker_id
+    gold_character = gold_by_id.get(gold_speaker_id or "")
     if character is None or gold_character is None:
         return False
     return same_character(character, gold_character)
