@@ -25,6 +25,7 @@ so the weights where tags are sparse may differ from those where they are dense.
 such turn counting W of a turn; a turn's right candidates are those the PDNC protocol would score right
 (`is_gold_speaker`: a shared name), all of them where the cast splits the speaker in two (the fit
 maximises the summed probability of the right set), and a turn none is right for is left out.
+Measured at W 1.0 and 0.5, not in the shipped fit (docs/benchmarks.md, issue 28's thirteenth session).
 
     python scripts/train_quote_ranker.py ../shared/data/pdnc [--folds 7] [--second-pass] [--predicted] [--split]
         [--hide-tags F] [--train-hidden F] [--sparse-gate] [--train-predicted W] [--json OUT]
