@@ -1210,6 +1210,17 @@ def test_a_name_at_the_end_of_a_heading_does_not_run_into_the_next_line() -> Non
     assert _owner(cast, "Mr. Tressel") == _owner(cast, "Amos Tressel")
 
 
+def test_a_title_and_an_initial_make_no_cast_entry() -> None:
+    # "Miss W." in a letter, "Mr E." in British print: a name hidden behind an initial, not a person of its own
+    text = "".join(
+        f'"Good {x}," said Amos Tressel, and Mr Tressel smiled. "Dear Miss W., Mr E. called," he read.\n\n'
+        for x in ["day", "night", "morning", "evening"]
+    )
+    cast = _cast(text)
+    assert not any(name.endswith((" W.", " E.")) for names in cast.values() for name in names), cast
+    assert _owner(cast, "Mr Tressel") == _owner(cast, "Amos Tressel")
+
+
 def test_a_short_given_name_before_the_surname_joins_the_full_name() -> None:
     text = "".join(
         f"Gwendolen Pellow came {x}, and she smiled. Gwendolen laughed; Gwendolen Pellow was kind.\n\n"

@@ -480,6 +480,8 @@ def _occurrence(text: str, m: re.Match[str]) -> _Occurrence | None:
     if honorific is None and len(words) > 1 and words[0].lower() in HONORIFICS:
         honorific = words[0].lower()  # "Lady Honoria", "Colonel Lyle" spelled as one run
         words = words[1:]
+        if all(len(w) == 2 and w[1] == "." for w in words):
+            return None  # "Mr E.", "Miss W.", "Colonel F.": a title and an initial hide a name (a letter's)
     lowered = [w.lower() for w in words]
     if (
         not PLACE_WORDS.isdisjoint(lowered[1:])
