@@ -756,10 +756,11 @@ _PERSON_AFTER = (
     | {"who", "whom", "whose", "that", "which", "himself", "herself", "themselves", "alone", "also", "too"}
     | {"only", "again", "once", "first", "last", "next", "all", "both", "now", "then", "still", "just"}
 )
-#: a determiner right before a word: the word is a noun of the book ("the carriage", "his arms"; not "her",
-#: which is also the object of a verb: "took her in")
+#: a determiner right before a word: the word is a noun of the book ("the carriage", "his arms"): the
+#: articles and `_POSSESSIVES` but "her", which is also the object of a verb ("took her in")
+_NOUN_DETERMINERS = sorted({"the", "a", "an", "my"} | (_POSSESSIVES - {"her"}))
 _DETERMINER_BEFORE = re.compile(
-    r"(?<![\w'’])(?:[Tt]he|[Aa]n?|[Hh]is|[Tt]heir|[Ii]ts|[Mm]y|[Yy]our|[Oo]ur)\s+$"
+    rf"(?<![\w'’])(?:{'|'.join(f'[{w[0].upper()}{w[0]}]{w[1:]}' for w in _NOUN_DETERMINERS)})\s+$"
 )
 
 
