@@ -154,9 +154,8 @@ _MAX_WRAPPED_LINE = 120  # mean line length above which a block's lines are not 
 #: a line break and the indent of the next line: where a paragraph starts in a book that marks its
 #: paragraphs by indenting their first lines instead of by blank lines
 _FIRST_LINE_INDENT = re.compile(r"(?:\r\n?|\n)[ \t]+(?=\S)")
-_MIN_INDENTS = (
-    3  # first-line indents, and unindented lines after the first, that make a block such paragraphs
-)
+#: first-line indents, and unindented lines after the first, that make a block such paragraphs ...
+_MIN_INDENTS = 3
 _MIN_INDENTED_BLOCK = 20  # ... in a block of this many lines at least (a chapter, not a letter or a song)
 #: a line this long is no hard-wrapped line (wrapping makes lines of 60-80 characters): a block with one is
 #: a paragraph a line, however short its dialogue lines make the mean
@@ -174,14 +173,7 @@ def _add_block(text: str, start: int, end: int, starts: list[int], ends: list[in
     if long_lines or chinese_indent:
         _add_lines(text, start, end, starts, ends)
         return
-    if breaks + 1 >= _MIN_INDENTED_BLOCK and (
-        text.find("\n ", start, end) >= 0
-        or text.find("\n\t", start, end) >= 0
-        or text.find("\r", start, end) >= 0
-    ):
-        indents = [m.start() for m in _FIRST_LINE_INDENT.finditer(text, start, end)]
-    else:
-        indents = []
+    indents = _first_line_indents(text, start, end) if breaks + 1 >= _MIN_INDENTED_BLOCK else []
     if len(indents) >= _MIN_INDENTS and breaks - len(indents) >= _MIN_INDENTS:
         # hard-wrapped paragraphs told apart by the indent of their first lines, with no blank line between
         # them (lines that go on unindented after an indented one); a letter indents all its lines after
@@ -190,6 +182,14 @@ def _add_block(text: str, start: int, end: int, starts: list[int], ends: list[in
             _add_trimmed(text, position, indent, starts, ends)
         return
     _add_trimmed(text, start, end, starts, ends)  # a hard-wrapped paragraph
+
+
+def _first_line_indents(text: str, start: int, end: int) -> list[int]:
+    """Where the indented lines of ``[start, end)`` start (their line breaks); the regex scans only a block
+    that `str.find` shows to have an indented line at all."""
+    if not any(text.find(mark, start, end) >= 0 for mark in ("\n ", "\n\t", "\r ", "\r\t")):
+        return []
+    return [m.start() for m in _FIRST_LINE_INDENT.finditer(text, start, end)]
 
 
 def _has_unwrapped_line(text: str, start: int, end: int) -> bool:

@@ -73,15 +73,16 @@ _INNER_PARTICLES = "|".join(
 _LEADING_PARTICLES = "van|von|der|den|de|du|des|la|le|di|da|del|della|ten|ter"
 
 
-#: "St." before a capitalised word in a name after a title is a word of it ("Mr. St. Aubyn", "Lady
-#: de St. Aubyn"), not the end of a sentence. Without a title the run is left as before: "Thornbury St. Anne" is
-#: as likely a village as "Ambrose St. Clere" a man, and a place word ends it either way
-_SAINT = rf"St\.(?={_GAP}[{_UPPER}])"
+#: "St." before a capitalised word in a name after a title is a word of it ("Mr. St. Aubyn", "Lady de
+#: St. Aubyn"), not the end of a sentence: a word of the name where the run opened with a title, nothing
+#: otherwise. Without a title the run is left as before: "Thornbury St. Anne" is as likely a village as
+#: "Ambrose St. Clere" a man, and a place word ends it either way
+_TITLED_SAINT = rf"(?(abbr)St\.(?={_GAP}[{_UPPER}])|(?(hon)St\.(?={_GAP}[{_UPPER}])|(?!)))"
 
 
 _RUN = re.compile(
     rf"(?<![\w'’.])(?<!\w-)(?:(?:(?P<abbr>{_ABBREV_ALT})\.?|(?P<hon>{_FULL_ALT})){_GAP})?"
-    rf"(?P<name>(?:(?(abbr)|(?(hon)|(?!)))(?:{_LEADING_PARTICLES})(?:[ \t]+(?:{_LEADING_PARTICLES}))?[ \t]+)?(?:(?(abbr){_SAINT}|(?(hon){_SAINT}|(?!)))|{_CAP_WORD})(?:{_GAP}(?:(?:{_INNER_PARTICLES}){_PARTICLE_GAP}|d'){{0,2}}(?!(?:{_HONORIFIC_ALT})\b)(?:(?(abbr){_SAINT}|(?(hon){_SAINT}|(?!)))|{_CAP_WORD}|[{_UPPER}]\.))*)"
+    rf"(?P<name>(?:(?(abbr)|(?(hon)|(?!)))(?:{_LEADING_PARTICLES})(?:[ \t]+(?:{_LEADING_PARTICLES}))?[ \t]+)?(?:{_TITLED_SAINT}|{_CAP_WORD})(?:{_GAP}(?:(?:{_INNER_PARTICLES}){_PARTICLE_GAP}|d'){{0,2}}(?!(?:{_HONORIFIC_ALT})\b)(?:{_TITLED_SAINT}|{_CAP_WORD}|[{_UPPER}]\.))*)"
     rf"(?P<poss>['’]s)?(?![\w])"
 )
 
@@ -475,7 +476,8 @@ def _occurrence(text: str, m: re.Match[str]) -> _Occurrence | None:
     words = [w for _, w in spans]
     if not words:
         return None
-    if "St." in words:  # "St." inside a name (`_SAINT`) is "Saint", not a street: one form for both spellings
+    # "St." inside a name (`_TITLED_SAINT`) is "Saint", not a street: one form for both spellings
+    if "St." in words:
         words = ["Saint" if w == "St." else w for w in words]
     if honorific is None and len(words) > 1 and words[0].lower() in HONORIFICS:
         honorific = words[0].lower()  # "Lady Honoria", "Colonel Lyle" spelled as one run
