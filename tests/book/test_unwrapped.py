@@ -45,3 +45,15 @@ def test_a_letter_indented_after_its_first_line_stays_one_paragraph() -> None:
     book = book_from_text(letter + "\n\nAnother paragraph.\n")
     start, end = book.paragraphs.pairs()[0]
     assert book.text[start:end] == letter
+
+
+def test_long_runs_of_spaces_at_line_starts_are_no_paragraph_indents() -> None:
+    # the training script's sparse-tag copies blank a speech tag to spaces, which can leave a line of a long
+    # hard-wrapped paragraph starting with a dozen spaces: that is no first-line indent (a tab or up to 8)
+    lines = [
+        ("            " if n % 7 == 3 else "") + f"line {n} of one long paragraph goes on" for n in range(28)
+    ]
+    book = book_from_text("\n".join(lines) + "\n\nAnother paragraph.\n")
+    assert len(book.paragraphs) == 2
+    indented = book_from_text("\n".join(line.replace("            ", "    ") for line in lines) + "\n")
+    assert len(indented.paragraphs) == 5  # the same lines indented by four: paragraphs that start there

@@ -152,8 +152,10 @@ def find_paragraphs(text: str, body: Span) -> SpanLayer:
 _LINE_BREAK = re.compile(r"(?:\r\n?|\n)\s*")
 _MAX_WRAPPED_LINE = 120  # mean line length above which a block's lines are not hard-wrapped
 #: a line break and the indent of the next line: where a paragraph starts in a book that marks its
-#: paragraphs by indenting their first lines instead of by blank lines
-_FIRST_LINE_INDENT = re.compile(r"(?:\r\n?|\n)[ \t]+(?=\S)")
+#: paragraphs by indenting their first lines instead of by blank lines. Such indents are a tab or a few
+#: spaces (up to 8); a longer run of spaces at a line's start is no paragraph indent (the blanked speech
+#: tags of the training script's sparse-tag copies made 12 false paragraph starts in 3 novels with any width)
+_FIRST_LINE_INDENT = re.compile(r"(?:\r\n?|\n)[ \t]{1,8}(?=\S)")
 #: first-line indents, and unindented lines after the first, that make a block such paragraphs ...
 _MIN_INDENTS = 3
 _MIN_INDENTED_BLOCK = 20  # ... in a block of this many lines at least (a chapter, not a letter or a song)
