@@ -1,12 +1,13 @@
 """Macro means of a ``fabula eval --json`` report on the validation split the project keeps.
 
-    python scripts/eval_split.py REPORT.json [REPORT.json ...]
+    python scripts/eval_split.py REPORT.json [REPORT.json ...] [--digits N]
 
 The split is the project's fixed one (`fabula.datasets.PDNC_FROZEN`: every third of PDNC's 21 sorted
 novel folders, indices 2, 5, ..., 20, is frozen; the other 14 are for tuning), whichever novels a report
 holds. Prints one markdown row per report and split (all / tune / frozen), metrics as percentages; a
 split the report holds no novel of gets no row, and a split it holds only part of says so
-(``tune (3 of 14)``). Novels outside PDNC count in ``all`` only.
+(``tune (3 of 14)``). Novels outside PDNC count in ``all`` only. ``--digits`` sets the decimals (default 1;
+the benchmarks' before/after tables use 2).
 """
 
 from __future__ import annotations
@@ -41,14 +42,18 @@ def split_rows(report: dict[str, Any]) -> list[tuple[str, dict[str, float | None
     return rows
 
 
-def main(paths: list[str]) -> int:
-    for path in paths:
+def main(args: list[str]) -> int:
+    digits = 1
+    if "--digits" in args:
+        at = args.index("--digits")
+        digits, args = int(args[at + 1]), args[:at] + args[at + 2 :]
+    for path in args:
         report = orjson.loads(Path(path).read_bytes())
         metrics = list(report["mean"])
         print(f"| report | split | {' | '.join(metrics)} |")
         print("|---|---|" + "---:|" * len(metrics))
         for label, means in split_rows(report):
-            cells = " | ".join("–" if v is None else f"{100 * v:.1f}" for v in means.values())
+            cells = " | ".join("–" if v is None else f"{100 * v:.{digits}f}" for v in means.values())
             print(f"| {Path(path).name} | {label} | {cells} |")
     return 0
 
