@@ -11,6 +11,7 @@ from fabula.characters._gender import estimate_genders
 from fabula.characters._gold_match import is_pseudo_name, match_gold_names
 from fabula.characters._narrator import addressed_narrator
 from fabula.characters._pronouns import PronounMatch, is_first_person, pronoun_matches, resolve_pronouns
+from fabula.characters._ranks import rank_mentions
 from fabula.characters._text import Regions, dialogue_regions
 
 NARRATOR_ID = "narrator"
@@ -53,6 +54,9 @@ def find_characters(
         pronoun_scan = found.pronouns
         if found.set_aside:
             characters, names, set_aside = _set_aside(book, characters, names, found.set_aside)
+    ranks = rank_mentions(book, characters, names)  # "said the general": the one General of the cast
+    if ranks:
+        names = sorted([*names, *ranks], key=lambda m: (m.start, m.end))
     dialogue = dialogue_regions(book)
     narrator_id: str | None = None
     if pronoun_scan is None:

@@ -26,7 +26,8 @@ man listed as "Kit Ashdown", "Miss Penrose" or "Mrs. Penrose" of a woman listed 
 one the book prints; neither where it prints both). A man or woman listed by the surname alone
 ("Ashdown") is "Mr. Ashdown" (or "Miss/Mrs.") before one listed with a given name ("Mr. Kit Ashdown").
 The one entry holding a rank or title ("Professor Vance", "Dr. Quill", "The King of Spades") is also
-"the Professor" (capitalised only: "the general pause"). `scripts/gold_list_variants.py` measures these
+"the Professor" (capitalised here; lowercase, "said the general", only where no noun follows:
+`fabula.characters._ranks`, for discovered casts too). `scripts/gold_list_variants.py` measures these
 conventions by rewriting the PDNC lists.
 """
 
