@@ -532,3 +532,74 @@ def test_gendered_words_of_address() -> None:
     # a title before a name addresses no one
     assert _feature(third, "knightley", "addressed_gender_own") == 0.0
     assert _feature(second, "knightley", "addressed_gender_next") == 0.0
+
+
+KIN_CAST = [
+    Character("mother", "Mrs. Ashdown", {"Mrs. Ashdown": 0}, gender="female", source="gold"),
+    Character("clara", "Clara Ashdown", {"Clara": 0, "Miss Ashdown": 0}, gender="female", source="gold"),
+    Character("nell", "Nell Penrose", {"Nell": 0}, gender="female", source="gold"),
+    Character("walter", "Walter Penrose", {"Walter": 0}, gender="male", source="gold"),
+]
+
+
+def test_a_kinship_tag_points_at_the_relative_not_at_the_one_it_is_about() -> None:
+    # "said her mother": a female tag, but the daughter it is about is not its speaker
+    text = (
+        "Clara and Nell sat in the parlour with Mrs. Ashdown, and Walter came in.\n\n"
+        '"Shall we walk?" said Clara.\n\n"It will rain," said her mother.\n\n'
+        '"Then we stay," her brother went on.\n'
+    )
+    book = book_from_text(text)
+    detect_quotes(book)
+    find_characters(book, gold=KIN_CAST)
+    context, turns = run_sieve(book)
+    _, mother_turn, brother_turn = turn_candidates(context, turns)
+    assert _feature(mother_turn, "mother", "kin_tag_family") == 1.0  # Clara Ashdown's family
+    assert _feature(mother_turn, "mother", "kin_tag_styled") == 1.0  # a married woman
+    assert _feature(mother_turn, "clara", "kin_tag_family") == 1.0  # her mother's family, too
+    assert _feature(mother_turn, "clara", "kin_tag_styled") == 0.0  # but one of its young
+    assert _feature(mother_turn, "nell", "kin_tag_family") == 0.0  # the one Penrose woman
+    assert _feature(mother_turn, "walter", "kin_tag_styled") == 0.0  # a man
+    # "her brother went on": Nell Penrose's brother is the Penrose man; no styling for a sibling
+    assert _feature(brother_turn, "walter", "kin_tag_family") == 1.0
+    assert "kin_tag_styled" not in [FEATURES[i] for i in np.flatnonzero(brother_turn.features.any(axis=0))]
+
+
+def test_kinship_tags_are_read_in_both_orders() -> None:
+    from fabula.quotes._ranker import _kin_tag
+
+    def read(after: str) -> str | None:
+        book = book_from_text(f'"Yes{after}.\n')
+        detect_quotes(book)
+        _, turns = run_sieve(book)
+        return _kin_tag(book.text, turns[0])
+
+    assert read('," said her mother resentfully') == "her mother"
+    assert read('!" cried his elder sister') == "his sister"
+    assert read('," her mother went on') == "her mother"
+    assert read('," his wife called') == "his wife"
+    assert read('," said my father') == "my father"
+    assert read('," said her companion') is None  # not kin: no family to read
+    assert read('," said Mrs. Ashdown') is None
+    assert read('," her mother') is None  # no speech verb
+
+
+def test_a_gold_entry_of_neutral_gender_is_marked() -> None:
+    # PDNC's lists give gender "X" to entries nobody quotes ("the coroner" beside the named man)
+    cast = [
+        *CAST,
+        Character("coroner", "The Coroner", gender="neutral", source="gold", category="minor"),
+    ]
+    book = book_from_text(
+        'Emma watched the Coroner and Mr. Knightley.\n\n"Call the next witness," said the Coroner.\n\n"Yes."\n'
+    )
+    detect_quotes(book)
+    find_characters(book, gold=cast)
+    context, turns = run_sieve(book)
+    first = turn_candidates(context, turns)[0]
+    assert _feature(first, "coroner", "listed_neutral") == 1.0
+    assert _feature(first, "knightley", "listed_neutral") == 0.0
+    # a discovered character without a known gender is no listed entry
+    context.characters["coroner"].source = "predicted"
+    context, turns = run_sieve(book)
+    assert _feature(turn_candidates(context, turns)[0], "coroner", "listed_neutral") == 0.0

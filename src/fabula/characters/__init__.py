@@ -28,7 +28,7 @@ from fabula.characters._lexicon import (
 )
 from fabula.characters._resolve import resolve_name
 from fabula.characters._set_aside import SET_ASIDE_REASON, set_aside_list, set_aside_message
-from fabula.characters._text import is_vocative, name_key
+from fabula.characters._text import is_vocative, name_key, surnames
 
 __all__ = [
     "DISCOVERY_PASSES",
@@ -56,4 +56,5 @@ __all__ = [
     "resolve_name",
     "set_aside_list",
     "set_aside_message",
+    "surnames",
 ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Iterable
 
 from fabula.book import Book
 from fabula.characters._lexicon import HONORIFICS
@@ -162,3 +163,17 @@ def split_honorific(name: str) -> tuple[str | None, str]:
         if head in HONORIFICS:
             return head, parts[1]
     return None, name
+
+
+def surnames(names: Iterable[str]) -> frozenset[str]:
+    """The surnames a character's names give, lowercased: the last word of a titled name ("Mrs.
+    Ashdown", "Sir Kit Ashdown") or of an untitled name of two or three capitalised words ("Kit
+    Ashdown"). A single word ("Kit", "Ashdown") gives none: it may be a given name. Relatives share
+    one ("said her mother": the one of her family)."""
+    found: set[str] = set()
+    for name in names:
+        honorific, rest = split_honorific(name)
+        words = rest.split()
+        if words and all(w[:1].isupper() for w in words) and (honorific is not None or 2 <= len(words) <= 3):
+            found.add(words[-1].rstrip(".,").lower())
+    return frozenset(found)

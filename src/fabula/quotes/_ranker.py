@@ -29,8 +29,8 @@ from typing import Any, Protocol
 import numpy as np
 
 from fabula._parallel import Channel, Talk, can_fork, fork_talk
-from fabula.book import Book, Quote, text_memo
-from fabula.characters import HONORIFICS, PRONOUN_GENDER, SPEECH_VERBS, is_vocative
+from fabula.book import Book, Mention, Quote, text_memo
+from fabula.characters import HONORIFICS, PRONOUN_GENDER, SPEECH_VERBS, is_vocative, surnames
 from fabula.quotes._registry import AttributionResult, attribution_method
 from fabula.quotes._rules import SieveContext, Turn, finish_turns, run_sieve
 
@@ -502,6 +502,16 @@ class _StaticBook:
     anchor_speakers: dict[int, list[str]]  # conversation -> those speakers, each once, in order
     gendered: dict[int, list[tuple[int, str]]]  # conversation -> (turn, gender) of its he/she-tagged turns
     tag_genders: list[str | None]  # per turn, `_tag_gender` (the quote-tags family reads it too)
+    kin_tags: list[str | None]  # per turn, `_kin_tag` ("her mother")
+    families: dict[str, frozenset[str]]  # character -> their `fabula.characters.surnames`
+    #: the entries of a gold list whose listed gender is neutral: PDNC's "X", which its annotators give
+    #: the entries nobody quotes (of the 235 such entries in the 21 novels none speaks: a placeholder
+    #: beside the full entry, a descriptor like "the coroner" whose speech they give the named person,
+    #: a place); `_StaticTurn.cells` marks them, and the fitted weight keeps them from speaking
+    listed_neutral: frozenset[str]
+    #: character -> the offset of the first name mention that styles them as a married or titled woman
+    #: (`_SENIOR_WOMEN`: "Mrs. Ashdown", "Lady Ashdown") or a titled man ("Mr.", "Sir", "Colonel"...)
+    styled_from: dict[str, int]
     name_starts: list[int]  # the start of every name mention of `context.names`, in its order
     name_ids: list[str]  # the character of each
     name_turns: list[int]  # the turn whose quote holds each (-1: narration; see `_QuotedText`)
@@ -540,6 +550,8 @@ class _StaticBook:
         name_starts: list[int] = []
         name_ids: list[str] = []
         positions: dict[str, list[int]] = {}
+        styled_from: dict[str, int] = {}
+        text = context.book.text
         for position, mention in enumerate(context.names):
             who = mention.character_id
             assert who is not None  # `context.names` keeps the mentions with a character only
@@ -547,15 +559,18 @@ class _StaticBook:
             name_ids.append(who)
             mention_counts[who] = mention_counts.get(who, 0) + 1
             positions.setdefault(who, []).append(position)
+            if who not in styled_from and _styled_senior(text, mention, context.gender(who)):
+                styled_from[who] = mention.start
         quoted = _QuotedText(turns)
         anchors = _name_tag_anchors(context, turns)
         conversations: dict[int, tuple[int, int]] = {}  # turns of a conversation are consecutive
         for index, turn in enumerate(turns):
             first, _ = conversations.get(turn.conversation, (index, index))
             conversations[turn.conversation] = (first, index + 1)
-        text = context.book.text
         memo = text_memo(context.book, "quotes.tag_gender")
         tag_genders = [_tag_gender_kept(memo, text, turn) for turn in turns]
+        kin_memo = text_memo(context.book, "quotes.kin_tag")
+        kin_tags = [_kin_tag_kept(kin_memo, text, turn) for turn in turns]
         name_turns = [quoted.turn_at(start) for start in name_starts]
         return cls(
             mention_counts,
@@ -569,6 +584,18 @@ class _StaticBook:
             },
             _gendered_tags(turns, tag_genders),
             tag_genders,
+            kin_tags,
+            {
+                who: names
+                for who, character in context.characters.items()
+                if (names := surnames(character.all_names()))
+            },
+            frozenset(
+                who
+                for who, character in context.characters.items()
+                if character.source == "gold" and character.gender == "neutral"
+            ),
+            styled_from,
             name_starts,
             name_ids,
             name_turns,
@@ -765,7 +792,8 @@ class _StaticTurn:
         "she said" says this turn is the woman's, an odd one the man's, without resolving the pronoun
         to anyone; 1/sqrt(turns) for the candidates of that gender); the first name of the paragraph
         when no quote of the turn has a tag; the gender the turn and its neighbours address with a word
-        of address (`_address_gender`: "Yes, sir." is said to a man, and he answers)."""
+        of address (`_address_gender`: "Yes, sir." is said to a man, and he answers); a gold list's entry of
+        neutral gender (`_StaticBook.listed_neutral`)."""
         found = np.zeros((len(candidates), _WIDTH))
         flat = found.reshape(-1)  # set one by one: faster than ndarray.put of lists here
         for offset, who in zip(range(0, len(candidates) * _WIDTH, _WIDTH), candidates, strict=True):
@@ -785,6 +813,8 @@ class _StaticTurn:
         shown = self.presence.get(who)
         if shown is not None:
             out.update(shown)
+        if who in book.listed_neutral:
+            out[_LISTED_NEUTRAL] = 1.0
         out[_DISTANCE_BEFORE] = book.log_distance(who, self.start, self.here_start, before=True)
         out[_DISTANCE_AFTER] = book.log_distance(who, self.end, self.here_end, before=False)
         tag_gender = self.tag_gender
@@ -971,6 +1001,71 @@ def _addressed_in_turn(t: TurnRows) -> None:
     """People the turn itself addresses by name (rarely its speaker)."""
     for who in t.turn.vocatives:
         t.put(who, "addressed_in_turn")
+
+
+#: A kinship noun of a speech tag ("said her mother") -> the speaker's gender, and whether the
+#: relative is of the elder generation or a spouse (a married woman, a titled man) or not
+_KIN_NOUNS: dict[str, tuple[str, bool]] = {
+    **dict.fromkeys(("mother", "mamma", "mama", "wife"), ("female", True)),
+    **dict.fromkeys(("father", "papa", "husband"), ("male", True)),
+    **dict.fromkeys(("sister", "daughter"), ("female", False)),
+    **dict.fromkeys(("brother", "son"), ("male", False)),
+}
+_POSSESSIVES = {"his": "male", "her": "female", "their": None, "my": "narrator", "our": "narrator"}
+#: the titles of a married or titled woman ("Mrs.", "Lady", "Madame"), not a maiden's ("Miss", "Mlle.")
+_SENIOR_WOMEN = frozenset(h for h, gender in HONORIFICS.items() if gender == "female") - {
+    *("miss", "ms", "mademoiselle", "mlle", "fraulein", "fräulein", "signorina", "señorita"),
+    *("princess", "sister"),  # a king's daughter; a nun
+}
+
+
+def _styled_senior(text: str, mention: Mention, gender: str) -> bool:
+    """Whether a name mention styles a woman as married or titled (`_SENIOR_WOMEN`) or a man as titled."""
+    first = text[mention.start : mention.end].split(None, 1)[0].rstrip(".").lower()
+    title = HONORIFICS.get(first)
+    if title is None:
+        return False
+    return first in _SENIOR_WOMEN if gender == "female" else gender == "male" and title != "female"
+
+
+def _kinship_tag(t: TurnRows) -> None:
+    """For a tag that names the speaker by kinship to someone else ("…," said her mother / his wife went
+    on; `_kin_tag`): ``kin_tag_family`` proposes the characters of the noun's gender who share a
+    surname (`fabula.characters.surnames`) with one of the possessive's gender the turn's other
+    evidence proposes (the narrator for "my"); ``kin_tag_styled`` marks, for a parent or a spouse,
+    the candidates of the noun's gender the book has styled as a married or titled woman, or a titled
+    man ("Mrs. Ashdown", "Sir Kit"), before the turn (`_StaticBook.styled_from`), against the
+    family's young ("Miss Ashdown", "Kit"; a daughter styled "Mrs. Y" once she marries is one
+    from then on).
+    Without it a kinship tag reads as "she said": the daughter the tag is about is as likely as
+    her mother."""
+    tag = t.book.kin_tags[t.index]
+    if tag is None:
+        return
+    possessive, noun = tag.split()
+    gender, senior = _KIN_NOUNS[noun]
+    owner_gender = _POSSESSIVES[possessive]
+    context, families = t.context, t.book.families
+    if owner_gender == "narrator":
+        owners = [context.narrator_id] if context.narrator_id is not None else []
+    else:
+        owners = [who for who in t.rows if owner_gender is None or context.gender(who) == owner_gender]
+    other = "female" if gender == "male" else "male"
+    surnames: dict[str, set[str]] = {}  # surname -> the owners who bear it
+    for who in owners:
+        for surname in families.get(who, ()):
+            surnames.setdefault(surname, set()).add(who)
+    if surnames:
+        for who, family in families.items():
+            if context.gender(who) != other and any(
+                surnames.get(surname, {who}) - {who} for surname in family
+            ):
+                t.put_one(who, _KIN_FAMILY)
+    if senior:
+        styled_from, here = t.book.styled_from, t.turn.start
+        for who in t.rows:
+            if context.gender(who) == gender and styled_from.get(who, here) < here:
+                t.put_one(who, _KIN_STYLED)
 
 
 _PRESENCE_TURNS = 10  # the scene around a turn: this many turns of its conversation on each side
@@ -1200,6 +1295,7 @@ FEATURE_FAMILIES: tuple[FeatureFamily, ...] = (
         static=True,
     ),
     FeatureFamily("addressed in turn", _addressed_in_turn, ("addressed_in_turn",), static=True),
+    FeatureFamily("kinship tag", _kinship_tag, ("kin_tag_family", "kin_tag_styled"), static=True),
     FeatureFamily(
         "scene presence",
         None,
@@ -1257,6 +1353,7 @@ FEATURE_FAMILIES: tuple[FeatureFamily, ...] = (
         False,
         static=True,
     ),
+    FeatureFamily("listed gender", None, ("listed_neutral",), False, static=True),
     FeatureFamily(
         "untagged first name",
         None,
@@ -1312,6 +1409,8 @@ _PREV_PARAGRAPH_LAST, _PREV_NARRATION_FIRST = (
     _INDEX["prev_narration_first_name"],
 )
 _NEXT_PARAGRAPH, _NAMED_RECENTLY = _INDEX["next_paragraph_name"], _INDEX["named_recently"]
+_KIN_FAMILY, _KIN_STYLED = _INDEX["kin_tag_family"], _INDEX["kin_tag_styled"]
+_LISTED_NEUTRAL = _INDEX["listed_neutral"]
 _FIRST_NAME_UNTAGGED = _INDEX["own_paragraph_first_name_untagged"]
 _TAGGED_IN_CONVERSATION = _INDEX["tagged_in_conversation"]
 _ANCHOR_SIDES = {
@@ -1902,6 +2001,14 @@ def _tag_gender_kept(memo: dict[Any, Any] | None, text: str, turn: Turn) -> str 
     return _text_kept(memo, spans, max(end for _, end in spans) + _TAG_AFTER_CHARS, text, _tag_gender, turn)
 
 
+def _kin_tag_kept(memo: dict[Any, Any] | None, text: str, turn: Turn) -> str | None:
+    """`_kin_tag`, kept (`_text_kept`): it reads `_TAG_AFTER_CHARS` after each quote span."""
+    spans = _spans_of(turn)
+    return _text_kept(
+        memo, ("kin", spans), max(end for _, end in spans) + _TAG_AFTER_CHARS, text, _kin_tag, turn
+    )
+
+
 def _address_gender_kept(memo: dict[Any, Any] | None, text: str, turn: Turn) -> str | None:
     """`_address_gender`, kept (`_text_kept`): it reads the quotes' text and the character before each,
     inside every cut that holds the turn."""
@@ -1924,10 +2031,12 @@ def keep_text_values(book: Book) -> None:
     detect_quotes(book)
     context, turns, text = _context(book), _turns(book), book.text
     tag_memo, address_memo = text_memo(book, "quotes.tag_gender"), text_memo(book, "quotes.address_gender")
+    kin_memo = text_memo(book, "quotes.kin_tag")
     for turn in turns:
         for position in range(len(turn.quotes)):
             _clauses(context, turn, position)
         _tag_gender_kept(tag_memo, text, turn)
+        _kin_tag_kept(kin_memo, text, turn)
         _address_gender_kept(address_memo, text, turn)
 
 
@@ -1949,6 +2058,36 @@ def _tag_gender(text: str, turn: Turn) -> str | None:
                     noun = next((w for w in words[2:4] if w in _GENDERED_NOUNS), None)
                     if noun is not None:
                         return _GENDERED_NOUNS[noun]
+    return None
+
+
+def _kin_tag(text: str, turn: Turn) -> str | None:
+    """The possessive and the kinship noun (`_KIN_NOUNS`) of a speech tag right after one of the turn's
+    quotes that names the speaker by kinship (`kinship_tag_at`)."""
+    for quote in turn.quotes:
+        for span in quote.spans:
+            found = kinship_tag_at(text, span.end)
+            if found is not None:
+                return found
+    return None
+
+
+def kinship_tag_at(text: str, end: int) -> str | None:
+    """The possessive and kinship noun of a speech tag that starts after a quotation ending at ``end``
+    and names the speaker by kinship to someone else: ``"…," said her mother`` / ``cried his elder
+    sister`` / ``her mother went on`` -> "her mother"; None for any other tag."""
+    match = _TAG_AFTER.match(text, end, end + _TAG_AFTER_CHARS)
+    if match is None:
+        return None
+    words = match.group(1).lower().split()
+    if len(words) >= 3 and words[0] in SPEECH_VERBS and words[1] in _POSSESSIVES:
+        noun = next((w for w in words[2:4] if w in _KIN_NOUNS), None)
+        if noun is not None:
+            return f"{words[1]} {noun}"
+    elif len(words) >= 3 and words[0] in _POSSESSIVES:
+        for at in (1, 2):
+            if at + 1 < len(words) and words[at] in _KIN_NOUNS and words[at + 1] in SPEECH_VERBS:
+                return f"{words[0]} {words[at]}"
     return None
 
 
