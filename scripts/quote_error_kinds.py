@@ -8,7 +8,11 @@ A scene is a run of gold quotes less than ``--gap`` characters apart. Kinds (a q
 - ``anaphoric``, and of those ``same-gender pronoun``: an anaphoric quote (PDNC: a pronoun names the speaker) in a scene with
   another speaker of the speaker's gender;
 - ``explicit`` (a name tags the quote), and of those ``long explicit``: ``--long`` characters or more,
-  where the tag may stand far from where the speech starts.
+  where the tag may stand far from where the speech starts;
+- ``kinship tag``: a speech tag after a closing mark inside or at the end of the quote names the speaker
+  by kinship to someone else (``"…," said her mother``; `fabula.quotes._ranker.kinship_tag_at`);
+- ``given to a neutral entry``: an error whose pick is a gold entry of neutral gender (PDNC's ``X``,
+  which no quote in the 21 novels has as its speaker), counted among all the quotes.
 
     python scripts/quote_error_kinds.py ../shared/data/pdnc Q.samples.jsonl [--split tune|frozen|all]
 """
@@ -22,6 +26,9 @@ from pathlib import Path
 from typing import Any
 
 from fabula.datasets import find_pdnc_novels, load_pdnc_novel, pdnc_split
+from fabula.quotes._ranker import kinship_tag_at
+
+_CLOSING_MARKS = "\"”’'"
 
 KINDS = (
     "one speaker",
@@ -32,6 +39,8 @@ KINDS = (
     "same-gender pronoun",
     "explicit",
     "long explicit",
+    "kinship tag",
+    "given to a neutral entry",
 )
 
 
@@ -47,9 +56,9 @@ def scenes(samples: list[dict[str, Any]], gap: int) -> list[list[dict[str, Any]]
 
 
 def kinds_of(
-    sample: dict[str, Any], scene: list[dict[str, Any]], gender: dict[str, str | None], long: int
+    sample: dict[str, Any], scene: list[dict[str, Any]], gender: dict[str, str | None], long: int, text: str
 ) -> list[str]:
-    """The kinds of ``sample`` (see the module docstring)."""
+    """The kinds of ``sample`` (see the module docstring); ``text`` is the novel's."""
     speakers = {s["gold_speaker_id"] for s in scene}
     found = ["one speaker" if len(speakers) == 1 else "two-person" if len(speakers) == 2 else "multi-party"]
     if len(speakers) == 2:
@@ -69,6 +78,11 @@ def kinds_of(
         found.append("explicit")
         if sample["span"][1] - sample["span"][0] >= long:
             found.append("long explicit")
+    start, end = sample["span"]
+    if any(kinship_tag_at(text, at + 1) for at in range(start, end) if text[at] in _CLOSING_MARKS):
+        found.append("kinship tag")
+    if not sample["right"] and gender.get(sample.get("predicted_speaker_id") or "") == "neutral":
+        found.append("given to a neutral entry")
     return found
 
 
@@ -96,10 +110,11 @@ def main() -> None:
         if name not in folders or (args.split != "all" and pdnc_split(name) != args.split):
             continue
         novels += 1
-        gender: dict[str, str | None] = {c.id: c.gender for c in load_pdnc_novel(folders[name]).characters}
+        novel = load_pdnc_novel(folders[name])
+        gender: dict[str, str | None] = {c.id: c.gender for c in novel.characters}
         for scene in scenes(samples, args.gap):
             for sample in scene:
-                for kind in kinds_of(sample, scene, gender, args.long):
+                for kind in kinds_of(sample, scene, gender, args.long, novel.book.text):
                     total[kind] += 1
                     wrong[kind] += not sample["right"]
     print(f"{args.split}: {novels} novels, scored quotes by kind (a quote may be of several kinds)")
