@@ -148,6 +148,9 @@ def test_eval_split_runs(pdnc: Path, tmp_path: Path) -> None:
     report = tmp_path / "r.json"
     run_eval(get_task("characters")(pdnc=pdnc), json_path=report, progress=False)
     assert "all" in run("eval_split.py", report)
+    two = run("eval_split.py", report, "--digits", "2")
+    cells = [c.strip() for c in two.splitlines()[2].split("|")[3:-1]]
+    assert cells and all(c == "–" or len(c.split(".")[1]) == 2 for c in cells)
 
 
 def test_make_given_names_runs(tmp_path: Path) -> None:
@@ -347,6 +350,7 @@ def test_quote_error_kinds_runs(pdnc: Path, tmp_path: Path) -> None:
     out = run("quote_error_kinds.py", pdnc, samples, "--split", "all")
     assert "| two-person | 4 | 1 | 25.0 % |" in out
     assert "| ... of which flips | | 1 |" in out
+    assert "| kinship tag | 0 | 0 |" in out and "| given to a neutral entry | 0 | 0 |" in out
 
 
 LLM_CLIENT = """
