@@ -43,6 +43,7 @@ from fabula.characters._lexicon import (
     HONORIFICS,
     NAME_PARTICLES,
     NON_NAMES,
+    SPELLED_OUT_RANKS,
     STANDALONE_TITLES,
     given_name_gender,
 )
@@ -168,9 +169,6 @@ def _implied(name: str, gender: str, text: str | None = None) -> set[str]:
     return forms
 
 
-_SPELLED_OUT = {"dr": "doctor", "prof": "professor", "capt": "captain", "lieut": "lieutenant"}
-
-
 def _standalone(name: str) -> str | None:
     """The title alone ("the Professor") that a listed name with a rank or title implies: "Professor
     Vance", "Dr. Quill", "The King of Spades" (the text calls the one such person by the title)."""
@@ -178,7 +176,7 @@ def _standalone(name: str) -> str | None:
     words = name.split()
     if honorific is None and len(words) > 2 and words[0].lower() == "the" and words[2].lower() == "of":
         honorific, rest = words[1].lower(), " ".join(words[2:])
-    title = _SPELLED_OUT.get(honorific or "", honorific or "")
+    title = SPELLED_OUT_RANKS.get(honorific or "", honorific or "")
     return f"the {title.capitalize()}" if title in STANDALONE_TITLES and rest.strip() else None
 
 

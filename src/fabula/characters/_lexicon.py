@@ -155,6 +155,9 @@ STANDALONE_TITLES = RANKS | frozenset(
      "marchioness", "baron", "baroness", "abbé"}
 )  # fmt: skip
 
+#: abbreviated ranks, spelled out as the narration writes them alone ("Dr. Quill" is "the doctor")
+SPELLED_OUT_RANKS = {"dr": "doctor", "prof": "professor", "capt": "captain", "lieut": "lieutenant"}
+
 #: Verbs that introduce or tag direct speech ("said Nora", "Nora replied").
 SPEECH_VERBS = frozenset(
     [

@@ -23,17 +23,9 @@ from collections import Counter
 
 from fabula.book import Book, Character, Mention
 from fabula.characters._choice import DOMINANCE, clear_winner
-from fabula.characters._lexicon import STANDALONE_TITLES
+from fabula.characters._lexicon import SPELLED_OUT_RANKS, STANDALONE_TITLES
 from fabula.characters._text import split_honorific
 
-#: abbreviated ranks, spelled out as the narration writes them alone
-_SPELLED_OUT = {
-    "dr": "doctor",
-    "prof": "professor",
-    "capt": "captain",
-    "lieut": "lieutenant",
-    "col": "colonel",
-}
 _RANK_AFTER_THE = re.compile(
     rf"(?<![\w'’])[Tt]he[ \t]+\n?[ \t]*({'|'.join(sorted(STANDALONE_TITLES, key=len, reverse=True))})(?![\w-])"
 )
@@ -52,7 +44,7 @@ def rank_holders(characters: list[Character], named: Counter[str] | None = None)
                 honorific, rest = words[1], ""  # "the Captain" listed as the name itself
             elif honorific is None or not rest.strip():
                 continue
-            rank = _SPELLED_OUT.get(honorific, honorific)
+            rank = SPELLED_OUT_RANKS.get(honorific, honorific)
             if rank in STANDALONE_TITLES:
                 holders.setdefault(rank, set()).add(character.id)
     counts = named or Counter()

@@ -510,7 +510,8 @@ class _StaticBook:
     #: a place); `_StaticTurn.cells` marks them, and the fitted weight keeps them from speaking
     listed_neutral: frozenset[str]
     #: character -> the offset of the first name mention that styles them as a married or titled woman
-    #: (`_SENIOR_WOMEN`: "Mrs. Ashdown", "Lady Ashdown") or a titled man ("Mr.", "Sir", "Colonel"...)
+    #: (`_SENIOR_WOMEN`: "Mrs. Ashdown", "Lady Ashdown") or a titled man ("Mr.", "Sir", "Colonel"...);
+    #: read only in a book with a kinship tag of a parent or spouse (`_styled_from`)
     styled_from: dict[str, int]
     name_starts: list[int]  # the start of every name mention of `context.names`, in its order
     name_ids: list[str]  # the character of each
@@ -550,8 +551,6 @@ class _StaticBook:
         name_starts: list[int] = []
         name_ids: list[str] = []
         positions: dict[str, list[int]] = {}
-        styled_from: dict[str, int] = {}
-        text = context.book.text
         for position, mention in enumerate(context.names):
             who = mention.character_id
             assert who is not None  # `context.names` keeps the mentions with a character only
@@ -559,18 +558,18 @@ class _StaticBook:
             name_ids.append(who)
             mention_counts[who] = mention_counts.get(who, 0) + 1
             positions.setdefault(who, []).append(position)
-            if who not in styled_from and _styled_senior(text, mention, context.gender(who)):
-                styled_from[who] = mention.start
         quoted = _QuotedText(turns)
         anchors = _name_tag_anchors(context, turns)
         conversations: dict[int, tuple[int, int]] = {}  # turns of a conversation are consecutive
         for index, turn in enumerate(turns):
             first, _ = conversations.get(turn.conversation, (index, index))
             conversations[turn.conversation] = (first, index + 1)
+        text = context.book.text
         memo = text_memo(context.book, "quotes.tag_gender")
         tag_genders = [_tag_gender_kept(memo, text, turn) for turn in turns]
         kin_memo = text_memo(context.book, "quotes.kin_tag")
         kin_tags = [_kin_tag_kept(kin_memo, text, turn) for turn in turns]
+        elders = any(tag is not None and _KIN_NOUNS[tag.split()[1]][1] for tag in kin_tags)
         name_turns = [quoted.turn_at(start) for start in name_starts]
         return cls(
             mention_counts,
@@ -595,7 +594,7 @@ class _StaticBook:
                 for who, character in context.characters.items()
                 if character.source == "gold" and character.gender == "neutral"
             ),
-            styled_from,
+            _styled_from(context) if elders else {},
             name_starts,
             name_ids,
             name_turns,
@@ -1019,6 +1018,18 @@ _SENIOR_WOMEN = frozenset(h for h, gender in HONORIFICS.items() if gender == "fe
 }
 
 
+def _styled_from(context: SieveContext) -> dict[str, int]:
+    """Character -> the offset of their first name mention that styles them as an elder
+    (`_styled_senior`), for those the book so styles."""
+    found: dict[str, int] = {}
+    text = context.book.text
+    for mention in context.names:
+        who = mention.character_id
+        if who is not None and who not in found and _styled_senior(text, mention, context.gender(who)):
+            found[who] = mention.start
+    return found
+
+
 def _styled_senior(text: str, mention: Mention, gender: str) -> bool:
     """Whether a name mention styles a woman as married or titled (`_SENIOR_WOMEN`) or a man as titled."""
     first = text[mention.start : mention.end].split(None, 1)[0].rstrip(".").lower()
@@ -1051,14 +1062,14 @@ def _kinship_tag(t: TurnRows) -> None:
     else:
         owners = [who for who in t.rows if owner_gender is None or context.gender(who) == owner_gender]
     other = "female" if gender == "male" else "male"
-    surnames: dict[str, set[str]] = {}  # surname -> the owners who bear it
+    bearers: dict[str, set[str]] = {}  # surname -> the owners who bear it
     for who in owners:
         for surname in families.get(who, ()):
-            surnames.setdefault(surname, set()).add(who)
-    if surnames:
+            bearers.setdefault(surname, set()).add(who)
+    if bearers:
         for who, family in families.items():
             if context.gender(who) != other and any(
-                surnames.get(surname, {who}) - {who} for surname in family
+                bearers.get(surname, {who}) - {who} for surname in family
             ):
                 t.put_one(who, _KIN_FAMILY)
     if senior:
@@ -2004,9 +2015,7 @@ def _tag_gender_kept(memo: dict[Any, Any] | None, text: str, turn: Turn) -> str 
 def _kin_tag_kept(memo: dict[Any, Any] | None, text: str, turn: Turn) -> str | None:
     """`_kin_tag`, kept (`_text_kept`): it reads `_TAG_AFTER_CHARS` after each quote span."""
     spans = _spans_of(turn)
-    return _text_kept(
-        memo, ("kin", spans), max(end for _, end in spans) + _TAG_AFTER_CHARS, text, _kin_tag, turn
-    )
+    return _text_kept(memo, spans, max(end for _, end in spans) + _TAG_AFTER_CHARS, text, _kin_tag, turn)
 
 
 def _address_gender_kept(memo: dict[Any, Any] | None, text: str, turn: Turn) -> str | None:
