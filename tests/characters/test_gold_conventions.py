@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from fabula.book import Character, book_from_text
 from fabula.characters import find_characters
-from fabula.characters._gold_match import _build_forms
+from fabula.characters._book_forms import _relative, _styles, book_forms
+from fabula.characters._gold_match import _build_forms, match_gold_names
 from fabula.quotes import attribute_quotes, detect_quotes
 
 
@@ -89,3 +90,77 @@ def test_a_rank_two_entries_hold_and_a_lowercase_rank_are_no_one() -> None:
     assert "the Captain" not in owners  # any of the two
     owners = _owners(_gold(("General Quill", "male", "major")))
     assert "the General" in owners and "the general" not in owners  # "the general pause"
+
+
+def test_a_titled_full_name_implies_the_title_with_the_given_name() -> None:
+    text = "Sir Roland Ashdown, Lady Honoria de Brocq and Mrs. Kit Penrose. Roland Ashdown bowed."
+    gold = _gold(
+        ("Sir Roland Ashdown", "male", "minor"),
+        ("Sir", "male", "minor"),  # a servant's "Sir" the list keeps as an entry
+        ("Lady Honoria de Brocq", "female", "intermediate"),
+        ("Mrs. Kit Penrose", "female", "minor"),
+    )
+    owners = _owners(gold, text)
+    assert owners["Sir Roland"] == owners["Roland"] == ("0",)
+    assert "Sir Ashdown" not in owners  # a baronet is Sir and his given name
+    assert owners["Lady Honoria"] == owners["Lady de Brocq"] == ("2",)
+    assert "Mrs. Kit" not in owners and "Kit" not in owners  # a wife styled by her husband's name
+    said = (
+        'Sir Roland came in with Nora.\n\n"Good day," said Sir Roland.\n\n"Is it?" said Lady Honoria.\n\n'
+        '"It is," said Sir Roland.\n'
+    )
+    assert _speakers(said, gold) == ["0", "2", "0"]
+
+
+def test_a_pet_form_the_book_writes_as_a_name_is_its_given_names() -> None:
+    gold = _gold(("Eleanor Penrose", "female", "major"), ("Patrick Ashdown", "male", "major"))
+    text = "Nell laughed. Nell ran. Patrick Ashdown gave the dog a pat; Pat did pat it. A pat, a pat."
+    owners = _owners(gold, text)
+    assert owners["Nell"] == ("0",)
+    assert "Pat" not in owners  # the noun and the verb far more often than a name here
+    # a pet form two entries' given names share, or one a list gives someone, is the list's to say
+    both = _gold(("Eleanor Penrose", "female", "major"), ("Helen Quill", "female", "major"))
+    assert "Nell" not in _owners(both, text)
+    listed = [*gold, Character("9", "Nell", gender="female", source="gold", category="minor")]
+    assert _owners(listed, text)["Nell"] == ("9",)
+
+
+def test_the_names_the_book_joins_to_an_entry_are_its_own() -> None:
+    text = (
+        "Nora Penrose lived at the mill with her father. Nora was nineteen. Kit Ashdown came every day.\n\n"
+        '"You are early," said Nora.\n\n"I am always early," said Kit Ashdown.\n\n'
+        '"Not always," said Nora.\n\nNora Penrose laughed, and Nora went in.\n'
+    )
+    gold = _gold(("Miss Penrose", "female", "major"), ("Kit Ashdown", "male", "major"))
+    book = book_from_text(text)
+    find_characters(book, gold=gold)
+    nora = [m.character_id for m in book.mentions if m.kind == "name" and text[m.start : m.end] == "Nora"]
+    assert nora == ["0"] * 6  # "Nora" six times alone
+    assert book.characters[0].aliases.get("Nora", 0) == 6  # the output shows the name the book uses
+    plain = book_from_text(text)
+    find_characters(plain, gold=gold, gold_book_forms=False)
+    assert "Nora" not in plain.characters[0].aliases  # the list as it is written, on request
+
+
+def test_a_titled_name_of_the_entrys_family_under_another_title_is_a_relative() -> None:
+    mother = Character("0", "Mrs. Penrose", aliases={"Lady de Brocq": 0}, gender="female")
+    styles = _styles(mother)
+    assert _relative("Miss Penrose", styles) and _relative("Miss de Brocq", styles)
+    assert not _relative("Mrs. Penrose", styles) and not _relative("Miss Ashdown", styles)
+    assert not _relative("Nora", styles)
+
+
+def test_a_real_novels_heroine_listed_by_her_title_is_found_under_her_given_name() -> None:
+    from fabula.datasets import load_pdnc_novel
+    from tests.conftest import pdnc_novel_dir
+
+    novel = load_pdnc_novel(pdnc_novel_dir("ARoomWithAView"))
+    main_only = [
+        Character(c.id, c.name, gender=c.gender, source="gold", category=c.category) for c in novel.characters
+    ]
+    heroine = next(c for c in main_only if c.name == "Miss Honeychurch")
+    book = novel.book
+    names = match_gold_names(book, main_only)
+    forms = book_forms(book, main_only, names)
+    assert forms["Lucy"] == heroine.id
+    assert "Honeychurch" not in forms  # listed forms and their parts are the list's own

@@ -31,6 +31,25 @@ def test_first_person_narrator_is_the_one_addressed_beside_the_i_turns() -> None
     assert not any(c.narrator for c in cast if "Captain Ormsby" in c.all_names())
 
 
+def test_a_gold_list_without_a_narrator_mark_finds_the_narrator_the_same_way() -> None:
+    # a list of one's own marks no narrator (PDNC writes "_narr"): the entry the other party addresses
+    # beside the "I" turns, not the one most named in dialogue (the dead captain)
+    from fabula.book import Character
+
+    gold = [
+        Character("1", "Mrs. Keane", gender="female", source="gold"),
+        Character("2", "Captain Ormsby", gender="male", source="gold"),
+        Character("3", "Marlow", gender="male", source="gold"),
+    ]
+    book = book_from_text(RIVER_SCENE * 8)
+    cast = find_characters(book, gold=gold)
+    assert [c.id for c in cast if c.narrator] == ["3"]
+    first = {
+        m.character_id for m in book.mentions if m.kind == "pronoun" and book.text[m.start : m.end] == "I"
+    }
+    assert first == {"3"}
+
+
 HOPE = (
     "The inspector had little hope of a quick answer. He told the sergeant that the man they wanted "
     "was one Edwin Hope, a carter from the docks, and that there was no hope of finding Edwin Hope "

@@ -7,6 +7,7 @@ from collections import Counter, defaultdict
 from collections.abc import Collection
 
 from fabula.book import Book, Character, Mention, plain_view
+from fabula.characters._book_forms import book_forms
 from fabula.characters._gender import estimate_genders
 from fabula.characters._gold_match import is_pseudo_name, match_gold_names
 from fabula.characters._narrator import addressed_narrator
@@ -25,6 +26,7 @@ def find_characters(
     gold: list[Character] | None = None,
     ner_model: str | None = None,
     skip: Collection[str] = (),
+    gold_book_forms: bool = True,
 ) -> list[Character]:
     """The characters of ``book`` with their aliases, gender, counts and rank; sets ``book.characters``
     and ``book.mentions`` (name, title and pronoun mentions sorted by start).
@@ -35,6 +37,8 @@ def find_characters(
     are already on the book, first-person pronouns inside them go to the quote's speaker.
     ``ner_model`` (a spaCy package name or path) adds PERSON entities as extra evidence in discovery;
     ``skip`` switches discovery passes off by name (`fabula.characters.DISCOVERY_PASSES`), to measure them.
+    With ``gold_book_forms`` a gold entry is also found under the names discovery joins to its listed
+    ones ("Nora" of a list's "Miss Penrose": `fabula.characters._book_forms`), below every listed form.
     """
     target = book
     view = plain_view(book.text)  # a CRLF file or no-break spaces: the cast of the plain copy
@@ -46,6 +50,10 @@ def find_characters(
     if gold is not None:
         characters = [_fresh(c) for c in gold]
         names = match_gold_names(book, characters)
+        if gold_book_forms:
+            extra = book_forms(book, characters, names)
+            if extra:
+                names = match_gold_names(book, characters, extra)
     else:
         from fabula.characters._discover import discover_cast
 
@@ -114,7 +122,8 @@ def _narrator(
     """Who says "I" in the narration: a gold character marked as narrator, else the character named
     almost only inside dialogue (the narration says "I"): in discovery mode the one others address
     by name beside the narrator's own "I"-tagged turns (`_narrator.py`), else a separate "Narrator"
-    character; with a gold list the one most named in dialogue."""
+    character; with a gold list that marks no narrator the one addressed so, else the one most named
+    in dialogue."""
     if gold:
         for character in characters:
             if any(is_pseudo_name(a) and "narr" in a.lower() for a in character.all_names()):
@@ -133,10 +142,11 @@ def _narrator(
         for cid, n in total.items()
         if n >= _NARRATOR_MIN_MENTIONS and spoken[cid] / n >= _NARRATOR_DIALOGUE_SHARE
     }
-    if gold:
-        return max(((spoken[cid], cid) for cid in candidates), default=(0, None))[1]
     # ... and others address them in the turns beside their own "I"-tagged ones
-    return addressed_narrator(book, names, dialogue, candidates) or NARRATOR_ID
+    addressed = addressed_narrator(book, names, dialogue, candidates)
+    if gold:
+        return addressed or max(((spoken[cid], cid) for cid in candidates), default=(0, None))[1]
+    return addressed or NARRATOR_ID
 
 
 def _fill_counts(

@@ -42,10 +42,12 @@ from fabula.characters._lexicon import (
     COMMON_PEOPLE,
     HONORIFICS,
     NAME_PARTICLES,
+    NICKNAMES,
     NON_NAMES,
     SPELLED_OUT_RANKS,
     STANDALONE_TITLES,
     given_name_gender,
+    honorific_class,
 )
 from fabula.characters._text import split_honorific, unqualified
 
@@ -54,9 +56,11 @@ _ARTICLES = ("the ", "a ", "an ")
 _PARTICLES = NAME_PARTICLES - {"of"}
 DERIVED_CONFIDENCE = 0.8  # a surname or "Mr. X" taken from a listed "Mr. John X"
 FIRST_NAME_CONFIDENCE = 0.6  # a first name taken from a listed full name: others may share it
+BOOK_FORM_CONFIDENCE = 0.6  # a name the book gives an entry (discovery's cluster), not the list
 _NAME_FOLLOWS = re.compile(r"\s+[A-Z]")
 _BARE_ADDRESS = frozenset({"mademoiselle", "madame", "monsieur", "signora", "signorina", "signor"})
 _NAMED_CATEGORIES = frozenset({"major", "intermediate"})
+_GIVEN_NAME_ONLY = frozenset({"sir", "dame"})  # "Sir Kit Ashdown" is "Sir Kit", never "Sir Ashdown"
 _UNKNOWN_GENDERS = frozenset(
     {"unknown", "neutral"}
 )  # what a placeholder entry's gender may be  # annotators' categories of characters who matter
@@ -104,27 +108,53 @@ def _variants(name: str) -> set[str]:
     return {v for v in out if v.strip()}
 
 
-def _first_name(name: str) -> str | None:
-    """The first name a listed untitled full name implies ("Bertram" of "Bertram Fenwick")."""
-    honorific, rest = split_honorific(name)
+def _name_parts(rest: str) -> tuple[list[str], str] | None:
+    """The given names and the surname of a name without its honorific: "Kit Ashdown" -> (["Kit"],
+    "Ashdown"), "Honoria de Brocq" -> (["Honoria"], "de Brocq"), "Ashdown" -> ([], "Ashdown"). None where
+    the parts are not safe to take apart: a lowercase word that is no particle, a particle first, a place
+    ("Ashdown of Ashcombe")."""
     words = rest.split()
-    return words[0] if honorific is None and len(words) > 1 else None
+    if not words or words[0].lower() in NAME_PARTICLES or "of" in (w.lower() for w in words):
+        return None
+    if any(not w[:1].isupper() and w.lower() not in NAME_PARTICLES for w in words):
+        return None
+    cut = next((i for i, w in enumerate(words) if w.lower() in NAME_PARTICLES), len(words) - 1)
+    if not words[-1][:1].isupper():
+        return None  # "Nora de": no surname after the particle
+    return words[:cut], " ".join(words[cut:])
+
+
+def _first_name(name: str) -> str | None:
+    """The first name a listed full name implies: "Bertram" of "Bertram Fenwick", of "Mr. Bertram
+    Fenwick" and of "Sir Bertram Fenwick", but not of "Mrs. Bertram Fenwick" (a wife styled by her
+    husband's name)."""
+    honorific, rest = split_honorific(name)
+    parts = _name_parts(rest)
+    if parts is None or not parts[0] or honorific_class(honorific) == "married":
+        return None
+    return parts[0][0]
 
 
 def _derived(name: str) -> set[str]:
-    """Shorter forms a listed name implies: the surname of "Mr. Ashdown", first/last of "Jane Penrose"."""
+    """Shorter forms a listed name implies: the surname of "Mr. Ashdown", first/last of "Jane Penrose",
+    the surname and "Mr. Ashdown" of "Mr. Kit Ashdown", and the title with the given name ("Sir Kit",
+    "Miss Nora", "Lady Honoria" of "Lady Honoria de Brocq"; never "Mrs. Kit", the husband's name)."""
     honorific, rest = split_honorific(name)
-    words = rest.split()
-    if not words or any(not w[:1].isupper() or w.lower() in NAME_PARTICLES for w in words):
-        return set()  # "Mr. Ashdown of Ashcombe", "Lady Honoria de Brocq": no safe short form
-    out: set[str] = set()
-    if honorific is not None:
-        out.add(" ".join(words[-1:]) if len(words) > 1 else words[0])
-        if len(words) > 1:
-            out.add(f"{name.split(None, 1)[0]} {words[-1]}")
-    elif len(words) > 1:
-        out.add(words[0])
-        out.add(words[-1])
+    parts = _name_parts(rest)
+    if parts is None:
+        return set()
+    given, surname = parts
+    out: set[str] = {surname} if honorific is not None or given else set()
+    if given:
+        first = _first_name(name)
+        if first is not None:
+            out.add(first)
+        if honorific is not None:
+            head = name.split(None, 1)[0]
+            if honorific not in _GIVEN_NAME_ONLY:
+                out.add(f"{head} {surname}")
+            if honorific_class(honorific) != "married":
+                out.add(f"{head} {given[0]}")
     return {d for d in out if d.lower() not in NON_NAMES and len(d) > 1 and d != name}
 
 
@@ -180,7 +210,9 @@ def _standalone(name: str) -> str | None:
     return f"the {title.capitalize()}" if title in STANDALONE_TITLES and rest.strip() else None
 
 
-def _build_forms(gold: list[Character], text: str | None = None) -> dict[str, _Form]:
+def _build_forms(
+    gold: list[Character], text: str | None = None, book_forms: dict[str, str] | None = None
+) -> dict[str, _Form]:
     """Every searched spelling and whom it may name. With the ``text``, a first name taken from a full
     name ("Bertram" of Mr. Fenwick's "Bertram Fenwick") is only searched when that full name occurs:
     an annotator's full name the novel never prints says nothing about who a bare "Bertram" is."""
@@ -197,10 +229,11 @@ def _build_forms(gold: list[Character], text: str | None = None) -> dict[str, _F
                 continue
             for variant in _variants(name):
                 listed[variant].add(character.id)
-            honorific, _ = split_honorific(name)
+            honorific, rest = split_honorific(name)
             weak = (HONORIFICS[honorific] if honorific is not None else character.gender) == "female"
             first = _first_name(name)
-            printed = text is None or any(_printed(v, text) for v in _variants(name))
+            # "Mr. Kit Ashdown" is printed as such or as "Kit Ashdown"
+            printed = text is None or any(_printed(v, text) for v in {*_variants(name), rest})
             for short in _derived(name):
                 if short == first and not printed:
                     continue
@@ -215,6 +248,10 @@ def _build_forms(gold: list[Character], text: str | None = None) -> dict[str, _F
                     titles_alone[variant].add(character.id)
     forms: dict[str, _Form] = {}
     firsts = {f for c in gold for n in c.all_names() if (f := _first_name(unqualified(" ".join(n.split()))))}
+    for spelling, owners in _nicknames(gold, text).items():
+        if spelling not in listed:
+            derived.setdefault(spelling, owners)
+            firsts.add(spelling)
     placeholders = _placeholders(gold, [listed, derived, derived_weak])
     for spelling, owners in listed.items():
         if owners <= placeholders and (derived.get(spelling) or derived_weak.get(spelling)):
@@ -240,7 +277,43 @@ def _build_forms(gold: list[Character], text: str | None = None) -> dict[str, _F
             confidence = FIRST_NAME_CONFIDENCE if spelling in firsts else DERIVED_CONFIDENCE
             bare = spelling.lower() in _BARE_ADDRESS
             forms[spelling] = _Form(tuple(sorted(owners)), False, _is_title(spelling), confidence, bare)
+    for spelling, owner in (book_forms or {}).items():
+        for variant in _variants(spelling):
+            if variant not in forms:
+                forms[variant] = _Form((owner,), False, _is_title(variant), BOOK_FORM_CONFIDENCE)
     return forms
+
+
+def _nicknames(gold: list[Character], text: str | None) -> dict[str, set[str]]:
+    """The pet forms of the entries' given names that the ``text`` writes as a name ("Nell" of a listed
+    "Eleanor Penrose"): each `NICKNAMES` form of exactly one entry's given name, kept when the book
+    prints it capitalised at least twice as often as in lowercase (not "Will", the verb) and only then."""
+    if text is None:
+        return {}
+    givens: dict[str, set[str]] = defaultdict(set)
+    for character in gold:
+        for name in character.all_names():
+            name = unqualified(" ".join(name.split()))
+            if not name or is_pseudo_name(name):
+                continue
+            first = _first_name(name)
+            if first is None and " " not in name and given_name_gender(name) != "unknown":
+                first = name  # a list that writes a person by the given name alone
+            if first is not None:
+                givens[first.lower()].add(character.id)
+    owners: dict[str, set[str]] = defaultdict(set)
+    for nickname, formal in NICKNAMES.items():
+        for given in formal:
+            owners[nickname.capitalize()] |= givens.get(given, set())
+    # two entries' pet name, or itself a listed given name: the list says whose it is
+    single = {s: who for s, who in owners.items() if len(who) == 1 and s.lower() not in givens}
+    if not single:
+        return {}
+    written = Counter(
+        m.group()
+        for m in re.finditer(r"(?<![\w'])(?:" + "|".join(single) + r")(?![\w'])", text, re.IGNORECASE)
+    )
+    return {s: who for s, who in single.items() if written[s] and 2 * written[s.lower()] <= written[s]}
 
 
 def _placeholders(gold: list[Character], holders: list[dict[str, set[str]]]) -> set[str]:
@@ -314,9 +387,12 @@ def _is_title(form: str) -> bool:
     return form.lower().startswith(_ARTICLES)
 
 
-def match_gold_names(book: Book, gold: list[Character]) -> list[Mention]:
-    """Name mentions of the gold characters in the book's body, sorted by start."""
-    forms = _build_forms(gold, book.text[book.body.start : book.body.end])
+def match_gold_names(
+    book: Book, gold: list[Character], book_forms: dict[str, str] | None = None
+) -> list[Mention]:
+    """Name mentions of the gold characters in the book's body, sorted by start; ``book_forms``
+    (spelling -> id: `fabula.characters._book_forms`) are searched below every listed or derived form."""
+    forms = _build_forms(gold, book.text[book.body.start : book.body.end], book_forms)
     if not forms:
         return []
     alternatives = sorted(forms, key=lambda f: (-len(f), f))

@@ -72,7 +72,7 @@ GoldCharactersOption = Annotated[
         "--gold-characters",
         "--gold",
         metavar="FILE",
-        help="Use this character list (PDNC character_info.csv, a name/aliases CSV, or JSON) instead of discovering characters.",
+        help='Use this character list (PDNC character_info.csv, a name/aliases CSV, or JSON) instead of discovering characters; a listed person is also found under the names the book joins to the listed ones ("Nora" of a list\'s "Miss Penrose").',
     ),
 ]
 LlmOption = Annotated[
