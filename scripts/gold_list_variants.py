@@ -9,6 +9,9 @@ id nobody speaks as. PDNC's pseudo-speakers (``_narr``, ``_group``...) are left 
 * ``as-written``: the list as published.
 * ``richer``: the forms PDNC's annotators link to one character added (`richer_gold_lists.richer_lists`).
 * ``main-only`` / ``main-plus-one``: the main name alone, or with its first alias (sorted).
+* ``unmarked``: no narrator marker (PDNC's ``_narr`` / ``Narr`` aliases of a first-person narrator's
+  entry), as a list of one's own has none.
+* ``ungendered``: no genders (every entry ``unknown``), as in a list of names and aliases only.
 * ``swapped``: the longest alias is the main name, the published main name an alias.
 * ``untitled``: "Mr. X" listed as "X" (unless another entry holds "X"), no titled alias.
 * ``titled``: a man's surname gains "Mr. S"; every titled name gains its form without the period ("Mr S").
@@ -33,6 +36,7 @@ from pathlib import Path
 from statistics import mean
 
 from fabula.book import Character
+from fabula.characters._gold_match import is_pseudo_name
 from fabula.characters._lexicon import HONORIFICS, NAME_PARTICLES, SURNAME_HONORIFICS
 from fabula.characters._text import split_honorific
 from fabula.datasets import PdncNovel, find_pdnc_novels, is_pseudo_speaker, load_pdnc_novel, pdnc_split
@@ -68,6 +72,14 @@ def richer(gold: list[Character], folder: Path) -> list[Character]:
 
 def main_only(gold: list[Character], folder: Path) -> list[Character]:
     return _each(gold, lambda c: _with(c, c.name, []))
+
+
+def unmarked(gold: list[Character], folder: Path) -> list[Character]:
+    return _each(gold, lambda c: _with(c, c.name, [a for a in c.aliases if not is_pseudo_name(a)]))
+
+
+def ungendered(gold: list[Character], folder: Path) -> list[Character]:
+    return _each(gold, lambda c: dataclasses.replace(c, gender="unknown"))
 
 
 def main_plus_one(gold: list[Character], folder: Path) -> list[Character]:
@@ -182,6 +194,8 @@ VARIANTS: dict[str, Rewrite] = {
     "richer": richer,
     "main-only": main_only,
     "main-plus-one": main_plus_one,
+    "unmarked": unmarked,
+    "ungendered": ungendered,
     "swapped": swapped,
     "untitled": untitled,
     "titled": titled,

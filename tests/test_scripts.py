@@ -322,8 +322,8 @@ def test_gold_list_variants_runs(pdnc: Path) -> None:
     out = run("gold_list_variants.py", pdnc, "--per-novel", "--show")
     rows = [line for line in out.splitlines() if line.startswith("| ") and "/" in line and "list" not in line]
     assert [r.split(" | ")[0].strip("| ") for r in rows] == [
-        "as-written", "richer", "main-only", "main-plus-one", "swapped", "untitled", "titled", "qualified",
-        "placeholders", "family",
+        "as-written", "richer", "main-only", "main-plus-one", "unmarked", "ungendered", "swapped", "untitled",
+        "titled", "qualified", "placeholders", "family",
     ]  # fmt: skip
     assert all(r.split(" | ")[2] == "-" and r.split(" | ")[3] == "2" for r in rows)  # no frozen novel
     assert "   as-written A (tune): " in out
