@@ -9,7 +9,7 @@ id nobody speaks as. PDNC's pseudo-speakers (``_narr``, ``_group``...) are left 
 * ``as-written``: the list as published.
 * ``richer``: the forms PDNC's annotators link to one character added (`richer_gold_lists.richer_lists`).
 * ``main-only`` / ``main-plus-one``: the main name alone, or with its first alias (sorted).
-* ``unmarked``: no narrator marker (PDNC's ``_narr`` / ``Narr`` aliases of a first-person narrator's
+* ``unmarked``: no narrator marker (PDNC's ``_narr`` aliases of a first-person narrator's
   entry), as a list of one's own has none.
 * ``ungendered``: no genders (every entry ``unknown``), as in a list of names and aliases only.
 * ``swapped``: the longest alias is the main name, the published main name an alias.

@@ -285,8 +285,8 @@ def _build_forms(
 
 
 def _nicknames(gold: list[Character], text: str | None) -> dict[str, set[str]]:
-    """The pet forms of the entries' given names that the ``text`` writes as a name ("Nell" of a listed
-    "Eleanor Penrose"): each `NICKNAMES` form of exactly one entry's given name, kept when the book
+    """The pet forms of the entries' given names that the ``text`` writes as a name ("Becky" of a listed
+    "Rebecca Penrose"): each `NICKNAMES` form of exactly one entry's given name, kept when the book
     prints it capitalised at least twice as often as in lowercase (not "Will", the verb) and only then."""
     if text is None:
         return {}
