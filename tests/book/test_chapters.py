@@ -262,6 +262,10 @@ def test_a_prologue_heading_is_never_the_title_and_a_file_name_gives_one(tmp_pat
     path = tmp_path / "the_long_road.txt"
     path.write_text(text, encoding="utf-8")
     assert load_book(path).meta.title == "The Long Road"
+    folder = tmp_path / "AManOfAThousandFaces"
+    folder.mkdir()
+    (folder / "novel_text.txt").write_text(text, encoding="utf-8")
+    assert load_book(folder / "novel_text.txt").meta.title == "A Man of a Thousand Faces"
     numbered = tmp_path / "pg1342.txt"
     numbered.write_text(text, encoding="utf-8")
     assert load_book(numbered).meta.title is None

@@ -112,7 +112,8 @@ def title_from_file_name(path: str | Path) -> str | None:
     stem = file.stem
     if stem.lower() in GENERIC_FILE_STEMS and file.resolve().parent.name:
         stem = file.resolve().parent.name
-    stem = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", stem)  # CamelCase folder names
+    # CamelCase folder names, a one-letter word too ("ARoomWithAView": "A Room With A View")
+    stem = re.sub(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", " ", stem)
     stem = re.sub(r"[_\s]+|(?<=\w)-(?=\w)", " ", stem).strip()
     if not re.search(r"[^\W\d_]{2}", stem) or re.fullmatch(r"[A-Za-z]{0,3}\d+", stem):
         return None
