@@ -6,7 +6,7 @@ titles: `fabula.characters._discover`), so its clusters carry the missing forms.
 whose name mentions coincide with one entry's matched mentions (`CLUSTER_SHARE` of at least
 `CLUSTER_VOTES` of them) is that entry's, and the spellings of its mentions that no listed or derived
 form covers become forms of the entry, below every form the list gives or implies
-(`fabula.characters._gold_match`, ``book_forms``). A spelling two entries' clusters would take goes
+(`fabula.characters._gold_match.with_book_forms`). A spelling two entries' clusters would take goes
 to neither. Nothing here reads the list's ids or genders beyond the matched mentions, so it works for
 any list and any book, and on a truncated book it sees only what the reader has read.
 """

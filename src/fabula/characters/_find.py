@@ -9,7 +9,7 @@ from collections.abc import Collection
 from fabula.book import Book, Character, Mention, plain_view
 from fabula.characters._book_forms import book_forms
 from fabula.characters._gender import estimate_genders
-from fabula.characters._gold_match import is_pseudo_name, match_gold_names
+from fabula.characters._gold_match import gold_forms, is_pseudo_name, match_forms, with_book_forms
 from fabula.characters._narrator import addressed_narrator
 from fabula.characters._pronouns import PronounMatch, is_first_person, pronoun_matches, resolve_pronouns
 from fabula.characters._ranks import rank_mentions
@@ -49,11 +49,12 @@ def find_characters(
     pronoun_scan: list[PronounMatch] | None = None  # the body's pronouns, where discovery scanned them
     if gold is not None:
         characters = [_fresh(c) for c in gold]
-        names = match_gold_names(book, characters)
+        forms = gold_forms(book, characters)
+        names = match_forms(book, forms)
         if gold_book_forms:
             extra = book_forms(book, characters, names)
             if extra:
-                names = match_gold_names(book, characters, extra)
+                names = match_forms(book, with_book_forms(forms, extra))
     else:
         from fabula.characters._discover import discover_cast
 

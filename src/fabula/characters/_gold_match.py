@@ -210,9 +210,7 @@ def _standalone(name: str) -> str | None:
     return f"the {title.capitalize()}" if title in STANDALONE_TITLES and rest.strip() else None
 
 
-def _build_forms(
-    gold: list[Character], text: str | None = None, book_forms: dict[str, str] | None = None
-) -> dict[str, _Form]:
+def _build_forms(gold: list[Character], text: str | None = None) -> dict[str, _Form]:
     """Every searched spelling and whom it may name. With the ``text``, a first name taken from a full
     name ("Bertram" of Mr. Fenwick's "Bertram Fenwick") is only searched when that full name occurs:
     an annotator's full name the novel never prints says nothing about who a bare "Bertram" is."""
@@ -277,11 +275,18 @@ def _build_forms(
             confidence = FIRST_NAME_CONFIDENCE if spelling in firsts else DERIVED_CONFIDENCE
             bare = spelling.lower() in _BARE_ADDRESS
             forms[spelling] = _Form(tuple(sorted(owners)), False, _is_title(spelling), confidence, bare)
-    for spelling, owner in (book_forms or {}).items():
-        for variant in _variants(spelling):
-            if variant not in forms:
-                forms[variant] = _Form((owner,), False, _is_title(variant), BOOK_FORM_CONFIDENCE)
     return forms
+
+
+def with_book_forms(forms: dict[str, _Form], book_forms: dict[str, str]) -> dict[str, _Form]:
+    """``forms`` and, below every one of them, ``book_forms`` (spelling -> id: the names the book joins
+    to an entry, `fabula.characters._book_forms`)."""
+    out = dict(forms)
+    for spelling, owner in book_forms.items():
+        for variant in _variants(spelling):
+            if variant not in out:
+                out[variant] = _Form((owner,), False, _is_title(variant), BOOK_FORM_CONFIDENCE)
+    return out
 
 
 def _nicknames(gold: list[Character], text: str | None) -> dict[str, set[str]]:
@@ -387,12 +392,19 @@ def _is_title(form: str) -> bool:
     return form.lower().startswith(_ARTICLES)
 
 
-def match_gold_names(
-    book: Book, gold: list[Character], book_forms: dict[str, str] | None = None
-) -> list[Mention]:
-    """Name mentions of the gold characters in the book's body, sorted by start; ``book_forms``
-    (spelling -> id: `fabula.characters._book_forms`) are searched below every listed or derived form."""
-    forms = _build_forms(gold, book.text[book.body.start : book.body.end], book_forms)
+def match_gold_names(book: Book, gold: list[Character]) -> list[Mention]:
+    """Name mentions of the gold characters in the book's body, sorted by start."""
+    return match_forms(book, gold_forms(book, gold))
+
+
+def gold_forms(book: Book, gold: list[Character]) -> dict[str, _Form]:
+    """Every spelling searched for the gold characters in ``book`` and whom it may name."""
+    return _build_forms(gold, book.text[book.body.start : book.body.end])
+
+
+def match_forms(book: Book, forms: dict[str, _Form]) -> list[Mention]:
+    """Name mentions of ``forms`` (`gold_forms`, perhaps `with_book_forms`) in the book's body, sorted
+    by start."""
     if not forms:
         return []
     alternatives = sorted(forms, key=lambda f: (-len(f), f))
