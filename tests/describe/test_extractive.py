@@ -153,6 +153,31 @@ def test_characteristic_lines_are_distinct_and_names_count_for_nothing() -> None
     assert lines[bell.id][-1] == "Anna, Anna, dear Anna Price, where have you hidden the kettle?"
 
 
+def test_a_line_that_names_its_own_speaker_is_not_shown() -> None:
+    """People seldom name themselves: a line attributed to the person it names ("Good-by, my sweet
+    <name>") is most often someone else's, and never stands for the voice of the one it names."""
+    from fabula.book import book_from_text
+    from fabula.quotes import detect_quotes
+
+    text = (
+        "CHAPTER I.\n\n"
+        "Anna Price and Bell Carter lived together in the old grey house beside the river.\n\n"
+        '"I shall plant turnips and marrows in the orchard before the frost comes," said Anna.\n\n'
+        '"Good-by, my sweet Anna, tell me good-by before the coach leaves the square," said Anna.\n\n'
+        '"The post brings nothing but bills and sermons these days," said Bell.\n'
+    )
+    book = book_from_text(text)
+    detect_quotes(book)
+    find_characters(book)
+    attribute_quotes(book)
+    anna = resolve_name(book.characters, "Anna")
+    assert anna is not None
+    assert [q.speaker_id for q in book.quotes][:2] == [anna.id, anna.id]
+    assert characteristic_lines(book, 3)[anna.id] == [
+        "I shall plant turnips and marrows in the orchard before the frost comes,"
+    ]
+
+
 def test_a_novels_characteristic_lines_are_distinct(pdnc_dir: Path) -> None:
     """On a real novel no speaker's sheet shows two lines that are the same once the capitalised words
     (the names addressed) are left out, nor a line that repeats one of its pieces."""

@@ -10,14 +10,16 @@ count for nothing, neither in a line's score nor among its content words: the na
 are those of whom they talk to, which made "Oh, <name>, whatever do you mean?" a speaker's most
 characteristic line, twice with two names. The lines shown are distinct: one that repeats most of a line
 already chosen, word for word in order (`NEAR_DUPLICATE` of the shorter one's words), is passed over for
-the next, and a quotation that repeats one of its own pieces ("Not now! … Not now!") shows it once. The
-scores are a few dictionary sums, not worth a dependency.
+the next, and a quotation that repeats one of its own pieces ("Not now! … Not now!") shows it once. A
+line that names its own speaker is not shown (`_names_its_speaker`), though its words still count among
+everyone's. The scores are a few dictionary sums, not worth a dependency.
 """
 
 from __future__ import annotations
 
 import math
 import re
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Collection
 from difflib import SequenceMatcher
@@ -26,7 +28,7 @@ from itertools import chain
 from typing import Any
 
 from fabula._parallel import can_fork, start_ahead, take_ahead
-from fabula.book import Book, normalize_text
+from fabula.book import Book, Quote, normalize_text
 
 MIN_LINE_WORDS = 6
 MAX_LINE_WORDS = 40
@@ -46,13 +48,15 @@ def characteristic_lines(book: Book, limit: int = 3) -> dict[str, list[str]]:
     english = book.meta.language != "zh"
     taken, ahead = take_ahead(_ahead_key(book))  # `read_lines_ahead`'s, where this process started it
     lines_of, content_of = ahead if taken else ({}, {})
+    named = _name_starts(book)
     for quote in sorted(book.quotes, key=lambda q: q.start):
         if not quote.speaker_id:
             continue
         pieces = tuple(raw[span.start : span.end] for span in quote.spans)
         line = lines_of.get(pieces) or _line(pieces)
-        said.setdefault(quote.speaker_id, []).append(line)
         spoken.append(line[1])
+        if not _names_its_speaker(quote, named.get(quote.speaker_id, [])):
+            said.setdefault(quote.speaker_id, []).append(line)
     # the words counted in one go (a Counter.update per line cost more than the counting itself)
     everyone = Counter(chain.from_iterable(spoken))
     names = _name_words(book)
@@ -88,6 +92,24 @@ def characteristic_lines(book: Book, limit: int = 3) -> dict[str, list[str]]:
                     break
         out[speaker] = [text for text, _ in chosen]
     return out
+
+
+def _name_starts(book: Book) -> dict[str, list[int]]:
+    """Where each character is named (name and title mentions), sorted."""
+    starts: dict[str, list[int]] = {}
+    for mention in book.mentions:
+        if mention.character_id is not None and mention.kind in ("name", "title"):
+            starts.setdefault(mention.character_id, []).append(mention.start)
+    for found in starts.values():
+        found.sort()
+    return starts
+
+
+def _names_its_speaker(quote: Quote, starts: list[int]) -> bool:
+    """Whether the quote names the character it is attributed to ("Good-by, my sweet <name>"): people
+    seldom name themselves, and on PDNC such a line's speaker is wrong 37 % of the time (41 % on the
+    frozen novels) against 15 % for the others, so it does not stand for the speaker's voice."""
+    return any(bisect_left(starts, span.start) < bisect_left(starts, span.end) for span in quote.spans)
 
 
 def read_lines_ahead(book: Book) -> bool:
