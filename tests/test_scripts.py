@@ -331,6 +331,13 @@ def test_gold_list_variants_runs(pdnc: Path) -> None:
     assert "| qualified | " in one and " | 1 | " in one
 
 
+def test_self_named_quotes_runs(pdnc: Path) -> None:
+    # the fixture's novels are tuning ones, and their tags name the speakers outside the quotes
+    out = run("self_named_quotes.py", pdnc)
+    assert "| split | names its speaker: quotes / speaker wrong |" in out
+    assert "| tune | 0 / - | " in out and "| frozen |" not in out
+
+
 def test_sweep_discovery_constant_runs(pdnc: Path) -> None:
     out = run("sweep_discovery_constant.py", pdnc, "CONFLICT_SHARE", "0.05,0.1")
     assert "leave-one-novel-out" in out and "| 0.1 |" in out
