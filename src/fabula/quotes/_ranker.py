@@ -566,9 +566,9 @@ class _StaticBook:
             conversations[turn.conversation] = (first, index + 1)
         text = context.book.text
         memo = text_memo(context.book, "quotes.tag_gender")
-        tag_genders = [_tag_gender_kept(memo, text, turn) for turn in turns]
+        tag_genders = [_tag_gender_kept(memo, text, turn, context) for turn in turns]
         kin_memo = text_memo(context.book, "quotes.kin_tag")
-        kin_tags = [_kin_tag_kept(kin_memo, text, turn) for turn in turns]
+        kin_tags = [_kin_tag_kept(kin_memo, text, turn, context) for turn in turns]
         elders = any(tag is not None and _KIN_NOUNS[tag.split()[1]][1] for tag in kin_tags)
         name_turns = [quoted.turn_at(start) for start in name_starts]
         return cls(
@@ -2006,16 +2006,32 @@ _UNKNOWN = object()
 _TAG_AFTER_CHARS = 60  # how far after a quote `_tag_gender` reads
 
 
-def _tag_gender_kept(memo: dict[Any, Any] | None, text: str, turn: Turn) -> str | None:
-    """`_tag_gender`, kept (`_text_kept`): it reads `_TAG_AFTER_CHARS` after each quote span."""
-    spans = _spans_of(turn)
-    return _text_kept(memo, spans, max(end for _, end in spans) + _TAG_AFTER_CHARS, text, _tag_gender, turn)
+def _tag_gender_kept(memo: dict[Any, Any] | None, text: str, turn: Turn, context: SieveContext) -> str | None:
+    """`_tag_gender`, kept (`_text_kept`): it reads `_TAG_AFTER_CHARS` after each quote span, and the
+    book's speech verbs (in the key: a cut learns them from what it holds)."""
+    spans, verbs = _spans_of(turn), context.verbs
+    return _text_kept(
+        memo,
+        (spans, context.learned_verbs),
+        max(end for _, end in spans) + _TAG_AFTER_CHARS,
+        text,
+        lambda text, turn: _tag_gender(text, turn, verbs),
+        turn,
+    )
 
 
-def _kin_tag_kept(memo: dict[Any, Any] | None, text: str, turn: Turn) -> str | None:
-    """`_kin_tag`, kept (`_text_kept`): it reads `_TAG_AFTER_CHARS` after each quote span."""
-    spans = _spans_of(turn)
-    return _text_kept(memo, spans, max(end for _, end in spans) + _TAG_AFTER_CHARS, text, _kin_tag, turn)
+def _kin_tag_kept(memo: dict[Any, Any] | None, text: str, turn: Turn, context: SieveContext) -> str | None:
+    """`_kin_tag`, kept (`_text_kept`): it reads `_TAG_AFTER_CHARS` after each quote span, and the
+    book's speech verbs (in the key, as for `_tag_gender_kept`)."""
+    spans, verbs = _spans_of(turn), context.verbs
+    return _text_kept(
+        memo,
+        (spans, context.learned_verbs),
+        max(end for _, end in spans) + _TAG_AFTER_CHARS,
+        text,
+        lambda text, turn: _kin_tag(text, turn, verbs),
+        turn,
+    )
 
 
 def _address_gender_kept(memo: dict[Any, Any] | None, text: str, turn: Turn) -> str | None:
@@ -2044,12 +2060,12 @@ def keep_text_values(book: Book) -> None:
     for turn in turns:
         for position in range(len(turn.quotes)):
             _clauses(context, turn, position)
-        _tag_gender_kept(tag_memo, text, turn)
-        _kin_tag_kept(kin_memo, text, turn)
+        _tag_gender_kept(tag_memo, text, turn, context)
+        _kin_tag_kept(kin_memo, text, turn, context)
         _address_gender_kept(address_memo, text, turn)
 
 
-def _tag_gender(text: str, turn: Turn) -> str | None:
+def _tag_gender(text: str, turn: Turn, verbs: frozenset[str] = SPEECH_VERBS) -> str | None:
     """The gender of a speech tag right after one of the turn's quotes that names no one:
     ``"…," returned she`` / ``"…," he said`` / ``"…," said his wife`` / ``"…," said the old man``."""
     for quote in turn.quotes:
@@ -2058,9 +2074,9 @@ def _tag_gender(text: str, turn: Turn) -> str | None:
             if match is None:
                 continue
             words = match.group(1).lower().split()
-            if len(words) >= 2 and words[0] in ("he", "she") and words[1] in SPEECH_VERBS:
+            if len(words) >= 2 and words[0] in ("he", "she") and words[1] in verbs:
                 return _GENDERED_NOUNS[words[0]]
-            if len(words) >= 2 and words[0] in SPEECH_VERBS:
+            if len(words) >= 2 and words[0] in verbs:
                 if words[1] in ("he", "she"):
                     return _GENDERED_NOUNS[words[1]]
                 if words[1] in _DETERMINERS:
@@ -2070,18 +2086,18 @@ def _tag_gender(text: str, turn: Turn) -> str | None:
     return None
 
 
-def _kin_tag(text: str, turn: Turn) -> str | None:
+def _kin_tag(text: str, turn: Turn, verbs: frozenset[str] = SPEECH_VERBS) -> str | None:
     """The possessive and the kinship noun (`_KIN_NOUNS`) of a speech tag right after one of the turn's
     quotes that names the speaker by kinship (`kinship_tag_at`)."""
     for quote in turn.quotes:
         for span in quote.spans:
-            found = kinship_tag_at(text, span.end)
+            found = kinship_tag_at(text, span.end, verbs)
             if found is not None:
                 return found
     return None
 
 
-def kinship_tag_at(text: str, end: int) -> str | None:
+def kinship_tag_at(text: str, end: int, verbs: frozenset[str] = SPEECH_VERBS) -> str | None:
     """The possessive and kinship noun of a speech tag that starts after a quotation ending at ``end``
     and names the speaker by kinship to someone else: ``"…," said her mother`` / ``cried his elder
     sister`` / ``her mother went on`` -> "her mother"; None for any other tag."""
@@ -2089,13 +2105,13 @@ def kinship_tag_at(text: str, end: int) -> str | None:
     if match is None:
         return None
     words = match.group(1).lower().split()
-    if len(words) >= 3 and words[0] in SPEECH_VERBS and words[1] in _POSSESSIVES:
+    if len(words) >= 3 and words[0] in verbs and words[1] in _POSSESSIVES:
         noun = next((w for w in words[2:4] if w in _KIN_NOUNS), None)
         if noun is not None:
             return f"{words[1]} {noun}"
     elif len(words) >= 3 and words[0] in _POSSESSIVES:
         for at in (1, 2):
-            if at + 1 < len(words) and words[at] in _KIN_NOUNS and words[at + 1] in SPEECH_VERBS:
+            if at + 1 < len(words) and words[at] in _KIN_NOUNS and words[at + 1] in verbs:
                 return f"{words[0]} {words[at]}"
     return None
 

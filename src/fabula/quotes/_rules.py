@@ -4,7 +4,8 @@ No model and no download: the sieve reads the narration around each quote and th
 `fabula.characters.find_characters` put on the book. Passes, most precise first:
 
 1. ``tag``: a speech tag next to the quote — ``"…," said Nora`` / ``Nora said, "…"`` / ``"…," he
-   replied`` (speech verbs from `fabula.characters.SPEECH_VERBS`); a pronoun is resolved to a recent
+   replied`` (speech verbs from `fabula.characters.SPEECH_VERBS` and those the book's own tags use,
+   `fabula.quotes._verbs`); a pronoun is resolved to a recent
    participant of the conversation of that gender, else through its mention. Type explicit (a name) or
    anaphoric (a pronoun or title).
 2. ``beat``: no speech verb, but the narration right after (or before) the quote in the same paragraph
@@ -29,6 +30,7 @@ from typing import Any
 from fabula.book import Book, Character, Mention, MentionIndex, Quote, Span, text_memo
 from fabula.characters import HONORIFICS, PRONOUN_GENDER, SPEECH_VERBS, is_vocative
 from fabula.quotes._registry import AttributionResult, attribution_method
+from fabula.quotes._verbs import learned_speech_verbs
 
 CONVERSATION_GAP_CHARS = 600  # more narration than this between two turns ends a conversation
 PARTICIPANT_TURNS = 6  # how far back a pronoun looks for a matching speaker
@@ -100,6 +102,10 @@ class SieveContext:
     # a store), and the start of this book's last paragraph (`_clauses` says why)
     clause_memo: dict[Any, Any] | None = None
     last_paragraph: int = 0
+    #: the speech verbs the book's tags use beyond the lexicon (`fabula.quotes._verbs`): part of the key
+    #: of every value kept across cuts that reads them, since a cut learns from what it holds
+    learned_verbs: tuple[str, ...] = ()
+    verbs: frozenset[str] = SPEECH_VERBS  # the lexicon's and ``learned_verbs``
 
     def gender(self, character_id: str) -> str:
         character = self.characters.get(character_id)
@@ -154,6 +160,7 @@ def _context(book: Book) -> SieveContext:
     if narrator is None:
         narrator = _narrator_from_mentions(book, pronouns)
     last_paragraph = int(book.paragraphs.starts[-1]) if len(book.paragraphs) else 0
+    learned = learned_speech_verbs(book.text)
     return SieveContext(
         book,
         characters,
@@ -162,6 +169,8 @@ def _context(book: Book) -> SieveContext:
         narrator,
         clause_memo=text_memo(book, "quotes.clauses"),
         last_paragraph=last_paragraph,
+        learned_verbs=learned,
+        verbs=SPEECH_VERBS.union(learned),
     )
 
 
@@ -258,6 +267,7 @@ def _clauses(
                 tuple((span.start, span.end) for span in quote.spans),
                 turn.quotes[position - 1].end if position > 0 else None,
                 turn.quotes[position + 1].start if position + 1 < len(turn.quotes) else None,
+                context.learned_verbs,
             )
             found = memo.get(kept)
             if found is not None:
@@ -265,7 +275,7 @@ def _clauses(
                 return found
         text = context.book.text
         found = context.clauses[key] = []
-        for start, end, where in _narration_regions(context.book, turn, position):
+        for start, end, where in _narration_regions(context.book, turn, position, context.verbs):
             clause = _clause(text, start, end, where)
             if clause is not None:
                 c_start, c_end = clause
@@ -278,7 +288,9 @@ def _clauses(
     return found
 
 
-def _narration_regions(book: Book, turn: Turn, position: int) -> list[tuple[int, int, str]]:
+def _narration_regions(
+    book: Book, turn: Turn, position: int, verbs: frozenset[str]
+) -> list[tuple[int, int, str]]:
     """Where a tag of the turn's ``position``-th quote may be: its interruptions (``"inside"``), the
     narration after it up to the next quote or the paragraph's end, and the narration before it (for
     a quote that opens its paragraph, a lead-in paragraph before it: ``Mr. Ashdown replied,``)."""
@@ -287,7 +299,7 @@ def _narration_regions(book: Book, turn: Turn, position: int) -> list[tuple[int,
     after_end = min(p_end, turn.quotes[position + 1].start) if position + 1 < len(turn.quotes) else p_end
     before_start = max(p_start, turn.quotes[position - 1].end) if position > 0 else p_start
     if position == 0 and not book.text[p_start : quote.start].strip(_OPENING_MARKS):
-        before_start = _lead_in_start(book, quote, p_start)
+        before_start = _lead_in_start(book, quote, p_start, verbs)
     regions = [(a.end, b.start, "inside") for a, b in itertools.pairwise(quote.spans)]
     regions.append((quote.end, after_end, "after"))
     regions.append((before_start, quote.start, "before"))
@@ -297,16 +309,14 @@ def _narration_regions(book: Book, turn: Turn, position: int) -> list[tuple[int,
 _LAST_WORDS = re.compile(r"(?:[A-Za-z]+\s+){0,2}[A-Za-z]+\Z")
 
 
-def _ends_with_speech_verb(tail: str) -> bool:
+def _ends_with_speech_verb(tail: str, verbs: frozenset[str]) -> bool:
     """A paragraph that ends, with no punctuation, in a speech verb (or "thus") among its last three
     words: ``Mr. Mottram … replied thus`` / ``and exclaiming`` / ``thus accosted her``."""
     match = _LAST_WORDS.search(tail[-60:])
-    return match is not None and any(
-        w.lower() in SPEECH_VERBS or w.lower() == "thus" for w in match.group().split()
-    )
+    return match is not None and any(w.lower() in verbs or w.lower() == "thus" for w in match.group().split())
 
 
-def _lead_in_start(book: Book, quote: Quote, p_start: int) -> int:
+def _lead_in_start(book: Book, quote: Quote, p_start: int, verbs: frozenset[str]) -> int:
     """Where the "before" region starts for a quote that opens its paragraph: the narration paragraph
     before it when that one leads into the speech (``Mr. Ashdown replied,`` / ``Nora continued:``)."""
     paragraph = book.paragraphs.index_at(quote.start)
@@ -317,7 +327,7 @@ def _lead_in_start(book: Book, quote: Quote, p_start: int) -> int:
     tail = book.text[prev_start:prev_end].rstrip()
     if not tail or tail[-1:] in _CLOSING_MARKS:
         return p_start
-    if tail[-1] not in ":,-—" and not _ends_with_speech_verb(tail):
+    if tail[-1] not in ":,-—" and not _ends_with_speech_verb(tail, verbs):
         return p_start
     last_mark = max(tail.rfind(mark) for mark in _CLOSING_MARKS)
     return prev_start + last_mark + 1 if last_mark >= 0 else prev_start
@@ -341,7 +351,7 @@ def _find_tag(
     text = context.book.text
     beats: list[_Candidate] = []
     for where, c_start, c_end, words in clauses:
-        verbs = [w for w in words if w[2] in SPEECH_VERBS]
+        verbs = [w for w in words if w[2] in context.verbs]
         mentions = _clause_mentions(context, turns, index, c_start, c_end, words)
         if not mentions:
             continue
@@ -765,7 +775,7 @@ def _addressees(
     quote = turn.quotes[position]
     if inward:
         return []
-    if words and any(w in SPEECH_VERBS for _, _, w in words):
+    if words and any(w in context.verbs for _, _, w in words):
         text = context.book.text
         for mention in context.names.between(words[0][0], words[-1][1]):
             if mention.character_id != quote.speaker_id and _TO_BEFORE_NAME.search(

@@ -1,0 +1,55 @@
+"""The speech verbs a book's own tags teach (`fabula.quotes._verbs`), and the sieve reading them."""
+
+from __future__ import annotations
+
+from fabula.book import Book, Character, book_from_text
+from fabula.characters import SPEECH_VERBS, find_characters
+from fabula.quotes import attribute_quotes, detect_quotes
+from fabula.quotes._verbs import MIN_TAG_USES, learned_speech_verbs
+
+CAST = [
+    Character("nora", "Nora Penrose", {"Nora": 0}, gender="female", source="gold"),
+    Character("kit", "Kit Ashdown", {"Kit": 0}, gender="male", source="gold"),
+]
+
+#: "quavered" in the three slots only a speech tag fills, once each
+TAUGHT = (
+    '"It is late," Nora quavered.\n\n'
+    '"Is it?" she quavered, and looked away.\n\n'
+    '"Very late," quavered Nora.\n\n'
+)
+
+
+def _run(text: str) -> Book:
+    book = book_from_text(text)
+    detect_quotes(book)
+    find_characters(book, gold=CAST)
+    attribute_quotes(book, method="rules")
+    return book
+
+
+def test_a_verb_in_the_tag_slots_often_enough_is_learned() -> None:
+    assert "quavered" not in SPEECH_VERBS and MIN_TAG_USES == 3
+    assert learned_speech_verbs(TAUGHT) == ("quavered",)
+    assert learned_speech_verbs(TAUGHT.split("\n\n", 1)[1]) == ()  # twice is not enough
+    # a word the lexicon holds is not "learned"; conjunctions and adverbs in the slots never are
+    slots = '"Yes," said Kit. "No," and Kit left. "Well," Kit slowly turned. ' * 4
+    assert learned_speech_verbs(slots) == ()
+    # no slot runs past its paragraph or takes the next sentence's capitalised pronoun for a speaker
+    # (a quotation closed by a comma and no tag: what a sparse-tag or damaged text has)
+    untagged = '"Happiness,"\n\nNora paused. "Yes,"    She paused. "Not now,"\n  He paused.\n\n' * 2
+    assert learned_speech_verbs(untagged) == ()
+
+
+def test_a_word_that_is_no_past_tense_counts_only_when_used_both_before_and_after_the_speaker() -> None:
+    after_only = '"Come," Kit spake. "Go," Nora spake. "Stay," Kit spake.'
+    assert learned_speech_verbs(after_only) == ()
+    assert learned_speech_verbs(after_only + ' "Now," spake Nora.') == ("spake",)
+
+
+def test_a_lead_in_with_a_learned_verb_is_a_speech_tag_not_a_beat() -> None:
+    scene = 'Kit stood at the window, and then Nora quavered, "Go now."\n'
+    # the verb unknown, the clause is a beat about its first name: Kit
+    assert _run(scene).quotes[0].speaker_id == "kit"
+    book = _run(TAUGHT + scene)
+    assert book.quotes[-1].speaker_id == "nora" and book.quotes[-1].method == "rules:tag"
