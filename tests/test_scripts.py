@@ -338,6 +338,15 @@ def test_self_named_quotes_runs(pdnc: Path) -> None:
     assert "| tune | 0 / - | " in out and "| frozen |" not in out
 
 
+def test_speech_verb_holdout_runs(pdnc: Path) -> None:
+    # the fixture's novels are scored as tuning ones: a row per arm, the means over the two folds last
+    out = run("speech_verb_holdout.py", pdnc, "--folds", "2", "--novel", "A")
+    rows = [line for line in out.splitlines() if line.startswith("| ") and "lexicon |" not in line]
+    assert len(rows) == 2 + 2 + 2 * 2 + 2
+    assert all(r.split(" | ")[2] == "-" for r in rows)  # no frozen novel
+    assert rows[-1].startswith("| **mean over the folds, learned (3 uses)** | ")
+
+
 def test_sweep_discovery_constant_runs(pdnc: Path) -> None:
     out = run("sweep_discovery_constant.py", pdnc, "CONFLICT_SHARE", "0.05,0.1")
     assert "leave-one-novel-out" in out and "| 0.1 |" in out
