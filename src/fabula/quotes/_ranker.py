@@ -566,9 +566,9 @@ class _StaticBook:
             conversations[turn.conversation] = (first, index + 1)
         text = context.book.text
         memo = text_memo(context.book, "quotes.tag_gender")
-        tag_genders = [_tag_gender_kept(memo, text, turn, context) for turn in turns]
+        tag_genders = [_tag_kept(memo, text, turn, context, _tag_gender) for turn in turns]
         kin_memo = text_memo(context.book, "quotes.kin_tag")
-        kin_tags = [_kin_tag_kept(kin_memo, text, turn, context) for turn in turns]
+        kin_tags = [_tag_kept(kin_memo, text, turn, context, _kin_tag) for turn in turns]
         elders = any(tag is not None and _KIN_NOUNS[tag.split()[1]][1] for tag in kin_tags)
         name_turns = [quoted.turn_at(start) for start in name_starts]
         return cls(
@@ -2006,30 +2006,23 @@ _UNKNOWN = object()
 _TAG_AFTER_CHARS = 60  # how far after a quote `_tag_gender` reads
 
 
-def _tag_gender_kept(memo: dict[Any, Any] | None, text: str, turn: Turn, context: SieveContext) -> str | None:
-    """`_tag_gender`, kept (`_text_kept`): it reads `_TAG_AFTER_CHARS` after each quote span, and the
-    book's speech verbs (in the key: a cut learns them from what it holds)."""
+def _tag_kept(
+    memo: dict[Any, Any] | None,
+    text: str,
+    turn: Turn,
+    context: SieveContext,
+    compute: Callable[[str, Turn, frozenset[str]], str | None],
+) -> str | None:
+    """``compute`` (`_tag_gender`, `_kin_tag`), kept (`_text_kept`): it reads `_TAG_AFTER_CHARS` after
+    each quote span and the book's speech verbs, whose learned part is in the key (a cut learns them
+    from what it holds)."""
     spans, verbs = _spans_of(turn), context.verbs
     return _text_kept(
         memo,
         (spans, context.learned_verbs),
         max(end for _, end in spans) + _TAG_AFTER_CHARS,
         text,
-        lambda text, turn: _tag_gender(text, turn, verbs),
-        turn,
-    )
-
-
-def _kin_tag_kept(memo: dict[Any, Any] | None, text: str, turn: Turn, context: SieveContext) -> str | None:
-    """`_kin_tag`, kept (`_text_kept`): it reads `_TAG_AFTER_CHARS` after each quote span, and the
-    book's speech verbs (in the key, as for `_tag_gender_kept`)."""
-    spans, verbs = _spans_of(turn), context.verbs
-    return _text_kept(
-        memo,
-        (spans, context.learned_verbs),
-        max(end for _, end in spans) + _TAG_AFTER_CHARS,
-        text,
-        lambda text, turn: _kin_tag(text, turn, verbs),
+        lambda text, turn: compute(text, turn, verbs),
         turn,
     )
 
@@ -2060,8 +2053,8 @@ def keep_text_values(book: Book) -> None:
     for turn in turns:
         for position in range(len(turn.quotes)):
             _clauses(context, turn, position)
-        _tag_gender_kept(tag_memo, text, turn, context)
-        _kin_tag_kept(kin_memo, text, turn, context)
+        _tag_kept(tag_memo, text, turn, context, _tag_gender)
+        _tag_kept(kin_memo, text, turn, context, _kin_tag)
         _address_gender_kept(address_memo, text, turn)
 
 
