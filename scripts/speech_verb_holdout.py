@@ -1,13 +1,13 @@
 """Quote attribution on novels whose speech verbs the lexicon lacks: lexicon folds held out, with and without
-the verbs each book's own tags teach (`fabula.quotes._verbs`).
+the verbs each book's own tags teach (`fabula.characters.learned_speech_verbs`).
 
 The lexicon (`fabula.characters.SPEECH_VERBS`) was written with the shared novels at hand, so they
 cannot show what a novel with other verbs loses. This script makes such novels: the lexicon's forms
 beyond a core of the commonest (`CORE`: say, ask, reply, answer, cry, exclaim, return, continue, add,
 went) are grouped by stem into ``--folds`` folds; each fold in turn is taken out of the lexicon that
 attribution reads, and every novel is attributed with gold characters (the ranker, as `fabula eval
-quotes`), once with the book-learned verbs and once without. Discovery keeps the whole lexicon. The
-table gives macro accuracy / explicit accuracy (%) on the tuning and frozen novels, for the whole
+quotes`), once with the book-learned verbs and once without. Discovery keeps the whole lexicon here
+(and learns as it always does). The table gives macro accuracy / explicit accuracy (%) on the tuning and frozen novels, for the whole
 lexicon, for `CORE` alone (a novel that shares only the commonest verbs with the lexicon), for each
 fold out, and averaged over the folds.
 
@@ -25,8 +25,9 @@ from pathlib import Path
 from statistics import mean
 
 from fabula.characters import SPEECH_VERBS
+from fabula.characters import _speech_verbs as _verbs
 from fabula.datasets import find_pdnc_novels, load_pdnc_novel, pdnc_split
-from fabula.quotes import _rules, _verbs
+from fabula.quotes import _rules
 from fabula.tasks.pdnc_quotes import predict_quotes, score_novel
 
 CORE = frozenset(

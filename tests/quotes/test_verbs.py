@@ -1,11 +1,11 @@
-"""The speech verbs a book's own tags teach (`fabula.quotes._verbs`), and the sieve reading them."""
+"""The speech verbs a book's own tags teach (`fabula.characters.learned_speech_verbs`), and the sieve reading them."""
 
 from __future__ import annotations
 
 from fabula.book import Book, Character, book_from_text
-from fabula.characters import SPEECH_VERBS, find_characters
+from fabula.characters import SPEECH_VERBS, find_characters, learned_speech_verbs
+from fabula.characters._speech_verbs import MIN_TAG_USES
 from fabula.quotes import attribute_quotes, detect_quotes
-from fabula.quotes._verbs import MIN_TAG_USES, learned_speech_verbs
 
 CAST = [
     Character("nora", "Nora Penrose", {"Nora": 0}, gender="female", source="gold"),
@@ -53,3 +53,17 @@ def test_a_lead_in_with_a_learned_verb_is_a_speech_tag_not_a_beat() -> None:
     assert _run(scene).quotes[0].speaker_id == "kit"
     book = _run(TAUGHT + scene)
     assert book.quotes[-1].speaker_id == "nora" and book.quotes[-1].method == "rules:tag"
+
+
+def test_a_role_tagged_with_a_learned_verb_is_a_character() -> None:
+    """Discovery's role pass ("said the boatman") reads the book's own verbs too: a boatman the text
+    tags only with a verb the lexicon lacks is found (among the cast or the entries set aside)."""
+    scene = (
+        'Nora Fenwick stepped into the boat; she was cold. "Is it far?" she asked.\n\n'
+        '"Not far, miss," quavered the boatman, and he rowed on.\n\n'
+        '"Is the water deep?" asked Nora. "Very deep," said the man.\n\n'
+    ) * 5
+    book = book_from_text(scene)
+    assert "quavered" in learned_speech_verbs(book.text)
+    cast = [*find_characters(book), *book.set_aside]
+    assert "the boatman" in {name for c in cast for name in c.all_names()}

@@ -28,6 +28,7 @@ from fabula.characters._lexicon import (
 )
 from fabula.characters._resolve import resolve_name
 from fabula.characters._set_aside import SET_ASIDE_REASON, set_aside_list, set_aside_message
+from fabula.characters._speech_verbs import learned_speech_verbs
 from fabula.characters._text import is_vocative, name_key, surnames
 
 __all__ = [
@@ -50,6 +51,7 @@ __all__ = [
     "hide_unseen_names",
     "is_pseudo_name",
     "is_vocative",
+    "learned_speech_verbs",
     "load_character_list",
     "match_gold_names",
     "name_key",

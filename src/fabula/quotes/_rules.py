@@ -5,7 +5,7 @@ No model and no download: the sieve reads the narration around each quote and th
 
 1. ``tag``: a speech tag next to the quote — ``"…," said Nora`` / ``Nora said, "…"`` / ``"…," he
    replied`` (speech verbs from `fabula.characters.SPEECH_VERBS` and those the book's own tags use,
-   `fabula.quotes._verbs`); a pronoun is resolved to a recent
+   `fabula.characters.learned_speech_verbs`); a pronoun is resolved to a recent
    participant of the conversation of that gender, else through its mention. Type explicit (a name) or
    anaphoric (a pronoun or title).
 2. ``beat``: no speech verb, but the narration right after (or before) the quote in the same paragraph
@@ -28,9 +28,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fabula.book import Book, Character, Mention, MentionIndex, Quote, Span, text_memo
-from fabula.characters import HONORIFICS, PRONOUN_GENDER, SPEECH_VERBS, is_vocative
+from fabula.characters import HONORIFICS, PRONOUN_GENDER, SPEECH_VERBS, is_vocative, learned_speech_verbs
 from fabula.quotes._registry import AttributionResult, attribution_method
-from fabula.quotes._verbs import learned_speech_verbs
 
 CONVERSATION_GAP_CHARS = 600  # more narration than this between two turns ends a conversation
 PARTICIPANT_TURNS = 6  # how far back a pronoun looks for a matching speaker
@@ -102,7 +101,7 @@ class SieveContext:
     # a store), and the start of this book's last paragraph (`_clauses` says why)
     clause_memo: dict[Any, Any] | None = None
     last_paragraph: int = 0
-    #: the speech verbs the book's tags use beyond the lexicon (`fabula.quotes._verbs`): part of the key
+    #: the speech verbs the book's tags use beyond the lexicon (`fabula.characters.learned_speech_verbs`): part of the key
     #: of every value kept across cuts that reads them, since a cut learns from what it holds
     learned_verbs: tuple[str, ...] = ()
     verbs: frozenset[str] = SPEECH_VERBS  # the lexicon's and ``learned_verbs``

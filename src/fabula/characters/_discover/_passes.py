@@ -90,6 +90,7 @@ from fabula.characters._discover._joins import (
 )
 from fabula.characters._lexicon import GENERIC_PEOPLE, RELATIVES, SPEECH_VERBS
 from fabula.characters._pronouns import PronounMatch
+from fabula.characters._speech_verbs import learned_speech_verbs
 from fabula.characters._text import Regions, dialogue_regions, is_vocative
 
 MIN_MENTIONS = 2  # a name seen once is not a character (unless NER or an honorific vouches for it)
@@ -209,10 +210,12 @@ QUOTE_ENDS = frozenset('"\u201d\u2019')
 
 def _role_speakers(d: Discovery) -> None:
     """Lowercase roles that speak ("said the boatman", "the ferryman cried"): the tagged uses in the
-    narration become "the X" name occurrences when one role tags `ROLE_MIN` speeches, unless the book
+    narration become "the X" name occurrences when one role tags `ROLE_MIN` speeches (speech verbs: the
+    lexicon's and the book's own, `learned_speech_verbs`), unless the book
     also capitalises it (then the titled form stands), it is anyone ("the man", "the girl":
     `GENERIC_PEOPLE`) or a relation ("the son": `RELATIVES`, someone's, often a named person's)."""
     text, body = d.book.text, d.book.body
+    verbs = SPEECH_VERBS.union(learned_speech_verbs(text))  # and the book's own ("quavered the keeper")
     found: dict[str, list[tuple[int, int]]] = defaultdict(list)
     for m in _ROLE.finditer(text, body.start, body.end):
         start = m.start()
@@ -221,12 +224,10 @@ def _role_speakers(d: Discovery) -> None:
         after = m.group(2)
         if after is not None:
             # '"...," the boatman said': right after a speech
-            tagged = (
-                after in SPEECH_VERBS and text[max(0, start - 3) : start].rstrip(" ,\t\n")[-1:] in QUOTE_ENDS
-            )
+            tagged = after in verbs and text[max(0, start - 3) : start].rstrip(" ,\t\n")[-1:] in QUOTE_ENDS
         else:
             before = _WORD_BEFORE.search(text, max(0, start - 20), start)
-            tagged = before is not None and before.group(1).lower() in SPEECH_VERBS  # "said the boatman,"
+            tagged = before is not None and before.group(1).lower() in verbs  # "said the boatman,"
         if tagged and start not in d.dialogue:
             found[m.group(1)].append((start, m.end(1)))
     capitalised = {o.words[0].lower() for o in d.occurrences if o.titled and len(o.words) == 1}
@@ -234,7 +235,7 @@ def _role_speakers(d: Discovery) -> None:
         _Occurrence(start, end, None, (noun,), False, True, True, False, False, False, False, False)
         for noun, spans in found.items()
         if len(spans) >= ROLE_MIN
-        and noun not in GENERIC_PEOPLE | RELATIVES | SPEECH_VERBS
+        and noun not in GENERIC_PEOPLE | RELATIVES | verbs
         and noun not in capitalised
         for start, end in spans
     ]

@@ -17,7 +17,9 @@ adverb is not. Closed-class words and "-ly" adverbs never count. A slot never ru
 and a capitalised pronoun or article is no speaker's name: a quotation closed by a comma with no tag
 (``"Happiness,"`` and then ``She paused.``, as in a sparse-tag or damaged text) teaches nothing. The
 verbs are learned from the text a component is given, so a book cut at a reading position learns only
-from what was read.
+from what was read. Quote attribution reads them (`fabula.quotes._rules`, `fabula.quotes._ranker`), and
+so does discovery's pass that finds lowercase roles by their tags ("said the keeper"); the rest of
+discovery keeps the lexicon, since its prefix-stable layers are computed once for a whole book.
 
 No library does this offline: a dependency parser (spaCy's small pipeline) would find the same verbs
 from each tag's structure, but costs many times fabula's whole analysis, and its model is an optional
@@ -30,7 +32,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from fabula.characters import SPEECH_VERBS
+from fabula.characters._lexicon import SPEECH_VERBS
 
 #: uses of a word in the speech-tag slots that make it one of the book's speech verbs
 MIN_TAG_USES = 3
