@@ -101,8 +101,8 @@ class SieveContext:
     # a store), and the start of this book's last paragraph (`_clauses` says why)
     clause_memo: dict[Any, Any] | None = None
     last_paragraph: int = 0
-    #: the speech verbs the book's tags use beyond the lexicon (`fabula.characters.learned_speech_verbs`): part of the key
-    #: of every value kept across cuts that reads them, since a cut learns from what it holds
+    #: the speech verbs the book's tags use beyond the lexicon (`fabula.characters.learned_speech_verbs`):
+    #: part of the key of every value kept across cuts that reads them, since a cut learns from what it holds
     learned_verbs: tuple[str, ...] = ()
     verbs: frozenset[str] = SPEECH_VERBS  # the lexicon's and ``learned_verbs``
 

@@ -211,9 +211,9 @@ QUOTE_ENDS = frozenset('"\u201d\u2019')
 def _role_speakers(d: Discovery) -> None:
     """Lowercase roles that speak ("said the boatman", "the ferryman cried"): the tagged uses in the
     narration become "the X" name occurrences when one role tags `ROLE_MIN` speeches (speech verbs: the
-    lexicon's and the book's own, `learned_speech_verbs`), unless the book
-    also capitalises it (then the titled form stands), it is anyone ("the man", "the girl":
-    `GENERIC_PEOPLE`) or a relation ("the son": `RELATIVES`, someone's, often a named person's)."""
+    lexicon's and the book's own, `learned_speech_verbs`), unless the book also capitalises it (then the
+    titled form stands), it is anyone ("the man", "the girl": `GENERIC_PEOPLE`) or a relation ("the
+    son": `RELATIVES`, someone's, often a named person's)."""
     text, body = d.book.text, d.book.body
     verbs = SPEECH_VERBS.union(learned_speech_verbs(text))  # and the book's own ("quavered the keeper")
     found: dict[str, list[tuple[int, int]]] = defaultdict(list)
