@@ -12,10 +12,10 @@ only), and the quotes are counted by split.
 from __future__ import annotations
 
 import argparse
-from bisect import bisect_left
 from collections import Counter
 
 from fabula.datasets import find_pdnc_novels, load_pdnc_novel, pdnc_split
+from fabula.describe._lines import _name_starts, _names_its_speaker
 from fabula.metrics import best_overlap
 from fabula.tasks.pdnc_quotes import predict_quotes
 
@@ -31,19 +31,13 @@ def main() -> None:
             continue
         novel = load_pdnc_novel(folder)
         predicted = predict_quotes(novel, characters="gold", method="ranker").quotes
-        named: dict[str, list[int]] = {}
-        for mention in novel.book.mentions:
-            if mention.character_id is not None and mention.kind in ("name", "title"):
-                named.setdefault(mention.character_id, []).append(mention.start)
-        for starts in named.values():
-            starts.sort()
+        named = _name_starts(novel.book)  # the rule `characteristic_lines` applies
         scored = novel.scored_speakers()
         split = counts.setdefault(pdnc_split(folder.name) or "tune", Counter())
         for gold, quote in zip(novel.quotes, best_overlap(novel.quotes, predicted), strict=True):
             if quote is None or gold.speaker_id not in scored or not quote.speaker_id:
                 continue
-            starts = named.get(quote.speaker_id, [])
-            own = any(bisect_left(starts, s.start) < bisect_left(starts, s.end) for s in quote.spans)
+            own = _names_its_speaker(quote, named.get(quote.speaker_id, []))
             split[(own, quote.speaker_id == gold.speaker_id)] += 1
     print("| split | names its speaker: quotes / speaker wrong | the others: quotes / speaker wrong |")
     print("|---|---|---|")
