@@ -22,10 +22,11 @@ CAST = [
 ]
 
 
-def _run(text: str) -> Book:
+def _run(text: str, cast: list[Character] = CAST) -> Book:
+    """``text`` with its quotes detected, ``cast`` matched as the gold list and the rule sieve run."""
     book = book_from_text(text)
     detect_quotes(book)
-    find_characters(book, gold=CAST)
+    find_characters(book, gold=cast)
     attribute_quotes(book, method="rules")
     return book
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from fabula.book import Book, Character, book_from_text
 from fabula.characters import SPEECH_VERBS, find_characters, learned_speech_verbs
 from fabula.characters._speech_verbs import MIN_TAG_USES
-from fabula.quotes import attribute_quotes, detect_quotes
+from tests.quotes.test_rules import _run as run_sieve_with
 
 CAST = [
     Character("nora", "Nora Penrose", {"Nora": 0}, gender="female", source="gold"),
@@ -21,11 +21,7 @@ TAUGHT = (
 
 
 def _run(text: str) -> Book:
-    book = book_from_text(text)
-    detect_quotes(book)
-    find_characters(book, gold=CAST)
-    attribute_quotes(book, method="rules")
-    return book
+    return run_sieve_with(text, CAST)
 
 
 def test_a_verb_in_the_tag_slots_often_enough_is_learned() -> None:
