@@ -54,6 +54,7 @@ def attribution_lexicon(verbs: frozenset[str], min_uses: int | None) -> Iterator
     at all), for the duration."""
     saved = (_rules.SPEECH_VERBS, _verbs.SPEECH_VERBS, _verbs.MIN_TAG_USES, _rules.learned_speech_verbs)
     _rules.SPEECH_VERBS = _verbs.SPEECH_VERBS = verbs
+    _verbs.learned_speech_verbs.cache_clear()  # learned under another lexicon
     if min_uses is None:
         _rules.learned_speech_verbs = lambda text: ()
     else:
@@ -62,6 +63,7 @@ def attribution_lexicon(verbs: frozenset[str], min_uses: int | None) -> Iterator
         yield
     finally:
         _rules.SPEECH_VERBS, _verbs.SPEECH_VERBS, _verbs.MIN_TAG_USES, _rules.learned_speech_verbs = saved
+        _verbs.learned_speech_verbs.cache_clear()
 
 
 def run(folders: list[Path]) -> dict[str, list[tuple[float | None, float | None]]]:
