@@ -1421,3 +1421,16 @@ def test_miss_and_a_surname_two_sisters_share_is_the_one_the_chapters_using_it_n
     assert styled != posy
     cast = _cast(_chapters(styled, dora, styled, dora))
     assert _owner(cast, "Miss Lumb") != _owner(cast, "Philippa Lumb")
+
+
+def test_a_name_that_tags_speeches_after_them_is_a_name() -> None:
+    # present tense, tags after the speech ('"…," Nora says'): the word after a closing mark is mid-sentence,
+    # the capitalisation a name's; Nora is never written anywhere else but at a sentence start
+    for mark in ('"', "'"):
+        text = (
+            "ONE\n\nNora is at the window when Kit comes in. She doesn't turn around.\n\n"
+            '"You\'re back early," she says.\n\n"Meeting got cancelled." Kit drops his bag. "Did you eat?"\n\n'
+            '"Not yet." Nora looks at him. "Your brother called."\n\n"He always calls."\n\n'
+            '"You didn\'t say he was coming," Nora says.\n\n"I didn\'t know," Kit says.'
+        ).replace('"', mark)
+        assert {"Nora", "Kit"} <= set(_cast(text)), mark

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from fabula.book import Book, Character, Mention, prefix_layers, prefix_stable
 from fabula.characters._lexicon import FIRST_PERSON_PRONOUNS, PERSON_VERBS, PRONOUN_GENDER
-from fabula.characters._text import Regions, is_sentence_initial, whole_words
+from fabula.characters._text import Regions, follows_speech, is_sentence_initial, whole_words
 
 WINDOW = 600  # characters: an antecedent further back than this is not used
 #: a whole word I, he, him, his, himself, she, her, hers, herself, me, my, myself or mine (the first letter
@@ -137,7 +137,7 @@ def resolve_pronouns(
         pool = sure or compatible
         subject_pronoun = word.lower() in {"he", "she"}
         best = pool[-1]
-        if subject_pronoun and is_sentence_initial(text, pos):
+        if subject_pronoun and (is_sentence_initial(text, pos) or follows_speech(text, pos)):
             subjects = [a for a in pool if a.subject]
             if subjects and pos - subjects[-1].position <= WINDOW // 2:
                 best = subjects[-1]
@@ -155,7 +155,7 @@ def resolve_pronouns(
 
 def _is_subject(text: str, mention: Mention) -> bool:
     """A name that starts its sentence or is followed by a verb-like word is taken as a subject."""
-    if is_sentence_initial(text, mention.start):
+    if is_sentence_initial(text, mention.start) or follows_speech(text, mention.start):
         return True
     follow = text[mention.end : mention.end + 20].split(None, 1)
     return bool(follow) and follow[0].lower().strip(",;") in PERSON_VERBS

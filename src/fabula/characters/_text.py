@@ -11,6 +11,8 @@ from fabula.characters._lexicon import HONORIFICS
 
 _OPEN_QUOTES = "\"“‘'«„(["
 _SENTENCE_END = ".!?:;—"
+_STRAIGHT_QUOTES = "\"'"  # open or close a speech: which one, the spacing tells
+_CLOSE_QUOTES = "\"”’'"
 _QUOTE_CHARS = re.compile(r"[\"“”]")
 
 
@@ -40,7 +42,10 @@ def is_sentence_initial(text: str, start: int) -> bool:
     i = start - 1
     while i >= 0 and text[i] in " \t\r":
         i -= 1
+    spaced = i < start - 1
     while i >= 0 and text[i] in _OPEN_QUOTES:
+        if spaced and text[i] in _STRAIGHT_QUOTES:
+            break  # a straight mark a space before the word closes a speech: '"…," Nora says'
         i -= 1
         while i >= 0 and text[i] in " \t\r":
             i -= 1
@@ -52,8 +57,10 @@ def is_sentence_initial(text: str, start: int) -> bool:
         j = i - 1
         while j >= 0 and text[j] in " \t\r":
             j -= 1
-        return j < 0 or text[j] == "\n" or text[j] in _SENTENCE_END or text[j] in '"”’'
-    if text[i] in '"”’' and i > 0 and text[i - 1] in ".!?":
+        if j >= 0 and text[j] in '"”’':
+            return j == 0 or text[j - 1] != ","  # '"…,"' and a line break: the speech's tag goes on
+        return j < 0 or text[j] == "\n" or text[j] in _SENTENCE_END
+    if text[i] in _CLOSE_QUOTES and i > 0 and text[i - 1] in ".!?":
         return True
     if text[i] in ".!?":
         # "Mr. Ashdown": the period of an honorific is not a sentence end
@@ -62,6 +69,19 @@ def is_sentence_initial(text: str, start: int) -> bool:
             j -= 1
         return text[j:i].lower() not in HONORIFICS
     return False
+
+
+def follows_speech(text: str, start: int) -> bool:
+    """Whether the word at ``start`` comes right after a speech's closing mark (on its line or the next):
+    the subject of its tag ('"…," she said', '”—she said'), whatever the typography."""
+    i = start - 1
+    while i >= 0 and text[i] in " \t\r":
+        i -= 1
+    if i >= 0 and text[i] == "\n":
+        i -= 1
+        while i >= 0 and text[i] in " \t\r":
+            i -= 1
+    return i > 0 and text[i] in _CLOSE_QUOTES and not text[i - 1].isspace()
 
 
 class Regions:
