@@ -12,7 +12,9 @@ Each variant changes one convention, character for character, so the length neve
 - ``curly``: curly double quotes, paired within each paragraph, and curly apostrophes inside words;
 - ``single``: British marks: speech in curly single quotes, quotes inside speech in curly doubles,
   apostrophes curly;
-- ``ebook``: ``curly`` + ``nbsp`` + ``unwrap``.
+- ``ebook``: ``curly`` + ``nbsp`` + ``unwrap``;
+- ``modern``: inverted speech tags after a speech put the speaker first, in the present tense where
+  it has as many letters (``"…," said Emma`` -> ``"…," Emma says``), as novels of today write them.
 
     python scripts/format_variants.py ../shared/data/pdnc OUT --variant ebook [--novel NAME ...]
     fabula eval quotes --pdnc OUT/ebook --json R        # then as on the shipped novels
@@ -68,6 +70,29 @@ def single(text: str) -> str:
     return _paired(_paired(text, "'", "“", "”"), '"', "‘", "’")
 
 
+#: an inverted tag after a speech's closing mark ('," said Mr. Darcy'): the verb and its speaker
+_INVERTED_TAG = re.compile(
+    r"(?<=[,!?\u2014-]\" )(said|cried|replied|asked|returned|answered|exclaimed)(\s+)"
+    r"((?:(?:Mr|Mrs|Dr|St|Mlle|Mme|M|Messrs)\.[ \n])?(?!(?:Mr|Mrs|Dr|St|Mlle|Mme|M|Messrs)\.)"
+    r"(?:[A-Z][a-z'-]+[ \n])*[A-Z][a-z'-]+|he|she|I)\b"
+    # the whole name: up to a mark or a lowercase word that is no particle of it ("said Mr. van der X")
+    r"(?=[,.;:!?\u2014-]|[ \n]+(?!(?:van|von|de|der|du|la|le|di|da|del|ten|ter)\b)[a-z])"
+)
+#: the present tense of the verbs whose present has as many letters
+_PRESENT = {"said": "says", "cried": "cries", "replied": "replies"}
+
+
+def modern(text: str) -> str:
+    """'"…," said Emma' -> '"…," Emma says': the speaker first and the present tense, as many novels
+    of today tag their speeches."""
+
+    def swap(m: re.Match[str]) -> str:
+        verb = m.group(1) if m.group(3) == "I" else _PRESENT.get(m.group(1), m.group(1))  # not "I says"
+        return f"{m.group(3)}{m.group(2)}{verb}"
+
+    return _INVERTED_TAG.sub(swap, text)
+
+
 def ebook(text: str) -> str:
     return unwrap(nbsp(curly(text)))
 
@@ -79,6 +104,7 @@ VARIANTS: dict[str, Callable[[str], str]] = {
     "curly": curly,
     "single": single,
     "ebook": ebook,
+    "modern": modern,
 }
 
 

@@ -449,14 +449,17 @@ def test_fit_weighs_groups_and_keeps_fixed_weights() -> None:
 
 def test_format_variants_runs(pdnc: Path, tmp_path: Path) -> None:
     """Every variant keeps each novel's length (PDNC's offsets hold) and links its annotations."""
-    out = run("format_variants.py", pdnc, tmp_path, *[f"--variant={v}" for v in ("nbsp", "ebook", "single")])
+    variants = ("nbsp", "ebook", "single", "modern")
+    out = run("format_variants.py", pdnc, tmp_path, *[f"--variant={v}" for v in variants])
     assert "ebook: 2 novels" in out
-    for variant in ("nbsp", "ebook", "single"):
+    for variant in variants:
         for novel in ("A", "B"):
             copy = (tmp_path / variant / novel / "novel_text.txt").read_text(encoding="utf-8")
             assert len(copy) == len((pdnc / novel / "novel_text.txt").read_text(encoding="utf-8"))
             assert (tmp_path / variant / novel / "quotation_info.csv").is_file()
     assert "‘" in (tmp_path / "single" / "A" / "novel_text.txt").read_text(encoding="utf-8")
+    modern = (tmp_path / "modern" / "A" / "novel_text.txt").read_text(encoding="utf-8")
+    assert "Anna says" in modern and '" said Anna' not in modern
 
 
 def test_fit_with_several_right_candidates() -> None:
