@@ -1434,3 +1434,14 @@ def test_a_name_that_tags_speeches_after_them_is_a_name() -> None:
             '"You didn\'t say he was coming," Nora says.\n\n"I didn\'t know," Kit says.'
         ).replace('"', mark)
         assert {"Nora", "Kit"} <= set(_cast(text)), mark
+
+
+def test_a_name_is_shown_as_the_book_writes_its_title() -> None:
+    text = (
+        "Mr Holloway came into the kitchen at nine. Mrs Holloway was at the table with the post.\n\n"
+        '"You\'re late," said Mrs Holloway.\n\n"The train," said Mr Holloway. "It always is."\n\n'
+        'Dr Pike knocked. "Is Mr Holloway at home?" asked Dr Pike.\n\n"He is," said Mrs Holloway. '
+        'M. Perrin bowed. "Madame," said M. Perrin. "Monsieur," said Mrs Holloway to M. Perrin.'
+    )
+    assert {"Mr Holloway", "Mrs Holloway", "Dr Pike", "M. Perrin"} <= set(_cast(text))
+    assert {"Mr. Bennet", "Mrs. Bennet"} <= set(_cast(FAMILY))  # written with periods, shown with them

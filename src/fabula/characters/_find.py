@@ -169,6 +169,14 @@ def _fill_counts(
             character.last = m.start
     for character in characters:
         counts = Counter(surface_counts.get(character.id, Counter()))
+        if character.source == "predicted" and character.name not in counts:
+            # discovery's display name writes "Mr." with a period and "M" without; a book that writes
+            # "Mr Holloway" or "M. Perrin" shows its own form, as a reader's cut of it does
+            # (`hide_unseen_names`)
+            key = _unpunctuated(character.name)
+            written = [surface for surface in counts if _unpunctuated(surface) == key]
+            if written:
+                character.name = max(written, key=lambda surface: (counts[surface], surface))
         for alias in list(character.aliases):
             character.aliases[alias] = counts.pop(alias, 0)
         for surface, n in counts.items():
@@ -181,6 +189,12 @@ def _fill_counts(
     )
     for rank, character in enumerate(order, start=1):
         character.rank = rank
+
+
+def _unpunctuated(name: str) -> str:
+    """``name`` without its periods, single-spaced, case kept: "Mr Holloway" and "Mr. Holloway" are one
+    way of writing, "The van der Luydens" at a sentence start another."""
+    return " ".join(name.replace(".", " ").split())
 
 
 def _renumber(characters: list[Character], mentions: list[Mention]) -> list[Character]:
