@@ -70,7 +70,7 @@ def single(text: str) -> str:
     return _paired(_paired(text, "'", "“", "”"), '"', "‘", "’")
 
 
-#: an inverted tag after a speech's closing mark ('," said Mr. Darcy'): the verb and its speaker
+#: an inverted tag after a speech's closing mark ('," said Mr. Ashdown'): the verb and its speaker
 _INVERTED_TAG = re.compile(
     r"(?<=[,!?\u2014-]\" )(said|cried|replied|asked|returned|answered|exclaimed)(\s+)"
     r"((?:(?:Mr|Mrs|Dr|St|Mlle|Mme|M|Messrs)\.[ \n])?(?!(?:Mr|Mrs|Dr|St|Mlle|Mme|M|Messrs)\.)"

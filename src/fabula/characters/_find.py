@@ -193,7 +193,7 @@ def _fill_counts(
 
 def _unpunctuated(name: str) -> str:
     """``name`` without its periods, single-spaced, case kept: "Mr Holloway" and "Mr. Holloway" are one
-    way of writing, "The van der Luydens" at a sentence start another."""
+    way of writing, "The Ashdowns" at a sentence start another."""
     return " ".join(name.replace(".", " ").split())
 
 
