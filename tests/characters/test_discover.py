@@ -1445,3 +1445,28 @@ def test_a_name_is_shown_as_the_book_writes_its_title() -> None:
     )
     assert {"Mr Holloway", "Mrs Holloway", "Dr Pike", "M. Perrin"} <= set(_cast(text))
     assert {"Mr. Bennet", "Mrs. Bennet"} <= set(_cast(FAMILY))  # written with periods, shown with them
+
+
+def test_a_stop_word_the_book_tags_speeches_with_is_a_given_name() -> None:
+    # "Will" and "June" are a modal and a month, kept out of every cast as words, unless the book tags
+    # speeches with them: then their uses inside sentences are the person's, "in June" and a sentence's
+    # "Will you" still the words
+    block = (
+        '"I will not go," said Will. "You will have to go without me."\n\n'
+        '"We go in June," June Ashby said. "Will you drive?"\n\n'
+        '"I will," said Will, and he smiled at June, and Kit Moran looked at Will and laughed.\n\n'
+        '"Then it is settled," said June.'
+    )
+    book = book_from_text("\n\n".join([block] * 6))
+    cast = {c.name: c for c in find_characters(book)}
+    assert {"Will", "June Ashby", "Kit Moran"} <= set(cast)
+    assert "June" in cast["June Ashby"].all_names()
+    named = {
+        (m.start, m.end) for m in book.mentions if m.character_id == cast["Will"].id and m.kind != "pronoun"
+    }
+    assert {book.text[s:e] for s, e in named} == {"Will"}
+    assert len(named) == 6 * 3  # two tags and "looked at Will" in each block; never "Will you"
+    months = [m for m in book.mentions if book.text[m.start - 3 : m.end] == "in June"]
+    assert months == []
+    # never tagged as a speaker: the word
+    assert "Will" not in _cast("Will you come? I will. Will he? He will, and Will will see.")

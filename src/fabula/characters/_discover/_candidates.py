@@ -425,6 +425,32 @@ def _whole_candidates(book: Book) -> list[tuple[tuple[int, int], _Occurrence | N
     return _local_candidates(book.text, book.body.start, book.body.end)
 
 
+def spoken_stop_names(accepted: set[tuple[str | None, tuple[str, ...]]]) -> frozenset[str]:
+    """The stop words `_accept` took for names because the book tags speeches with them ("said May")."""
+    return frozenset(
+        words[0].lower()
+        for honorific, words in accepted
+        if honorific is None and len(words) == 1 and words[0].lower() in NON_NAMES
+    )
+
+
+def stop_name_occurrences(
+    text: str, start: int, end: int, spoken: frozenset[str], known: set[int]
+) -> list[_Occurrence]:
+    """The uses of the ``spoken`` stop words inside sentences of ``text[start:end]`` that are no speech tags
+    ("looked at May"), beside the tags already found (their starts in ``known``)."""
+    pattern = re.compile(r"\b(?:" + "|".join(sorted(w.capitalize() for w in spoken)) + r")\b")
+    out = []
+    for hit in pattern.finditer(text, start, end):
+        if hit.start() in known:
+            continue
+        m = _RUN.match(text, hit.start(), end)
+        o = _occurrence(text, m, spoken) if m is not None and m.end("name") == hit.end() else None
+        if o is not None:
+            out.append(o)
+    return out
+
+
 def _local_candidates(text: str, start: int, end: int) -> list[tuple[tuple[int, int], _Occurrence | None]]:
     """Each name run of ``text[start:end]`` (`_runs`): its span and its occurrence (None when it names
     nothing), with ``speech`` meaning a speech verb beside it (`_candidates` then clears it inside
@@ -445,8 +471,30 @@ _PLACE_OPENERS = _PLACE_QUALIFIERS | PLACE_OPENINGS
 _BUILDINGS = frozenset({"street", "road", "house", "hall", "park", "square", "lane"})
 
 
-def _occurrence(text: str, m: re.Match[str]) -> _Occurrence | None:
-    """The occurrence a name run stands for, None when it is no name (a place, an exclamation, ...)."""
+#: words before a month's or a day's name ("in May", "last June", "every August"): the date, not the person
+_BEFORE_A_DATE = frozenset(
+    {
+        "in",
+        "on",
+        "since",
+        "until",
+        "till",
+        "last",
+        "next",
+        "every",
+        "early",
+        "late",
+        "during",
+        "through",
+        "from",
+    }
+)
+
+
+def _occurrence(text: str, m: re.Match[str], spoken: frozenset[str] = frozenset()) -> _Occurrence | None:
+    """The occurrence a name run stands for, None when it is no name (a place, an exclamation, ...).
+    ``spoken``: stop words (lowercase) the book shows as speakers (`spoken_stop_names`), names wherever
+    they stand inside a sentence but after a word that opens a date (`_BEFORE_A_DATE`)."""
     honorific = m.group("hon") or m.group("abbr")
     name_start, name = m.start("name"), m.group("name")
     if " " in name or "\n" in name or "\t" in name:  # the only white space `_RUN` lets into a name
@@ -485,10 +533,19 @@ def _occurrence(text: str, m: re.Match[str]) -> _Occurrence | None:
         if all(len(w) == 2 and w[1] == "." for w in words):
             return None  # "Mr E.", "Miss W.", "Colonel F.": a title and an initial hide a name (a letter's)
     lowered = [w.lower() for w in words]
+    # "May", "Will", "June": a stop word that is also a given name stays while it may be a speech tag's
+    # speaker (checked below); `_accept` wants it so tagged at least `COMMON_WORD_SPEECH_MIN` times
+    stop_name = (
+        len(words) == 1
+        and lowered[0] in NON_NAMES
+        and honorific is None
+        and not initial
+        and given_name_gender(words[0]) != "unknown"
+    )
     if (
         not PLACE_WORDS.isdisjoint(lowered[1:])
         or not BODY_WORDS.isdisjoint(lowered)
-        or (len(words) == 1 and lowered[0] in NON_NAMES)
+        or (len(words) == 1 and lowered[0] in NON_NAMES and not stop_name)
         # "Thank God", "Good Heavens": an exclamation; "Upper Norwood": a place
         or (honorific is None and len(words) > 1 and lowered[-1] in NON_NAMES)
         or (honorific is None and len(words) > 1 and lowered[0] in _PLACE_OPENERS)
@@ -511,6 +568,8 @@ def _occurrence(text: str, m: re.Match[str]) -> _Occurrence | None:
     next_word = after[0].lower().strip(',;:.!?"”’') if after else ""
     # a tag names its speaker in the narration: 'said "Consider, my dear' opens a speech instead
     speech = prev_word in SPEECH_VERBS or next_word in SPEECH_VERBS  # `_candidates` checks dialogue
+    if stop_name and not (speech or (lowered[0] in spoken and prev_word not in _BEFORE_A_DATE)):
+        return None  # "in May", "May I": the word
     title = _TITLE_OF.search(text, max(0, start - 40), start) if prev_word == "of" else None
     return _Occurrence(
         start=start,
@@ -620,11 +679,11 @@ def _accept(
     person_words: set[tuple[str, ...]] = set()
     mid_caps = Counter(w for o in occurrences if not o.initial for w in o.words)
     for words, occ in by_words.items():
-        if any(w.lower() in NON_NAMES for w in words if len(words) == 1):
-            continue
+        speech = sum(1 for o in occ if o.speech)
+        if len(words) == 1 and words[0].lower() in NON_NAMES and speech < COMMON_WORD_SPEECH_MIN:
+            continue  # a stop word, unless it names a speaker as given names do ("said May")
         honored = sum(1 for o in occ if o.honorific and o.honorific not in {"the"})
         mid = sum(1 for o in occ if not o.initial and not o.titled)
-        speech = sum(1 for o in occ if o.speech)
         verbs = sum(1 for o in occ if o.person_verb)
         titled_only = all(o.titled for o in occ)
         if (
@@ -647,8 +706,13 @@ def _accept(
         evidence = 3 * honored + 2 * speech + verbs + ner_votes.get(key, 0)
         if ner_against.get(key, 0) > 2 * max(1, ner_votes.get(key, 0)) and honored == 0 and speech == 0:
             continue  # NER says place/organisation, and nothing in the text says person ("cried Cressida" does)
-        if low > 0.5 * capital and honored == 0 and not _common_surname(words, occ, lowercase, mid_caps):
-            continue  # "Hope", "Will", "Grace": mostly a common word
+        if (
+            low > 0.5 * capital
+            and honored == 0
+            and speech < COMMON_WORD_SPEECH_MIN
+            and not _common_surname(words, occ, lowercase, mid_caps)
+        ):
+            continue  # "Hope", "Will", "Grace": mostly a common word, unless it tags speeches ("said Will")
         if place > 0.25 * capital and honored == 0 and speech == 0:
             continue  # "in Highbury", "at Randalls"
         toward = place + sum(1 for o in occ if o.to_before)
@@ -705,6 +769,8 @@ def _accept(
 #: or a verse fall far short
 #: uses a form needs before "to" counts as place evidence ("said to Nora" twice proves nothing)
 MIN_PLACE_USES = 3
+#: speech tags ("said Will", "Will said") that make a word the book mostly writes in lowercase a name
+COMMON_WORD_SPEECH_MIN = 2
 #: ... and the share of its uses after "to" or a place preposition that makes it a place: 0.5 before
 #: 2026-11-26; 0.4 chosen on the tuning novels (0.5 / 0.4 / 0.35 / 0.3 / 0.25 tried: 0.4 and 0.35
 #: remove the same two tuning non-persons and no person, 0.3 a person), the larger of the tie

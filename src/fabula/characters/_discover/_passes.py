@@ -50,9 +50,12 @@ from fabula.characters._discover._candidates import (
     _name_modifiers,
     _Occurrence,
     _qualified_places,
+    _tags_outside,
     _trim_common_tails,
     _verse,
     candidates_and_lowercase,
+    spoken_stop_names,
+    stop_name_occurrences,
 )
 from fabula.characters._discover._clustering import (
     _Cluster,
@@ -168,6 +171,11 @@ def _keep_persons(d: Discovery) -> None:
     accepted = _accept(
         d.occurrences, d.lowercase, ner_votes, ner_against, lowercase_titles, _qualified_places(text)
     )
+    spoken = spoken_stop_names(accepted)
+    if spoken:  # "said May" twice: the book's other "May"s inside a sentence are hers too
+        known = {o.start for o in d.occurrences}
+        more = stop_name_occurrences(text, book.body.start, book.body.end, spoken, known)
+        d.occurrences = sorted([*d.occurrences, *_tags_outside(more, d.dialogue)], key=lambda o: o.start)
     d.mid_caps = _mid_caps(d.occurrences)
     d.occurrences = [o for o in d.occurrences if _form(o) in accepted]
 
