@@ -1470,3 +1470,14 @@ def test_a_stop_word_the_book_tags_speeches_with_is_a_given_name() -> None:
     assert months == []
     # never tagged as a speaker: the word
     assert "Will" not in _cast("Will you come? I will. Will he? He will, and Will will see.")
+
+
+def test_a_title_before_a_stop_word_that_is_a_given_name_makes_it_a_name() -> None:
+    block = (
+        'Aunt June was in the kitchen when Kit came down. "You slept late," said Aunt June.\n\n'
+        '"I was tired," said Kit. He kissed Aunt June and sat down. Miss April Dane came in.\n\n'
+        '"Good morning," said Miss April. "Is there tea?"'
+    )
+    cast = _cast("\n\n".join([block] * 6))
+    assert "Aunt June" in cast
+    assert _owner(cast, "Miss April") == _owner(cast, "Miss April Dane")

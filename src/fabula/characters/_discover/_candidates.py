@@ -538,8 +538,7 @@ def _occurrence(text: str, m: re.Match[str], spoken: frozenset[str] = frozenset(
     stop_name = (
         len(words) == 1
         and lowered[0] in NON_NAMES
-        and honorific is None
-        and not initial
+        and (honorific is not None or not initial)
         and given_name_gender(words[0]) != "unknown"
     )
     if (
@@ -568,8 +567,12 @@ def _occurrence(text: str, m: re.Match[str], spoken: frozenset[str] = frozenset(
     next_word = after[0].lower().strip(',;:.!?"”’') if after else ""
     # a tag names its speaker in the narration: 'said "Consider, my dear' opens a speech instead
     speech = prev_word in SPEECH_VERBS or next_word in SPEECH_VERBS  # `_candidates` checks dialogue
-    if stop_name and not (speech or (lowered[0] in spoken and prev_word not in _BEFORE_A_DATE)):
-        return None  # "in May", "May I": the word
+    if (
+        stop_name
+        and honorific is None
+        and not (speech or (lowered[0] in spoken and prev_word not in _BEFORE_A_DATE))
+    ):
+        return None  # "in May", "May I": the word; "Aunt May" is a name
     title = _TITLE_OF.search(text, max(0, start - 40), start) if prev_word == "of" else None
     return _Occurrence(
         start=start,
@@ -680,9 +683,14 @@ def _accept(
     mid_caps = Counter(w for o in occurrences if not o.initial for w in o.words)
     for words, occ in by_words.items():
         speech = sum(1 for o in occ if o.speech)
-        if len(words) == 1 and words[0].lower() in NON_NAMES and speech < COMMON_WORD_SPEECH_MIN:
-            continue  # a stop word, unless it names a speaker as given names do ("said May")
         honored = sum(1 for o in occ if o.honorific and o.honorific not in {"the"})
+        if (
+            len(words) == 1
+            and words[0].lower() in NON_NAMES
+            and speech < COMMON_WORD_SPEECH_MIN
+            and not honored
+        ):
+            continue  # a stop word, unless it names a speaker as given names do ("said May", "Aunt May")
         mid = sum(1 for o in occ if not o.initial and not o.titled)
         verbs = sum(1 for o in occ if o.person_verb)
         titled_only = all(o.titled for o in occ)
