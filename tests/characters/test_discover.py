@@ -1481,3 +1481,15 @@ def test_a_title_before_a_stop_word_that_is_a_given_name_makes_it_a_name() -> No
     cast = _cast("\n\n".join([block] * 6))
     assert "Aunt June" in cast
     assert _owner(cast, "Miss April") == _owner(cast, "Miss April Dane")
+
+
+def test_a_name_that_tags_a_question_after_it_is_a_name() -> None:
+    # '"…?" Kit asks': the speech ended on a question mark, but the tag goes on with Kit as its subject
+    block = (
+        "Ottoline waits in the car, and Dimitri smokes beside it.\n\n"
+        '"Are you coming?" Kit asks. "It is late."\n\n'
+        '"Soon," says Ottoline.\n\n"Why not now?" Kit asks.'
+    )
+    assert "Kit" in _cast("\n\n".join([block] * 4))
+    # ... and so is a stop word that is a given name, tagging questions only
+    assert "June" in _cast("\n\n".join([block.replace("Kit", "June")] * 4))

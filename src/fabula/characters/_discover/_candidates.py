@@ -30,7 +30,7 @@ from fabula.characters._lexicon import (
     given_name_gender,
 )
 from fabula.characters._pronouns import PronounMatch, _pronoun_scan
-from fabula.characters._text import Regions, is_sentence_initial
+from fabula.characters._text import Regions, follows_speech, is_sentence_initial
 
 _UPPER = LATIN_UPPER  # every latin-script capital: "Łukasz", "Şafak" are names too
 
@@ -505,8 +505,16 @@ def _occurrence(text: str, m: re.Match[str], spoken: frozenset[str] = frozenset(
     initial = is_sentence_initial(text, m.start())
     if honorific is not None:
         honorific = honorific.lower()
-    # at a sentence start, drop leading non-names ("Poor Lavinia", "But Nora")
-    while spans and initial and honorific is None and spans[0][1].lower() in NON_NAMES:
+    # at a sentence start, drop leading non-names ("Poor Lavinia", "But Nora"), but not a given name that
+    # may open a speech's tag ('"…?" June asks': see `stop_name`)
+    tag_opening = initial and follows_speech(text, m.start())
+    while (
+        spans
+        and initial
+        and honorific is None
+        and spans[0][1].lower() in NON_NAMES
+        and not (tag_opening and len(spans) == 1 and given_name_gender(spans[0][1]) != "unknown")
+    ):
         spans = spans[1:]
         if spans:
             start = spans[0][0]
@@ -538,7 +546,7 @@ def _occurrence(text: str, m: re.Match[str], spoken: frozenset[str] = frozenset(
     stop_name = (
         len(words) == 1
         and lowered[0] in NON_NAMES
-        and (honorific is not None or not initial)
+        and (honorific is not None or not initial or tag_opening)
         and given_name_gender(words[0]) != "unknown"
     )
     if (
@@ -567,6 +575,8 @@ def _occurrence(text: str, m: re.Match[str], spoken: frozenset[str] = frozenset(
     next_word = after[0].lower().strip(',;:.!?"”’') if after else ""
     # a tag names its speaker in the narration: 'said "Consider, my dear' opens a speech instead
     speech = prev_word in SPEECH_VERBS or next_word in SPEECH_VERBS  # `_candidates` checks dialogue
+    if initial and next_word in SPEECH_VERBS and follows_speech(text, start):
+        initial = False  # '"Are you coming?" Kit asks': the speech's tag goes on, Kit is its subject
     if (
         stop_name
         and honorific is None
