@@ -34,11 +34,12 @@ from collections import Counter
 from functools import lru_cache
 
 from fabula.characters._lexicon import SPEECH_VERBS
+from fabula.characters._text import CLOSE_QUOTES
 
 #: uses of a word in the speech-tag slots that make it one of the book's speech verbs
 MIN_TAG_USES = 3
 
-_CLOSE = "[\"\u201d'\u2019]"  # a closing quotation mark
+_CLOSE = f"[{re.escape(CLOSE_QUOTES)}]"  # a closing quotation mark
 _GAP = r"[ \t]*(?:\n[ \t]*)?"  # spaces, at most one line break: a tag never runs past its paragraph
 _SPACE = r"[ \t]+(?:\n[ \t]*)?|[ \t]*\n[ \t]*"  # the same, at least one space or break
 #: a capitalised name, not a capitalised pronoun or article that opens the next sentence

@@ -12,7 +12,7 @@ from fabula.characters._lexicon import HONORIFICS
 _OPEN_QUOTES = "\"“‘'«„(["
 _SENTENCE_END = ".!?:;—"
 _STRAIGHT_QUOTES = "\"'"  # open or close a speech: which one, the spacing tells
-_CLOSE_QUOTES = "\"”’'"
+CLOSE_QUOTES = "\"”’'"  # the marks a speech may close with
 _QUOTE_CHARS = re.compile(r"[\"“”]")
 
 
@@ -60,7 +60,7 @@ def is_sentence_initial(text: str, start: int) -> bool:
         if j >= 0 and text[j] in '"”’':
             return j == 0 or text[j - 1] != ","  # '"…,"' and a line break: the speech's tag goes on
         return j < 0 or text[j] == "\n" or text[j] in _SENTENCE_END
-    if text[i] in _CLOSE_QUOTES and i > 0 and text[i - 1] in ".!?":
+    if text[i] in CLOSE_QUOTES and i > 0 and text[i - 1] in ".!?":
         return True
     if text[i] in ".!?":
         # "Mr. Ashdown": the period of an honorific is not a sentence end
@@ -81,7 +81,7 @@ def follows_speech(text: str, start: int) -> bool:
         i -= 1
         while i >= 0 and text[i] in " \t\r":
             i -= 1
-    return i > 0 and text[i] in _CLOSE_QUOTES and not text[i - 1].isspace()
+    return i > 0 and text[i] in CLOSE_QUOTES and not text[i - 1].isspace()
 
 
 class Regions:

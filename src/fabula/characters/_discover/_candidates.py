@@ -575,7 +575,7 @@ def _occurrence(text: str, m: re.Match[str], spoken: frozenset[str] = frozenset(
     next_word = after[0].lower().strip(',;:.!?"”’') if after else ""
     # a tag names its speaker in the narration: 'said "Consider, my dear' opens a speech instead
     speech = prev_word in SPEECH_VERBS or next_word in SPEECH_VERBS  # `_candidates` checks dialogue
-    if initial and next_word in SPEECH_VERBS and follows_speech(text, start):
+    if initial and tag_opening and next_word in SPEECH_VERBS:
         initial = False  # '"Are you coming?" Kit asks': the speech's tag goes on, Kit is its subject
     if (
         stop_name
