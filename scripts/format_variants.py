@@ -14,7 +14,9 @@ Each variant changes one convention, character for character, so the length neve
   apostrophes curly;
 - ``ebook``: ``curly`` + ``nbsp`` + ``unwrap``;
 - ``modern``: inverted speech tags after a speech put the speaker first, in the present tense where
-  it has as many letters (``"…," said Emma`` -> ``"…," Emma says``), as novels of today write them.
+  it has as many letters (``"…," said Emma`` -> ``"…," Emma says``), as novels of today write them;
+- ``present``: ``modern``, and the narration in the present tense where a verb's present is no longer
+  than its past, padded with spaces (``Emma looked up`` -> ``Emma looks  up``).
 
     python scripts/format_variants.py ../shared/data/pdnc OUT --variant ebook [--novel NAME ...]
     fabula eval quotes --pdnc OUT/ebook --json R        # then as on the shipped novels
@@ -93,6 +95,38 @@ def modern(text: str) -> str:
     return _INVERTED_TAG.sub(swap, text)
 
 
+#: narration's past-tense verbs whose present tense is no longer (padded with spaces to the same length)
+_PRESENT_NARRATION = {
+    **{"looked": "looks", "smiled": "smiles", "laughed": "laughs", "walked": "walks", "seemed": "seems"},
+    **{"hoped": "hopes", "feared": "fears", "loved": "loves", "liked": "likes", "turned": "turns"},
+    **{"listened": "listens", "answered": "answers", "asked": "asks", "nodded": "nods", "said": "says"},
+    **{"cried": "cries", "replied": "replies", "was": "is", "had": "has", "wished": "wishes"},
+    **{"sighed": "sighs", "stared": "stares", "shrugged": "shrugs", "frowned": "frowns"},
+    **{"glanced": "glances", "watched": "watches"},
+}
+_AUXILIARY = frozenset(("had", "has", "have", "was", "were", "been", "being", "be", "is", "are"))
+_PAST_WORD = re.compile(r"\b(" + "|".join(sorted(_PRESENT_NARRATION, key=len, reverse=True)) + r")\b")
+
+
+def present(text: str) -> str:
+    """``modern``, and the narration outside the speeches in the present tense where a verb's present
+    is no longer than its past ("Nora looked up" -> "Nora looks  up"), as novels of today are often
+    told: the evidence of a person that discovery reads after a name must not depend on the tense."""
+    text = modern(text)
+    out = list(text)
+    for paragraph in _PARAGRAPHS.finditer(text):
+        marks = [paragraph.start() + i for i, ch in enumerate(paragraph.group()) if ch == '"']
+        bounds = [paragraph.start(), *marks, paragraph.end()]
+        for k in range(0, len(bounds) - 1, 2):  # the stretches outside the speeches
+            for m in _PAST_WORD.finditer(text, bounds[k], bounds[k + 1]):
+                before = text[max(0, m.start() - 7) : m.start()].split()
+                if before and before[-1].lower() in _AUXILIARY:  # a participle: "had looked" stays
+                    continue
+                word = _PRESENT_NARRATION[m.group(1)]
+                out[m.start() : m.end()] = list(word.ljust(m.end() - m.start()))
+    return "".join(out)
+
+
 def ebook(text: str) -> str:
     return unwrap(nbsp(curly(text)))
 
@@ -105,6 +139,7 @@ VARIANTS: dict[str, Callable[[str], str]] = {
     "single": single,
     "ebook": ebook,
     "modern": modern,
+    "present": present,
 }
 
 

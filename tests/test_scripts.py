@@ -449,7 +449,7 @@ def test_fit_weighs_groups_and_keeps_fixed_weights() -> None:
 
 def test_format_variants_runs(pdnc: Path, tmp_path: Path) -> None:
     """Every variant keeps each novel's length (PDNC's offsets hold) and links its annotations."""
-    variants = ("nbsp", "ebook", "single", "modern")
+    variants = ("nbsp", "ebook", "single", "modern", "present")
     out = run("format_variants.py", pdnc, tmp_path, *[f"--variant={v}" for v in variants])
     assert "ebook: 2 novels" in out
     for variant in variants:
@@ -460,6 +460,9 @@ def test_format_variants_runs(pdnc: Path, tmp_path: Path) -> None:
     assert "‘" in (tmp_path / "single" / "A" / "novel_text.txt").read_text(encoding="utf-8")
     modern = (tmp_path / "modern" / "A" / "novel_text.txt").read_text(encoding="utf-8")
     assert "Anna says" in modern and '" said Anna' not in modern
+    present = (tmp_path / "present" / "A" / "novel_text.txt").read_text(encoding="utf-8")
+    assert "Anna says" in present and "walks  home" in present and "Anna smiles at" in present
+    assert "walked" in modern
 
 
 def test_fit_with_several_right_candidates() -> None:
