@@ -959,6 +959,20 @@ def test_a_word_often_after_to_or_in_is_a_place() -> None:
     assert "Tom Brand" in names and "Quellhaven" not in names
 
 
+def test_a_verb_after_a_prepositional_phrase_is_its_heads() -> None:
+    # "a porter on the Wharfside spoke", "the stones of the Wharfside seemed": the porter speaks and the
+    # stones seem, so the place gains no evidence of a person from them; the man of "the son of Mr.
+    # Holloway said" is still a person by his own uses
+    text = "".join(
+        f'"It is {x}," said Tom Brand on the Wharfside. A porter on the Wharfside spoke to him, and the stones '
+        "of the Wharfside seemed cold. The son of Mr. Holloway said nothing; Mr. Holloway was away.\n\n"
+        for x in ["late", "cold", "dark", "wet"]
+    )
+    names = _all_names(text)
+    assert "Tom Brand" in names and "Mr. Holloway" in names
+    assert not any("Wharfside" in n for n in names)
+
+
 def test_an_adjective_of_a_nation_or_style_is_no_person() -> None:
     # "Roman fever", "a Gothic window": capitalised mid-sentence, yet no one
     text = "".join(

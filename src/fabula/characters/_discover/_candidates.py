@@ -574,7 +574,11 @@ def _occurrence(text: str, m: re.Match[str], spoken: frozenset[str] = frozenset(
     after = text[end : end + 30].split(None, 2)
     next_word = after[0].lower().strip(',;:.!?"”’') if after else ""
     # a tag names its speaker in the narration: 'said "Consider, my dear' opens a speech instead
-    speech = prev_word in SPEECH_VERBS or next_word in SPEECH_VERBS  # `_candidates` checks dialogue
+    # after a preposition the name ends a phrase whose head is the verb's subject ("a policeman on the
+    # Embankment spoke", "the daughter of Mr. Ashdown said"): the verb after it is no evidence of a person
+    governed = prev_word in _PREPOSITIONS
+    speech = prev_word in SPEECH_VERBS or (next_word in SPEECH_VERBS and not governed)  # `_candidates`
+    # checks dialogue
     if initial and tag_opening and next_word in SPEECH_VERBS:
         initial = False  # '"Are you coming?" Kit asks': the speech's tag goes on, Kit is its subject
     if (
@@ -592,7 +596,7 @@ def _occurrence(text: str, m: re.Match[str], spoken: frozenset[str] = frozenset(
         initial=initial and honorific is None,
         titled=titled,
         speech=speech,
-        person_verb=next_word in PERSON_VERBS,
+        person_verb=next_word in PERSON_VERBS and not governed,
         auxiliary=next_word in _AUXILIARIES,
         pronoun_after=_SUBJECT_PRONOUN_AFTER.match(text, end) is not None,
         place_prep=prev_word in PLACE_PREPOSITIONS,
@@ -601,6 +605,20 @@ def _occurrence(text: str, m: re.Match[str], spoken: frozenset[str] = frozenset(
         title_of=title is not None and not is_sentence_initial(text, title.start(1)),
         to_before=prev_word == "to",
     )
+
+
+#: a name right after one of these ends a prepositional phrase (`_occurrence`)
+_PREPOSITIONS = PLACE_PREPOSITIONS | {
+    "on",
+    "upon",
+    "of",
+    "over",
+    "under",
+    "beside",
+    "behind",
+    "across",
+    "along",
+}
 
 
 #: a word ending in one of these is a contraction ("What'll", "You're", "Jim'll"): a verb is written into it
