@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from fabula.annotation import annotate
 from fabula.book import book_from_text
 from fabula.quotes import detect_quotes
 
@@ -90,6 +91,44 @@ def test_scare_quotes_inside_a_sentence_are_not_dialogue() -> None:
 def test_em_dash_dialogue() -> None:
     text = "—Where are you going? —asked the old man—. It is late.\n\n—Home.\n\nThey walked on.\n"
     assert _quotes(text) == [["Where are you going?", "It is late."], ["Home."]]
+
+
+DASH_SCENE = (
+    "Nora Holloway came down to the quay at dawn. Kit Ashdown was already there.\n\n"
+    "— You are late, said Kit.\n\n"
+    "— The tide is late, Nora answered. She threw her bag into the boat.\n\n"
+    "— Will you take the oars?\n\n"
+    "— If I must.\n\n"
+    "— Where is Tom? asked Nora after a while.\n\n"
+    "— Asleep, said Kit. — He always does.\n\n"
+    "— Late, said Nora, but not too late.\n\n"
+    "— Well, Nora.\n"
+)
+
+
+def test_a_speech_tag_set_off_by_a_comma_ends_a_dash_speech() -> None:
+    # "— Late, said Kit.": translations and Irish novels set the tag off with a comma and no dash; after a
+    # tag ending in a comma the speech goes on, after one ending the sentence the narration does, until a
+    # dash opens speech again; a name spoken to is no tag ("— Well, Nora.")
+    assert _quotes(DASH_SCENE) == [
+        ["You are late,"],
+        ["The tide is late,"],
+        ["Will you take the oars?"],
+        ["If I must."],
+        ["Where is Tom?"],
+        ["Asleep,", "He always does."],
+        ["Late,", "but not too late."],
+        ["Well, Nora."],
+    ]
+
+
+def test_dash_speeches_go_to_the_speakers_their_tags_name() -> None:
+    book = book_from_text(DASH_SCENE)
+    annotate(book, {"speakers"})
+    kit, nora = (next(c.id for c in book.characters if name in c.all_names()) for name in ("Kit", "Nora"))
+    speakers = [q.speaker_id for q in book.quotes]
+    assert speakers[:2] == [kit, nora]
+    assert speakers[4:7] == [nora, kit, nora]
 
 
 def test_chinese_corner_and_curly_quotes() -> None:

@@ -26,6 +26,7 @@ import numpy as np
 
 from fabula._letters import LATIN_UPPER
 from fabula.book import Book, PrefixLayers, Quote, Span, prefix_layers, prefix_stable, trim_span
+from fabula.characters import SPEECH_VERBS
 
 MAX_SEGMENT_CHARS = 6000  # a longer open quote inside one paragraph is cut at a line end and flagged
 MAX_CONTINUED_PARAGRAPHS = 30  # a multi-paragraph quote longer than this is treated as unbalanced marks
@@ -404,8 +405,30 @@ _DASH_START = re.compile(r"\s*(?:[—―]|--)\s*")
 _DASH_BREAK = re.compile(r"\s+(?:[—―]|--)|(?:[—―]|--)(?=[\s.,;:]|$)")
 
 
+#: a name (up to four capitalised words), a subject pronoun, or "the" and a noun: a speech tag's speaker
+_TAG_SPEAKER = r"(?:[A-Z][\w'’.-]*(?:[ \t]+[A-Z][\w'’.-]*){0,3}|he|she|I|they|we|the[ \t]+[a-z]+)"
+#: a speech tag set off inside a dash speech by a comma, "?" or "!" and no dash ("— Late, said Kit.",
+#: "— Late, Nora answered, and …"): the verb first (then a few more words: "asked Nora after a while") or
+#: the speaker first (then at most one word: "Kit said quietly"), up to the clause's end
+_INLINE_TAG = re.compile(
+    rf"(?<=[,!?])[ \t\n]+(?:(?P<verb_first>[a-z]+)[ \t\n]+{_TAG_SPEAKER}(?P<more>(?:[ \t\n]+[a-z]+){{0,4}})"
+    rf"|{_TAG_SPEAKER}[ \t\n]+(?P<verb_after>[a-z]+)(?:[ \t\n]+[a-z]+)?)[ \t]*(?P<stop>[.,;]|(?=\s*$))"
+)
+
+
+def _inline_tag(text: str, start: int, end: int) -> re.Match[str] | None:
+    """The first speech tag that `_INLINE_TAG` finds in ``text[start:end]`` whose verb is a speech verb."""
+    for tag in _INLINE_TAG.finditer(text, start, end):
+        if (tag["verb_first"] or tag["verb_after"]) in SPEECH_VERBS:
+            return tag
+    return None
+
+
 def _dash_segments(text: str, start: int, end: int, index: int) -> list[_Segment]:
-    """Em-dash dialogue: the paragraph opens with a dash; `` —said he— `` interrupts the speech."""
+    """Em-dash dialogue: the paragraph opens with a dash; `` —said he— `` interrupts the speech, and so
+    does a tag set off by a comma alone (``— Late, said Kit.``, as translations and Irish novels write
+    it): after a tag that ends in a comma the speech goes on, after one that ends the sentence the
+    paragraph's narration does, until a dash opens speech again."""
     head = _DASH_START.match(text, start, end)
     if head is None:
         return []
@@ -415,6 +438,12 @@ def _dash_segments(text: str, start: int, end: int, index: int) -> list[_Segment
     while position < end:
         brk = _DASH_BREAK.search(text, position, end)
         stop = brk.start() if brk else end
+        tag = _inline_tag(text, position, stop) if speaking else None
+        if tag is not None:
+            segments.append(_Segment(position, tag.start(), index))
+            position = tag.end()
+            speaking = tag["stop"] == ","
+            continue
         if speaking and stop > position:
             segments.append(_Segment(position, stop, index))
         if brk is None:
