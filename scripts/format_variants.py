@@ -15,6 +15,8 @@ Each variant changes one convention, character for character, so the length neve
 - ``ebook``: ``curly`` + ``nbsp`` + ``unwrap``;
 - ``modern``: inverted speech tags after a speech put the speaker first, in the present tense where
   it has as many letters (``"…," said Emma`` -> ``"…," Emma says``), as novels of today write them;
+- ``dash``: dialogue in em-dashes with no closing mark (``— Yes,  said he,  I will. ``), as
+  translations and Irish novels write it;
 - ``present``: ``modern``, and the narration in the present tense where a verb's present is no longer
   than its past, padded with spaces (``Emma looked up`` -> ``Emma looks  up``).
 
@@ -127,6 +129,23 @@ def present(text: str) -> str:
     return "".join(out)
 
 
+def dash(text: str) -> str:
+    """Dialogue in dashes with no closing mark, as translations and Irish novels write it: a speech's
+    opening mark becomes an em-dash, except one reopening a speech after a tag that ends in a comma
+    (``"Yes," said he, "I will."`` -> ``— Yes,  said he,  I will. ``), and every closing mark a space."""
+    out = list(text)
+    for paragraph in _PARAGRAPHS.finditer(text):
+        marks = [paragraph.start() + i for i, ch in enumerate(paragraph.group()) if ch == '"']
+        for k, at in enumerate(marks):
+            if k % 2:
+                out[at] = " "
+            elif k == 0 or not text[marks[k - 1] + 1 : at].rstrip().endswith(","):
+                out[at] = "—"
+            else:
+                out[at] = " "
+    return "".join(out)
+
+
 def ebook(text: str) -> str:
     return unwrap(nbsp(curly(text)))
 
@@ -140,6 +159,7 @@ VARIANTS: dict[str, Callable[[str], str]] = {
     "ebook": ebook,
     "modern": modern,
     "present": present,
+    "dash": dash,
 }
 
 

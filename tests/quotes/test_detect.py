@@ -102,14 +102,18 @@ DASH_SCENE = (
     "— Where is Tom? asked Nora after a while.\n\n"
     "— Asleep, said Kit. — He always does.\n\n"
     "— Late, said Nora, but not too late.\n\n"
-    "— Well, Nora.\n"
+    "— Well, Nora.\n\n"
+    "Kit shipped the oars. — Ashore! proclaimed Kit.\n\n"
+    "Nora shook her head and replied, — Not now.\n"
 )
 
 
 def test_a_speech_tag_set_off_by_a_comma_ends_a_dash_speech() -> None:
     # "— Late, said Kit.": translations and Irish novels set the tag off with a comma and no dash; after a
     # tag ending in a comma the speech goes on, after one ending the sentence the narration does, until a
-    # dash opens speech again; a name spoken to is no tag ("— Well, Nora.")
+    # dash opens speech again; a name spoken to is no tag ("— Well, Nora."); a paragraph of narration
+    # opens a speech with a dash after a sentence's end, a colon or a speech verb and its comma; after
+    # "!" or "?" a lowercase word begins a tag whatever the verb
     assert _quotes(DASH_SCENE) == [
         ["You are late,"],
         ["The tide is late,"],
@@ -119,6 +123,8 @@ def test_a_speech_tag_set_off_by_a_comma_ends_a_dash_speech() -> None:
         ["Asleep,", "He always does."],
         ["Late,", "but not too late."],
         ["Well, Nora."],
+        ["Ashore!"],
+        ["Not now."],
     ]
 
 

@@ -408,12 +408,19 @@ _DASH_BREAK = re.compile(r"\s+(?:[—―]|--)|(?:[—―]|--)(?=[\s.,;:]|$)")
 #: a name (up to four capitalised words), a subject pronoun, or "the" and a noun: a speech tag's speaker
 _TAG_SPEAKER = r"(?:[A-Z][\w'’.-]*(?:[ \t]+[A-Z][\w'’.-]*){0,3}|he|she|I|they|we|the[ \t]+[a-z]+)"
 #: a speech tag set off inside a dash speech by a comma, "?" or "!" and no dash ("— Late, said Kit.",
-#: "— Late, Nora answered, and …"): the verb first (then a few more words: "asked Nora after a while") or
-#: the speaker first (then at most one word: "Kit said quietly"), up to the clause's end
+#: "— Late, Nora answered, and …"): the verb first (a word may stand before the speaker: "thought poor
+#: Alice"; more words after: "asked Kit of Nora as they parted") or the speaker first (then at most one
+#: word: "Kit said quietly"), up to the clause's end
 _INLINE_TAG = re.compile(
-    rf"(?<=[,!?])[ \t\n]+(?:(?P<verb_first>[a-z]+)[ \t\n]+{_TAG_SPEAKER}(?P<more>(?:[ \t\n]+[a-z]+){{0,4}})"
-    rf"|{_TAG_SPEAKER}[ \t\n]+(?P<verb_after>[a-z]+)(?:[ \t\n]+[a-z]+)?)[ \t]*(?P<stop>[.,;]|(?=\s*$))"
+    rf"(?<=[,!?])[ \t\n]+(?:(?P<verb_first>[a-z]+)[ \t\n]+(?:[a-z]+[ \t]+)?{_TAG_SPEAKER}"
+    rf"(?:[ \t\n]+[\w'’-]+){{0,12}}"
+    rf"|{_TAG_SPEAKER}[ \t\n]+(?P<verb_after>[a-z]+)(?:[ \t\n]+[a-z]+)?)[ \t]*(?P<stop>[.,;:]|(?=\s*$))"
 )
+#: a dash that opens a speech inside a paragraph of narration: after a colon or a sentence's end, or
+#: after a speech verb and its comma ("Emma replied, — I will not", "Cecil's voice came: — My dear",
+#: "She turned. — I tell you"), before a capital
+_DASH_OPENING = re.compile(rf"(?:[:.!?]|\b(?P<verb>[a-z]+),)[ \t\n]*(?:[—―]|--)[ \t\n]*(?=[{LATIN_UPPER}])")
+_SENTENCE_END = re.compile(r"[.!?]")
 
 
 def _inline_tag(text: str, start: int, end: int) -> re.Match[str] | None:
@@ -421,19 +428,33 @@ def _inline_tag(text: str, start: int, end: int) -> re.Match[str] | None:
     for tag in _INLINE_TAG.finditer(text, start, end):
         if (tag["verb_first"] or tag["verb_after"]) in SPEECH_VERBS:
             return tag
+        if tag["verb_first"] and text[tag.start() - 1] in "!?":
+            return (
+                tag  # a lowercase word after "!" or "?" goes on no sentence: "Rouge! proclaimed the croupier"
+            )
+    return None
+
+
+def _speech_opening(text: str, start: int, end: int) -> int | None:
+    """Where a paragraph of narration opens a dash speech (`_DASH_OPENING`), if it does."""
+    for opening in _DASH_OPENING.finditer(text, start, end):
+        if opening["verb"] is None or opening["verb"] in SPEECH_VERBS:
+            return opening.end()
     return None
 
 
 def _dash_segments(text: str, start: int, end: int, index: int) -> list[_Segment]:
-    """Em-dash dialogue: the paragraph opens with a dash; `` —said he— `` interrupts the speech, and so
-    does a tag set off by a comma alone (``— Late, said Kit.``, as translations and Irish novels write
-    it): after a tag that ends in a comma the speech goes on, after one that ends the sentence the
-    paragraph's narration does, until a dash opens speech again."""
+    """Em-dash dialogue: a paragraph opens with a dash (or its narration opens one after a colon, a
+    sentence or a speech verb: ``Emma replied, — I will not``); `` —said he— `` interrupts the speech, and so does a
+    tag set off by a comma alone (``— Late, said Kit.``, as translations and Irish novels write it).
+    After a tag ending in a comma the speech goes on unless a dash opens it again before the sentence
+    ends (``— Oh, cried Kit, warmly. — It is madness.``); after one that ends the sentence the
+    narration goes on until a dash opens speech again."""
     head = _DASH_START.match(text, start, end)
-    if head is None:
+    position = head.end() if head is not None else _speech_opening(text, start, end)
+    if position is None:
         return []
     segments: list[_Segment] = []
-    position = head.end()
     speaking = True
     while position < end:
         brk = _DASH_BREAK.search(text, position, end)
@@ -443,6 +464,11 @@ def _dash_segments(text: str, start: int, end: int, index: int) -> list[_Segment
             segments.append(_Segment(position, tag.start(), index))
             position = tag.end()
             speaking = tag["stop"] == ","
+            close = _SENTENCE_END.search(text, position, end)
+            if speaking and brk is not None and (close is None or brk.start() <= close.end()):
+                position = brk.end()  # the tag's clause runs on to the dash that opens the speech again
+                while position < end and text[position].isspace():
+                    position += 1
             continue
         if speaking and stop > position:
             segments.append(_Segment(position, stop, index))
