@@ -17,6 +17,7 @@ Each variant changes one convention, character for character, so the length neve
   it has as many letters (``"…," said Emma`` -> ``"…," Emma says``), as novels of today write them;
 - ``dash``: dialogue in em-dashes with no closing mark (``— Yes,  said he,  I will. ``), as
   translations and Irish novels write it;
+- ``unmarked``: no marks at all, every double mark a space, as some novels of today write dialogue;
 - ``present``: ``modern``, and the narration in the present tense where a verb's present is no longer
   than its past, padded with spaces (``Emma looked up`` -> ``Emma looks  up``).
 
@@ -146,6 +147,12 @@ def dash(text: str) -> str:
     return "".join(out)
 
 
+def unmarked(text: str) -> str:
+    """Dialogue with no marks at all (``"Yes," said he.`` -> `` Yes,  said he.``), as some novels of
+    today write it: every double mark a space."""
+    return text.replace('"', " ")
+
+
 def ebook(text: str) -> str:
     return unwrap(nbsp(curly(text)))
 
@@ -160,6 +167,7 @@ VARIANTS: dict[str, Callable[[str], str]] = {
     "modern": modern,
     "present": present,
     "dash": dash,
+    "unmarked": unmarked,
 }
 
 

@@ -449,7 +449,7 @@ def test_fit_weighs_groups_and_keeps_fixed_weights() -> None:
 
 def test_format_variants_runs(pdnc: Path, tmp_path: Path) -> None:
     """Every variant keeps each novel's length (PDNC's offsets hold) and links its annotations."""
-    variants = ("nbsp", "ebook", "single", "modern", "present", "dash")
+    variants = ("nbsp", "ebook", "single", "modern", "present", "dash", "unmarked")
     out = run("format_variants.py", pdnc, tmp_path, *[f"--variant={v}" for v in variants])
     assert "ebook: 2 novels" in out
     for variant in variants:
@@ -465,6 +465,9 @@ def test_format_variants_runs(pdnc: Path, tmp_path: Path) -> None:
     assert "walked" in modern
     dashed = (tmp_path / "dash" / "A" / "novel_text.txt").read_text(encoding="utf-8")
     assert "—Good morning number 0,  said Anna." in dashed and '"' not in dashed
+    assert (
+        " Good morning number 0,  said Anna." in (tmp_path / "unmarked" / "A" / "novel_text.txt").read_text()
+    )
 
 
 def test_fit_with_several_right_candidates() -> None:

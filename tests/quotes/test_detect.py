@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from fabula.annotation import annotate
 from fabula.book import book_from_text
-from fabula.quotes import detect_quotes
+from fabula.quotes import detect_quote_style, detect_quotes
+from fabula.quotes._detect import _UNMARKED_SPAN
 
 
 def _quotes(text: str, language: str | None = None) -> list[list[str]]:
@@ -135,6 +136,44 @@ def test_dash_speeches_go_to_the_speakers_their_tags_name() -> None:
     speakers = [q.speaker_id for q in book.quotes]
     assert speakers[:2] == [kit, nora]
     assert speakers[4:7] == [nora, kit, nora]
+
+
+UNMARKED_SCENE = (
+    "Nora Holloway came home late. Kit Ashdown was in the kitchen, reading.\n\n"
+    "You're back early, he said.\n\n"
+    "Am I? Nora said. I thought I was late.\n\n"
+    "Kit put the paper down. Where were you?\n\n"
+    "Out, said Nora. With Tom, if you must know.\n\n"
+    "I'm not starting anything, said Kit, not tonight.\n\n"
+    "He went out. She sat at the table for a long time.\n\n"
+) + "".join(f"Goodnight, {a} said.\n\nGoodnight, said {b}.\n\n" for a, b in [("Kit", "Nora")] * 4)
+
+
+def test_dialogue_without_marks_is_read_from_its_tags() -> None:
+    # no quotation marks at all, as some novels of today write dialogue: a tagged paragraph is speech up
+    # to its tag (and on after a tag's comma), an untagged one when it speaks to someone or asks; the
+    # rest is narration
+    book = book_from_text(UNMARKED_SCENE)
+    assert detect_quote_style(book).kind == "unmarked"
+    assert _quotes(UNMARKED_SCENE)[:5] == [
+        ["You're back early,"],
+        ["Am I?"],
+        ["Kit put the paper down. Where were you?"],
+        ["Out,"],
+        ["I'm not starting anything,", "not tonight."],
+    ]
+    annotate(book, {"speakers"})
+    kit, nora = (next(c.id for c in book.characters if name in c.all_names()) for name in ("Kit", "Nora"))
+    assert [q.speaker_id for q in book.quotes][3:7] == [nora, kit, kit, nora]
+
+
+def test_a_book_with_quotation_marks_is_not_read_as_unmarked() -> None:
+    # a title in quotation marks does not make a book without marks for its dialogue a marked one ...
+    text = UNMARKED_SCENE.replace("reading.", 'reading "The Times".', 1) + UNMARKED_SCENE * 4
+    assert len(text) > _UNMARKED_SPAN and detect_quote_style(book_from_text(text)).kind == "unmarked"
+    # ... but a dozen marked speeches do
+    marked = "".join(f'"Line {i}," said Kit.\n\n' for i in range(12)) + UNMARKED_SCENE
+    assert detect_quote_style(book_from_text(marked)).kind == "double"
 
 
 def test_chinese_corner_and_curly_quotes() -> None:
