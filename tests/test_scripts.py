@@ -465,9 +465,9 @@ def test_format_variants_runs(pdnc: Path, tmp_path: Path) -> None:
     assert "walked" in modern
     dashed = (tmp_path / "dash" / "A" / "novel_text.txt").read_text(encoding="utf-8")
     assert "—Good morning number 0,  said Anna." in dashed and '"' not in dashed
-    assert (
-        " Good morning number 0,  said Anna." in (tmp_path / "unmarked" / "A" / "novel_text.txt").read_text()
-    )
+    assert " Good morning number 0,  said Anna." in (
+        tmp_path / "unmarked" / "A" / "novel_text.txt"
+    ).read_text(encoding="utf-8")
 
 
 def test_fit_with_several_right_candidates() -> None:
