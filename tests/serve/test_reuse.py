@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from scripts.format_variants import VARIANTS
 
 from fabula.analysis import Analysis
 from fabula.book import Book, PrefixLayers, book_from_text, load_book
@@ -23,7 +24,7 @@ from fabula.characters._pronouns import pronoun_matches
 from fabula.characters._text import dialogue_regions
 from fabula.describe import character_sheet
 from fabula.pipeline import analyze_book
-from fabula.quotes import detect_quotes
+from fabula.quotes import detect_quote_style, detect_quotes
 from fabula.recap import _rankers, recap
 from fabula.serve import Library, Position
 from tests.conftest import pdnc_novel_dir
@@ -124,7 +125,12 @@ def _cuts(book: Book, count: int, seed: int = 29) -> list[int]:
     paragraph, at a paragraph's start and end, and just after a blank line."""
     rng = random.Random(seed)
     text, body = book.text, book.body
-    quotes = [m.span() for m in re.finditer(r"[\"“‘][^\"“”‘’]{2,400}?[\"”’]", text[body.start : body.end])]
+    # the speeches as the detector reads them, a character either side (a mark, or a dash's space, or none)
+    quotes = [
+        (span.start - 1 - body.start, span.end + 1 - body.start)
+        for quote in detect_quotes(book.truncated(len(text)))
+        for span in quote.spans
+    ]
     names = [
         m.span()
         for m in re.finditer(r"(?:Mr\.|Mrs\.|Miss) ?[A-Z][a-z]+|[A-Z][a-z]{3,}", text[body.start : body.end])
@@ -163,20 +169,27 @@ def _local_layers(book: Book) -> dict[str, Any]:
 
 def _variants() -> dict[str, Book]:
     """Real text in each quotation convention the scan reuses: double marks (a novel as it is), British
-    single marks and em-dash dialogue (the same novel's marks rewritten), and one whose opening reads as
+    single marks, em-dash dialogue and dialogue with no marks (the same novel's marks rewritten by
+    `scripts/format_variants.py`: the novel's marks are straight ones), and one whose opening reads as
     single-mark dialogue while the whole book reads as double (the cut's own convention then differs from
     the whole book's, so nothing of the quotation scan may carry over)."""
     text = (pdnc_novel_dir("DaisyMiller") / "novel_text.txt").read_text(encoding="utf-8")
-    single = text.replace("“", "‘").replace("”", "’")
-    dashed = re.sub(r"(?m)^“", "— ", text).replace("“", "").replace("”", "")
+    single = VARIANTS["single"](text)
     head = len(text) // 6
     mixed = single[:head] + text[head:]
-    return {
+    books = {
         "double": load_book(pdnc_novel_dir("DaisyMiller") / "novel_text.txt"),
         "single": book_from_text(single),
-        "dash": book_from_text(dashed),
+        "dash": book_from_text(VARIANTS["dash"](text)),
+        "unmarked": book_from_text(VARIANTS["unmarked"](text)),
         "mixed": book_from_text(mixed),
     }
+    for kind in ("single", "dash", "unmarked"):  # each copy reads as its convention, not as the novel's
+        assert detect_quote_style(books[kind]).kind == kind
+    assert (
+        detect_quote_style(books["mixed"].truncated(books["mixed"].body.start + head // 2)).kind == "single"
+    )
+    return books
 
 
 @pytest.mark.parametrize("count", [1, pytest.param(6, marks=pytest.mark.slow)])
