@@ -13,6 +13,7 @@ from fabula.characters._find import find_characters
 from fabula.characters._gold import load_character_list
 from fabula.characters._gold_match import is_pseudo_name, match_gold_names
 from fabula.characters._lexicon import (
+    ABBREVIATED_HONORIFICS,
     FEMALE_PRONOUNS,
     FIRST_PERSON_PRONOUNS,
     HONORIFICS,
@@ -32,6 +33,7 @@ from fabula.characters._speech_verbs import learned_speech_verbs
 from fabula.characters._text import is_vocative, name_key, surnames
 
 __all__ = [
+    "ABBREVIATED_HONORIFICS",
     "DISCOVERY_PASSES",
     "FEMALE_PRONOUNS",
     "FIRST_PERSON_PRONOUNS",

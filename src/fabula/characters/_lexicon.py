@@ -978,6 +978,12 @@ PLACE_OPENINGS = frozenset({"port", "fort", "mount", "cape", "lake", "chateau", 
 #: Words that precede a place more often than a person ("in Bath", "at Hartfield").
 PLACE_PREPOSITIONS = frozenset({"in", "at", "from", "near", "into", "through", "towards", "toward", "via"})
 
+#: Honorifics written as abbreviations: only these take a period in a name ("Mr. Holloway", "M. Perrin";
+#: "said the Admiral. Anne" is two sentences).
+ABBREVIATED_HONORIFICS = frozenset(
+    {"mr", "mrs", "ms", "dr", "rev", "capt", "lieut", "prof", "m", "mme", "mlle"}
+)
+
 #: Lowercase particles allowed inside a name ("Lady Honoria de Brocq", "Van der Vorst").
 NAME_PARTICLES = frozenset(
     {

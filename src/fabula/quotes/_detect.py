@@ -26,7 +26,7 @@ import numpy as np
 
 from fabula._letters import LATIN_UPPER
 from fabula.book import Book, PrefixLayers, Quote, Span, prefix_layers, prefix_stable, trim_span
-from fabula.characters import SPEECH_VERBS
+from fabula.characters import ABBREVIATED_HONORIFICS, SPEECH_VERBS
 
 MAX_SEGMENT_CHARS = 6000  # a longer open quote inside one paragraph is cut at a line end and flagged
 MAX_CONTINUED_PARAGRAPHS = 30  # a multi-paragraph quote longer than this is treated as unbalanced marks
@@ -414,11 +414,12 @@ _DASH_BREAK = re.compile(r"\s+(?:[—―]|--)|(?:[—―]|--)(?=[\s.,;:]|$)")
 
 #: a name (up to four capitalised words, a period only after a title or an initial: "said Nora. With Tom"
 #: is a tag and a new sentence), a subject pronoun, or "the" and a noun: a speech tag's speaker
-_NAME_WORD = r"(?:(?:Mr|Mrs|Ms|Dr|St|Mme|Mlle|Messrs|Col|Capt|Gen|Rev|Prof)\.|[A-Z]\.|[A-Z][\w'’-]*)"
+_ABBREVIATED = "|".join(sorted((h.capitalize() for h in ABBREVIATED_HONORIFICS), key=len, reverse=True))
+_NAME_WORD = rf"(?:(?:{_ABBREVIATED})\.|[A-Z]\.|[A-Z][\w'’-]*)"
 _TAG_SPEAKER = rf"(?:{_NAME_WORD}(?:[ \t]+{_NAME_WORD}){{0,3}}|he|she|I|they|we|the[ \t]+[a-z]+)"
-#: a speech tag set off inside a dash speech by a comma, "?" or "!" and no dash ("— Late, said Kit.",
-#: "— Late, Nora answered, and …"): the verb first (a word may stand before the speaker: "thought poor
-#: Alice"; more words after: "asked Kit of Nora as they parted") or the speaker first (then at most one
+#: a speech tag set off inside a dash speech by a comma, "?" or "!" and no dash ("— Too late, said Kit.",
+#: "— Too late, Nora answered, and …"): the verb first (a word may stand before the speaker: "thought poor
+#: Nora"; more words after: "asked Kit of Nora as they parted") or the speaker first (then at most one
 #: word: "Kit said quietly"), up to the clause's end
 _INLINE_TAG = re.compile(
     rf"(?<=[,!?])[ \t\n]+(?:(?P<verb_first>[a-z]+)[ \t\n]+(?:[a-z]+[ \t]+)?{_TAG_SPEAKER}"
@@ -426,7 +427,7 @@ _INLINE_TAG = re.compile(
     rf"|{_TAG_SPEAKER}[ \t\n]+(?P<verb_after>[a-z]+)(?:[ \t\n]+[a-z]+)?)[ \t]*(?P<stop>[.,;:]|(?=\s*$))"
 )
 #: a dash that opens a speech inside a paragraph of narration: after a colon or a sentence's end, or
-#: after a speech verb and its comma ("Emma replied, — I will not", "Cecil's voice came: — My dear",
+#: after a speech verb and its comma ("Nora replied, — I will not", "a voice came: — My dear",
 #: "She turned. — I tell you"), before a capital
 _DASH_OPENING = re.compile(rf"(?:[:.!?]|\b(?P<verb>[a-z]+),)[ \t\n]*(?:[—―]|--)[ \t\n]*(?=[{LATIN_UPPER}])")
 _SENTENCE_END = re.compile(r"[.!?]")
@@ -434,7 +435,7 @@ _SENTENCE_END = re.compile(r"[.!?]")
 
 def _is_tag(text: str, tag: re.Match[str]) -> bool:
     """Whether an `_INLINE_TAG` match is a speech tag: its verb is a speech verb, or it follows "!" or
-    "?" verb first (a lowercase word there goes on no sentence: "Rouge! proclaimed the croupier")."""
+    "?" verb first (a lowercase word there goes on no sentence: "Ashore! cried the boatman")."""
     return (tag["verb_first"] or tag["verb_after"]) in SPEECH_VERBS or bool(
         tag["verb_first"] and text[tag.start() - 1] in "!?"
     )
@@ -485,8 +486,8 @@ def _speech_opening(text: str, start: int, end: int) -> int | None:
 
 def _dash_segments(text: str, start: int, end: int, index: int) -> list[_Segment]:
     """Em-dash dialogue: a paragraph opens with a dash (or its narration opens one after a colon, a
-    sentence or a speech verb: ``Emma replied, — I will not``); `` —said he— `` interrupts the speech, and so does a
-    tag set off by a comma alone (``— Late, said Kit.``, as translations and Irish novels write it).
+    sentence or a speech verb: ``Nora replied, — I will not``); `` —said he— `` interrupts the speech, and so does a
+    tag set off by a comma alone (``— Too late, said Kit.``, as translations and Irish novels write it).
     After a tag ending in a comma the speech goes on unless a dash opens it again before the sentence
     ends (``— Oh, cried Kit, warmly. — It is madness.``); after one that ends the sentence the
     narration goes on until a dash opens speech again."""

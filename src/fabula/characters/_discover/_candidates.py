@@ -14,6 +14,7 @@ from fabula._letters import LATIN_LOWER, LATIN_UPPER
 from fabula._parallel import can_fork, fork_call
 from fabula.book import BLANK_LINE, Book, prefix_layers, prefix_stable
 from fabula.characters._lexicon import (
+    ABBREVIATED_HONORIFICS,
     BODY_WORDS,
     HONORIFIC_CLASSES,
     HONORIFICS,
@@ -46,8 +47,7 @@ _CAP_WORD = rf"(?:[{_UPPER}]['’](?=[{_UPPER}]))?[{_UPPER}][{_LOWER}]+(?:['’-
 _HONORIFIC_ALT = "|".join(sorted((h.capitalize() for h in HONORIFICS), key=len, reverse=True))
 
 
-#: honorifics written as abbreviations: only these take a period ("said the Admiral. Anne" is two sentences)
-_ABBREVIATIONS = frozenset({"mr", "mrs", "ms", "dr", "rev", "capt", "lieut", "prof", "m", "mme", "mlle"})
+_ABBREVIATIONS = ABBREVIATED_HONORIFICS
 
 
 _ABBREV_ALT = "|".join(
