@@ -311,6 +311,12 @@ def test_nonpersons_top20_runs(pdnc: Path) -> None:
     assert "PERSON_EVIDENCE_MIN = 2;" in swept and "leave-one-novel-out (values chosen: {2: 2})" in swept
 
 
+def test_display_names_runs(pdnc: Path) -> None:
+    # the fixture's people are named one way only ("said Anna"): every policy shows the main name
+    out = run("display_names.py", pdnc)
+    assert "| current | other | 4 | 100.0 | 100.0 |" in out and "| most-frequent | other | 4 |" in out
+
+
 def test_richer_gold_lists_runs(pdnc: Path) -> None:
     # the fixture's tags ("said Anna") are the gold names already: both lists score the same
     out = run("richer_gold_lists.py", pdnc)
