@@ -34,19 +34,24 @@ import argparse
 import re
 import shutil
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 _TITLE_SPACE = re.compile(r"\b(Mr|Mrs|Miss|Dr|Lady|Sir|Colonel|Captain)(\.?) (?=[A-Z])")
 _PARAGRAPHS = re.compile(r"(?s)(?:(?!\n\s*\n).)+")
 
 
+def _marks(text: str, mark: str) -> Iterator[tuple[re.Match[str], list[int]]]:
+    """Each paragraph of ``text`` and the offsets of ``mark`` in it (opening, closing, opening, ...)."""
+    for paragraph in _PARAGRAPHS.finditer(text):
+        yield paragraph, [paragraph.start() + i for i, ch in enumerate(paragraph.group()) if ch == mark]
+
+
 def _paired(text: str, mark: str, opening: str, closing: str) -> str:
     """``mark`` replaced by ``opening`` and ``closing`` in turn within each paragraph (an unclosed last
     one opens: a speech that goes on in the next paragraph)."""
     out = list(text)
-    for paragraph in _PARAGRAPHS.finditer(text):
-        marks = [paragraph.start() + i for i, ch in enumerate(paragraph.group()) if ch == mark]
+    for _, marks in _marks(text, mark):
         for k, at in enumerate(marks):
             out[at] = opening if k % 2 == 0 else closing
     return "".join(out)
@@ -117,8 +122,7 @@ def present(text: str) -> str:
     told: the evidence of a person that discovery reads after a name must not depend on the tense."""
     text = modern(text)
     out = list(text)
-    for paragraph in _PARAGRAPHS.finditer(text):
-        marks = [paragraph.start() + i for i, ch in enumerate(paragraph.group()) if ch == '"']
+    for paragraph, marks in _marks(text, '"'):
         bounds = [paragraph.start(), *marks, paragraph.end()]
         for k in range(0, len(bounds) - 1, 2):  # the stretches outside the speeches
             for m in _PAST_WORD.finditer(text, bounds[k], bounds[k + 1]):
@@ -135,8 +139,7 @@ def dash(text: str) -> str:
     opening mark becomes an em-dash, except one reopening a speech after a tag that ends in a comma
     (``"Yes," said he, "I will."`` -> ``— Yes,  said he,  I will. ``), and every closing mark a space."""
     out = list(text)
-    for paragraph in _PARAGRAPHS.finditer(text):
-        marks = [paragraph.start() + i for i, ch in enumerate(paragraph.group()) if ch == '"']
+    for _, marks in _marks(text, '"'):
         for k, at in enumerate(marks):
             if k % 2:
                 out[at] = " "

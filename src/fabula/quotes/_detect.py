@@ -456,23 +456,22 @@ def _unmarked_segments(text: str, start: int, end: int, index: int) -> list[_Seg
     is narration. A paragraph with no tag is speech when it speaks to someone or asks or exclaims
     (`_SPOKEN_TO`: "you", or a closing "?" or "!"; on the 14 tuning novels without their marks 93 % of such
     paragraphs hold a speech), narration otherwise."""
-    segments: list[_Segment] = []
-    if _inline_tag(text, start, end) is None:
+    tag = _inline_tag(text, start, end)
+    if tag is None:
         spoken = _SPOKEN_TO.search(text, start, end) or text[start:end].rstrip(" \t\r\n'’)_").endswith(
             ("?", "!")
         )
         return [_Segment(start, end, index)] if spoken else []
+    segments: list[_Segment] = []
     position = start
-    while position < end:
-        tag = _inline_tag(text, position, end)
-        if tag is None:
-            if position > start:
-                segments.append(_Segment(position, end, index))
-            break
+    while tag is not None:
         segments.append(_Segment(position, tag.start(), index))
         if tag["stop"] != ",":
-            break
+            return segments
         position = tag.end()
+        tag = _inline_tag(text, position, end)
+    if position < end:
+        segments.append(_Segment(position, end, index))
     return segments
 
 

@@ -47,16 +47,13 @@ _CAP_WORD = rf"(?:[{_UPPER}]['’](?=[{_UPPER}]))?[{_UPPER}][{_LOWER}]+(?:['’-
 _HONORIFIC_ALT = "|".join(sorted((h.capitalize() for h in HONORIFICS), key=len, reverse=True))
 
 
-_ABBREVIATIONS = ABBREVIATED_HONORIFICS
-
-
 _ABBREV_ALT = "|".join(
-    sorted((h.capitalize() for h in _ABBREVIATIONS & HONORIFICS.keys()), key=len, reverse=True)
+    sorted((h.capitalize() for h in ABBREVIATED_HONORIFICS & HONORIFICS.keys()), key=len, reverse=True)
 )
 
 
 _FULL_ALT = "|".join(
-    sorted((h.capitalize() for h in HONORIFICS.keys() - _ABBREVIATIONS), key=len, reverse=True)
+    sorted((h.capitalize() for h in HONORIFICS.keys() - ABBREVIATED_HONORIFICS), key=len, reverse=True)
 )
 
 
@@ -491,6 +488,20 @@ _BEFORE_A_DATE = frozenset(
 )
 
 
+#: a name right after one of these ends a prepositional phrase (`_occurrence`)
+_PREPOSITIONS = PLACE_PREPOSITIONS | {
+    "on",
+    "upon",
+    "of",
+    "over",
+    "under",
+    "beside",
+    "behind",
+    "across",
+    "along",
+}
+
+
 def _occurrence(text: str, m: re.Match[str], spoken: frozenset[str] = frozenset()) -> _Occurrence | None:
     """The occurrence a name run stands for, None when it is no name (a place, an exclamation, ...).
     ``spoken``: stop words (lowercase) the book shows as speakers (`spoken_stop_names`), names wherever
@@ -573,12 +584,12 @@ def _occurrence(text: str, m: re.Match[str], spoken: frozenset[str] = frozenset(
         prev_word = before_the[1].lower() if before_the else ""
     after = text[end : end + 30].split(None, 2)
     next_word = after[0].lower().strip(',;:.!?"”’') if after else ""
-    # a tag names its speaker in the narration: 'said "Consider, my dear' opens a speech instead
     # after a preposition the name ends a phrase whose head is the verb's subject ("a policeman on the
     # Embankment spoke", "the daughter of Mr. Ashdown said"): the verb after it is no evidence of a person
     governed = prev_word in _PREPOSITIONS
-    speech = prev_word in SPEECH_VERBS or (next_word in SPEECH_VERBS and not governed)  # `_candidates`
-    # checks dialogue
+    # a tag names its speaker in the narration: 'said "Consider, my dear' opens a speech instead
+    # (`_candidates` clears it inside dialogue)
+    speech = prev_word in SPEECH_VERBS or (next_word in SPEECH_VERBS and not governed)
     if initial and tag_opening and next_word in SPEECH_VERBS:
         initial = False  # '"Are you coming?" Kit asks': the speech's tag goes on, Kit is its subject
     if (
@@ -605,20 +616,6 @@ def _occurrence(text: str, m: re.Match[str], spoken: frozenset[str] = frozenset(
         title_of=title is not None and not is_sentence_initial(text, title.start(1)),
         to_before=prev_word == "to",
     )
-
-
-#: a name right after one of these ends a prepositional phrase (`_occurrence`)
-_PREPOSITIONS = PLACE_PREPOSITIONS | {
-    "on",
-    "upon",
-    "of",
-    "over",
-    "under",
-    "beside",
-    "behind",
-    "across",
-    "along",
-}
 
 
 #: a word ending in one of these is a contraction ("What'll", "You're", "Jim'll"): a verb is written into it
