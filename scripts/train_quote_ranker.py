@@ -496,6 +496,8 @@ def main() -> None:
         print("  mean", {k: round(100 * v, 1) for k, v in summary(results[mode]).items()})
         if validation:
             for label, part in (("tuning 14 (CV)", tuning), ("validation 7", validation)):
+                if not all(n.name in results[mode] for n in part):
+                    continue  # --folds 0: the tuning novels were only trained on
                 subset = {n.name: results[mode][n.name] for n in part}
                 print(f"  mean, {label}", {k: round(100 * v, 1) for k, v in summary(subset).items()})
     if args.json is not None:
