@@ -8,9 +8,11 @@ from importlib import resources
 from typing import Any
 
 import numpy as np
+import pytest
 
 from fabula.book import Book, Character, book_from_text
 from fabula.characters import find_characters
+from fabula.quotes import _ranker as ranker
 from fabula.quotes import attribute_quotes, detect_quotes
 from fabula.quotes._ranker import (
     _PROPOSING_PLAN,
@@ -270,6 +272,38 @@ def test_beam_decoding_keeps_a_scene_consistent_with_its_late_tag() -> None:
     assert [q.speaker_id for q in quotes] == ["knightley", "emma", "knightley", "emma"]
     assert all(0.0 < q.confidence <= 1.0 for q in quotes)
     assert quotes[0].confidence < 0.5  # the doubtful first turn says so
+
+
+def test_beam_decoding_expects_a_new_speaker_in_each_untagged_dialogue_paragraph(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Hand-set weights of a model that trusts the previous speaker to go on (a per-turn softmax learns
+    # some of that from speeches that run over paragraphs and tags that repeat a speaker).
+    weights = np.zeros(len(FEATURES))
+    for name, value in {"quote_tag_name": 4.0, "prev1_speaker": 0.5}.items():
+        weights[FEATURES.index(name)] = value
+    text = (
+        "Emma and Mr. Knightley walked on together.\n\n"
+        '"A fine day," said Emma.\n\n"Very fine."\n\n"Shall we go on?"\n\n"If you like."\n'
+    )
+    monkeypatch.setattr(ranker, "REPEAT_PENALTY", 0.0)
+    assert [q.speaker_id for q in rank_speakers(_book(text), weights)] == ["emma"] * 4
+    monkeypatch.undo()
+    # a reading pays for each untagged paragraph that repeats the one before it: the scene alternates
+    alternating = ["emma", "knightley", "emma", "knightley"]
+    assert [q.speaker_id for q in rank_speakers(_book(text), weights)] == alternating
+    # narration between two paragraphs, or a tag, and the same speaker may go on
+    broken = text.replace('"Shall we go on?"', 'She looked up.\n\n"Shall we go on?"')
+    assert [q.speaker_id for q in rank_speakers(_book(broken), weights)] == [
+        "emma",
+        "knightley",
+        "knightley",
+        "emma",
+    ]
+    # a tag may repeat a speaker unpaid: a weak tag (its weight under the penalty) keeps Emma on
+    weights[FEATURES.index("quote_tag_name")] = 0.3
+    tagged = text.replace('"Very fine."', '"Very fine," said Emma.')
+    assert [q.speaker_id for q in rank_speakers(_book(tagged), weights)][:2] == ["emma", "emma"]
 
 
 def test_name_tags_anchor_the_alternation_from_both_sides() -> None:

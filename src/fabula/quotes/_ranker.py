@@ -46,6 +46,10 @@ _MAIN_CAST = 8  # the characters named most often: candidates for a gendered tag
 _RECENT_PARAGRAPHS = 6  # characters named in this many paragraphs before the turn are candidates
 _SCENE_TURNS = 20  # a candidate's share of the conversation is counted over this many turns each side
 BEAM_WIDTH = 4  # readings of a conversation kept by the last pass (1: turn by turn; see `beam_decode`)
+#: the log-probability a beam reading loses for giving an untagged dialogue paragraph the speaker of the
+#: paragraph right before it, with no narration between: a new paragraph of dialogue is a new speaker
+#: (PDNC's tuning novels: 96.5 % of such pairs), which the per-turn softmax cannot say (`beam_decode`)
+REPEAT_PENALTY = 1.0
 _GATE_TURNS = 10  # a turn's tag density is read over its conversation's turns this far on each side
 _GATE_PRIOR = 5.0  # ... with this many pseudo-turns at the book's share (a short conversation says little)
 _GATE_STEPS = 20  # the gate is rounded to 1/20: each gate's weights are made once per pass
@@ -148,8 +152,11 @@ def beam_decode(
     badly (a tag that the alternation contradicts) loses to one that fits. The probabilities are
     the per-turn softmax the model was trained with (a maximum-entropy Markov model, not a CRF),
     so a strong tag that either reading can follow moves little: on the validation split this is
-    worth +0.0 to +0.4 points, not more (docs/benchmarks.md). Readings that agree on the turns a
-    turn's features read share one computation."""
+    worth +0.0 to +0.4 points, not more (docs/benchmarks.md). A reading pays `REPEAT_PENALTY` for
+    each untagged dialogue paragraph it gives the speaker of the paragraph right before it
+    (`_new_speaker_expected`): each turn's softmax sees the speakers before it only as features, so
+    it cannot weigh a repeat against the whole sequence. Readings that agree on the turns a turn's
+    features read share one computation."""
     stats = _BookStats.of(context, turns, statics, weights)
     for conversation in _conversations(turns, 0, len(turns)):
         _decode_conversation(context, turns, conversation, width, stats)
@@ -320,6 +327,7 @@ def _decode_conversation(
         for k in range(conversation.start - 1, max(-1, conversation.start - 1 - _HISTORY), -1)
     )
     for index in conversation:
+        expected = index > conversation.start and _new_speaker_expected(turns, index, stats.book)
         grown: list[tuple[float, int, _Hypothesis | None, list[str] | None, list[float] | None, int]] = []
         seen: dict[tuple[str | None, ...], tuple[list[str], list[float], list[int]] | None] = {}
         for hypothesis in beams:
@@ -352,8 +360,12 @@ def _decode_conversation(
                 grown.append((-base, len(grown), hypothesis, None, None, -1))
                 continue
             candidates, log_p, order = found
+            repeat = history[0] if expected and history else None
             for pick in order:
-                grown.append((-(base + log_p[pick]), len(grown), hypothesis, candidates, log_p, pick))
+                penalty = REPEAT_PENALTY if candidates[pick] == repeat else 0.0
+                grown.append(
+                    (-(base + log_p[pick] - penalty), len(grown), hypothesis, candidates, log_p, pick)
+                )
         grown.sort()  # by score, best first; a tie in the order grown (a stable sort by score)
         beams = []
         for negative, _, previous, among, chosen, pick in grown[:width]:  # only the kept readings are made
@@ -371,6 +383,17 @@ def _decode_conversation(
         if probability > 0:
             turn.speaker, turn.rule, turn.confidence = node.speaker, "ranker", round(probability, 4)
         node = node.previous
+
+
+def _new_speaker_expected(turns: list[Turn], index: int, book: _StaticBook) -> bool:
+    """Whether turn ``index`` is an untagged dialogue paragraph right after the previous turn's last
+    paragraph, with no narration between: by the convention of printed dialogue, someone else speaks."""
+    turn, previous = turns[index], turns[index - 1]
+    return (
+        turn.first_paragraph == previous.paragraph + 1
+        and book.unbroken(index - 1, index)
+        and not _tagged(turn)
+    )
 
 
 def _log_softmax(scores: list[float]) -> list[float]:
