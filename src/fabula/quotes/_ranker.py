@@ -327,7 +327,7 @@ def _decode_conversation(
         for k in range(conversation.start - 1, max(-1, conversation.start - 1 - _HISTORY), -1)
     )
     for index in conversation:
-        expected = index > conversation.start and _new_speaker_expected(turns, index, stats.book)
+        expected = index > conversation.start and _new_speaker_expected(turns, index)
         grown: list[tuple[float, int, _Hypothesis | None, list[str] | None, list[float] | None, int]] = []
         seen: dict[tuple[str | None, ...], tuple[list[str], list[float], list[int]] | None] = {}
         for hypothesis in beams:
@@ -385,15 +385,11 @@ def _decode_conversation(
         node = node.previous
 
 
-def _new_speaker_expected(turns: list[Turn], index: int, book: _StaticBook) -> bool:
-    """Whether turn ``index`` is an untagged dialogue paragraph right after the previous turn's last
-    paragraph, with no narration between: by the convention of printed dialogue, someone else speaks."""
-    turn, previous = turns[index], turns[index - 1]
-    return (
-        turn.first_paragraph == previous.paragraph + 1
-        and book.unbroken(index - 1, index)
-        and not _tagged(turn)
-    )
+def _new_speaker_expected(turns: list[Turn], index: int) -> bool:
+    """Whether turn ``index`` is an untagged dialogue paragraph in the paragraph right after the previous
+    turn's last (so no narration between): by the convention of printed dialogue, someone else speaks."""
+    turn = turns[index]
+    return turn.first_paragraph == turns[index - 1].paragraph + 1 and not _tagged(turn)
 
 
 def _log_softmax(scores: list[float]) -> list[float]:
