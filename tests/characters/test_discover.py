@@ -233,6 +233,17 @@ def test_bare_title_joins_its_dominant_holder() -> None:
         }
 
 
+def test_a_title_in_quotation_marks_is_no_alias_with_the_marks() -> None:
+    # scare quotes around a title ('the "Comte."') leave the bare word, never the alias 'the "Comte'
+    text = (
+        'Kit would not present me to the "Comte." However, the Comte had lived abroad. "Yes," said the '
+        'Comte. The Comte smiled, and he said nothing.\n\nThe "Comte" laughed. "No," said the Comte.\n'
+    )
+    names = {name for names in _cast(text).values() for name in names}
+    assert "the comte" in {name.lower() for name in names}
+    assert not any('"' in name for name in names), names
+
+
 def test_heading_words_are_cut_off_the_name() -> None:
     text = (
         "Chapter IV: Mrs. Rachel Lynde Is Properly Horrified\n\n"
