@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from fabula.characters import surnames
+from fabula.characters import shown_aliases, surnames
 from fabula.characters._text import follows_speech, is_sentence_initial
 
 
@@ -41,3 +41,23 @@ def test_a_name_after_a_closing_speech_mark_is_mid_sentence(text: str, initial: 
 )
 def test_a_tag_subject_follows_the_speech_whatever_the_marks(text: str, after: bool) -> None:
     assert follows_speech(text, text.index("she")) is after
+
+
+def test_shown_aliases_give_each_name_once_in_its_most_used_form() -> None:
+    # a sentence-initial "The", "the" before a surname and a lowercase rank are the same name to a reader
+    aliases = {"Ashdown": 40, "the Ashdown": 1, "The Ashdown": 1, "Monsieur Ashdown": 12, "Kit": 0}
+    assert shown_aliases("Mr. Ashdown", aliases) == ["Ashdown", "Monsieur Ashdown"]
+    assert shown_aliases("Mrs. Ashdown", {"Mrs Ashdown": 3, "Nora": 9}) == ["Nora"]  # a title's period
+    doctor = {
+        "the Doctor": 20,
+        "The Doctor": 5,
+        "Doctor": 3,
+        "the doctor": 2,
+        "Holloway": 4,
+        "Dr. Holloway": 1,
+    }
+    assert shown_aliases("Doctor Holloway", doctor) == ["the Doctor", "Holloway", "Dr. Holloway"]
+    # the display name's own forms are not repeated among its other names
+    assert shown_aliases("the Colonel", {"Colonel": 10, "The Colonel": 30, "Colonel Perrin": 2}) == [
+        "Colonel Perrin"
+    ]

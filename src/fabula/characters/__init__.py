@@ -30,7 +30,7 @@ from fabula.characters._lexicon import (
 from fabula.characters._resolve import resolve_name
 from fabula.characters._set_aside import SET_ASIDE_REASON, set_aside_list, set_aside_message
 from fabula.characters._speech_verbs import learned_speech_verbs
-from fabula.characters._text import is_vocative, name_key, surnames
+from fabula.characters._text import is_vocative, name_key, shown_aliases, surnames
 
 __all__ = [
     "ABBREVIATED_HONORIFICS",
@@ -60,5 +60,6 @@ __all__ = [
     "resolve_name",
     "set_aside_list",
     "set_aside_message",
+    "shown_aliases",
     "surnames",
 ]

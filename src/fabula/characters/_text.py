@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from fabula.book import Book
 from fabula.characters._lexicon import HONORIFICS
@@ -197,3 +197,27 @@ def surnames(names: Iterable[str]) -> frozenset[str]:
         if words and all(w[:1].isupper() for w in words) and (honorific is not None or 2 <= len(words) <= 3):
             found.add(words[-1].rstrip(".,").lower())
     return frozenset(found)
+
+
+def shown_aliases(name: str, aliases: Mapping[str, int]) -> list[str]:
+    """A character's other names as a reader's list shows them (the cast table, the report, a sheet),
+    each name once, the most used first. Forms that differ only by ``the``, by case or by a title's period
+    (``Pontellier`` / ``the Pontellier``, ``the Doctor`` / ``The Doctor`` / ``Doctor``, ``Mrs Ashdown`` /
+    ``Mrs. Ashdown``) are one name, shown in its most used form and ranked by their uses together. The
+    display name's own forms and forms never used are left out. Every form keeps its own count in ``aliases`` (the JSON outputs)."""
+
+    def key(form: str) -> str:
+        lowered = form.lower().replace(".", "")  # "Mrs Ashdown" is "Mrs. Ashdown"
+        return lowered[4:] if lowered.startswith("the ") else lowered
+
+    totals: dict[str, int] = {}
+    best: dict[str, tuple[int, str]] = {}  # name key -> the most used form (its uses, the form)
+    for form, count in aliases.items():
+        if count <= 0:
+            continue
+        k = key(form)
+        totals[k] = totals.get(k, 0) + count
+        if k not in best or (count, form) > best[k]:
+            best[k] = (count, form)
+    own = key(name)
+    return [best[k][1] for k in sorted(totals, key=lambda k: (-totals[k], best[k][1])) if k != own]

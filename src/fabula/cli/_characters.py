@@ -12,7 +12,7 @@ from rich.table import Table
 
 from fabula.annotation import annotate
 from fabula.book import DEFAULT_MAX_BYTES, Book, Character
-from fabula.characters import SET_ASIDE_REASON, load_character_list, set_aside_list
+from fabula.characters import SET_ASIDE_REASON, load_character_list, set_aside_list, shown_aliases
 from fabula.cli._app import app, stdout
 from fabula.cli._options import (
     BookArgument,
@@ -89,7 +89,7 @@ def characters_command(
     ]:
         table.add_column(column, justify=justify)  # type: ignore[arg-type]
     for character in cast[:limit]:
-        aliases = sorted((a for a, n in character.aliases.items() if n), key=lambda a: -character.aliases[a])
+        aliases = shown_aliases(character.name, character.aliases)
         chapter = chapter_number(book, character.first)
         table.add_row(
             str(character.rank),

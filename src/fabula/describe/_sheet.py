@@ -207,7 +207,9 @@ def character_sheet(
         description.append(
             SheetSentence(sentence.start, sentence.end, chapter.id + 1 if chapter else None, sentence.text)
         )
-    aliases = sorted((a for a in profile.aliases if a != profile.name), key=lambda a: -profile.aliases[a])
+    from fabula.characters import shown_aliases
+
+    aliases = shown_aliases(profile.name, profile.aliases)
     return CharacterSheet(
         id=profile.id,
         name=profile.name,

@@ -127,7 +127,9 @@ def _set_aside_row(book: Book) -> list[tuple[str, str]]:
 
 
 def _cast_row(index: int, p: CharacterProfile, index_of: dict[str, int]) -> dict[str, Any]:
-    aliases = [a for a, _ in sorted(p.aliases.items(), key=lambda kv: (-kv[1], kv[0])) if a != p.name]
+    from fabula.characters import shown_aliases
+
+    aliases = shown_aliases(p.name, p.aliases)
     return {
         "index": index,
         "name": p.name,
@@ -282,7 +284,9 @@ def _panel(index: int, p: CharacterProfile, index_of: dict[str, int], chapters: 
 def character_in_brief(p: CharacterProfile, first: str, partners: list[str]) -> str:
     """A character in a sentence or two from the book's own facts (shown until a description is written):
     other names, gender, first appearance, how often named and heard, who they talk to most."""
-    others = [a for a in sorted(p.aliases, key=lambda a: -p.aliases[a]) if a != p.name][:3]
+    from fabula.characters import shown_aliases
+
+    others = shown_aliases(p.name, p.aliases)[:3]
     sentence = p.name
     if p.gender in ("female", "male"):
         sentence += f" ({p.gender})"
