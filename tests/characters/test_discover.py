@@ -234,13 +234,13 @@ def test_bare_title_joins_its_dominant_holder() -> None:
 
 
 def test_a_title_in_quotation_marks_is_no_alias_with_the_marks() -> None:
-    # scare quotes around a title ('the "Comte."') leave the bare word, never the alias 'the "Comte'
+    # scare quotes around a title ('the "Margrave."') leave the bare word, never the alias 'the "Margrave'
     text = (
-        'Kit would not present me to the "Comte." However, the Comte had lived abroad. "Yes," said the '
-        'Comte. The Comte smiled, and he said nothing.\n\nThe "Comte" laughed. "No," said the Comte.\n'
+        'Kit would not present me to the "Margrave." However, the Margrave had lived abroad. "Yes," said the '
+        'Margrave. The Margrave smiled, and he said nothing.\n\nThe "Margrave" laughed. "No," said the Margrave.\n'
     )
     names = {name for names in _cast(text).values() for name in names}
-    assert "the comte" in {name.lower() for name in names}
+    assert "the margrave" in {name.lower() for name in names}
     assert not any('"' in name for name in names), names
 
 

@@ -202,7 +202,7 @@ def surnames(names: Iterable[str]) -> frozenset[str]:
 def shown_aliases(name: str, aliases: Mapping[str, int]) -> list[str]:
     """A character's other names as a reader's list shows them (the cast table, the report, a sheet),
     each name once, the most used first. Forms that differ only by ``the``, by case or by a title's period
-    (``Pontellier`` / ``the Pontellier``, ``the Doctor`` / ``The Doctor`` / ``Doctor``, ``Mrs Ashdown`` /
+    (``Perrin`` / ``the Perrin``, ``the Surveyor`` / ``The Surveyor`` / ``Surveyor``, ``Mrs Ashdown`` /
     ``Mrs. Ashdown``) are one name, shown in its most used form and ranked by their uses together. The
     display name's own forms and forms never used are left out. Every form keeps its own count in ``aliases`` (the JSON outputs)."""
 

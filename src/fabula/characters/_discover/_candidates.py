@@ -576,7 +576,7 @@ def _occurrence(text: str, m: re.Match[str], spoken: frozenset[str] = frozenset(
         return None  # "Pettigrew's Hollow", "Jukes's Wharf": a place named after someone
     prev = _previous_word(text, max(0, start - 30), start)
     prev_word = prev[1].lower() if prev else ""
-    # "the Comte", not 'the "Comte."': a title set off in quotation marks is the word the book quotes
+    # "the Margrave", not 'the "Margrave."': a title set off in quotation marks is the word the book quotes
     titled = (
         honorific is None
         and prev_word == "the"
