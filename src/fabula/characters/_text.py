@@ -204,7 +204,8 @@ def shown_aliases(name: str, aliases: Mapping[str, int]) -> list[str]:
     each name once, the most used first. Forms that differ only by ``the``, by case or by a title's period
     (``Perrin`` / ``the Perrin``, ``the Surveyor`` / ``The Surveyor`` / ``Surveyor``, ``Mrs Ashdown`` /
     ``Mrs. Ashdown``) are one name, shown in its most used form and ranked by their uses together. The
-    display name's own forms and forms never used are left out. Every form keeps its own count in ``aliases`` (the JSON outputs)."""
+    display name's own forms and forms never used are left out. Every form keeps its own count in
+    ``aliases`` (the JSON outputs)."""
 
     def key(form: str) -> str:
         lowered = form.lower().replace(".", "")  # "Mrs Ashdown" is "Mrs. Ashdown"
