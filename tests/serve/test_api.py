@@ -121,6 +121,11 @@ def test_every_endpoint_is_spoiler_safe(base: str, book: Book) -> None:
     _check(cast, at, read, later, "characters")
     for character in cast["characters"]:
         assert character["first_offset"] < at
+        # `also` shows each other name once (the cast table's way); `names` keeps every form
+        also = character["also"]
+        assert set(also) <= set(character["names"]) - {character["name"]}
+        keys = [n.lower().replace(".", "").removeprefix("the ") for n in [character["name"], *also]]
+        assert len(keys) == len(set(keys)), also
         status, sheet = get(f"{base}/characters/{character['id']}?at={q}")
         assert status == 200, sheet
         assert sheet["name"] == character["name"]

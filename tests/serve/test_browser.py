@@ -65,6 +65,9 @@ def test_reading_at_30_percent(tmp_path: Path) -> None:
         for name in cast:
             assert name in book.text[:at], name  # every name shown was in the text already
         no_later_text(page.locator("#cast").inner_text(), "cast")
+        for others in page.locator("#cast li .names").all_inner_texts():  # " also X, Y": each name once
+            keys = [n.lower().replace(".", "").removeprefix("the ") for n in others.strip()[5:].split(", ")]
+            assert len(keys) == len(set(keys)), others
         note = page.locator("#cast-note").inner_text()  # the name set aside in chapter 2 (the API's test)
         assert note.endswith(" Set aside, named but never shown as a person: Mabel."), note
         no_later_text(note, "cast note")

@@ -302,6 +302,8 @@ def create_app(library: Library, *, host: str = "127.0.0.1") -> FastAPI:
 
 
 def _cast_entry(profile: CharacterProfile) -> dict[str, Any]:
+    from fabula.characters import shown_aliases
+
     return {
         "id": profile.id,
         "name": profile.name,
@@ -309,6 +311,7 @@ def _cast_entry(profile: CharacterProfile) -> dict[str, Any]:
             profile.name,
             *sorted((a for a in profile.aliases if a != profile.name), key=lambda a: -profile.aliases[a]),
         ],
+        "also": shown_aliases(profile.name, profile.aliases),  # each other name once, for display
         "gender": profile.gender,
         "first_offset": profile.first_offset,
         "first_chapter": profile.first_chapter,

@@ -169,7 +169,7 @@
       button.dataset.id = character.id;
       button.addEventListener("click", () => showSheet(character.id, data.at));
       item.appendChild(button);
-      const others = character.names.filter((n) => n !== character.name);
+      const others = character.also;
       if (others.length) item.appendChild(make("span", " also " + others.join(", "), "names"));
       list.appendChild(item);
     }
