@@ -20,6 +20,10 @@ copies of the training novels as well as the novels themselves. ``--sparse-gate`
 every feature too (the feature times the turn's `sparse_gates`: the share of untagged turns around it),
 so the weights where tags are sparse may differ from those where they are dense.
 
+``--write-hidden DIR`` writes the ``--hide-tags`` copies to DIR laid out like PDNC (the annotations linked,
+the text the same length, so PDNC's spans hold) and stops: ``fabula eval quotes --pdnc DIR`` then scores the
+shipped model on exactly the copies the 'gold hidden' mode scores (docs/benchmarks.md's "hidden-tag copies").
+
 ``--train-predicted W`` trains on each training novel a second time with its discovered cast (as
 `fabula analyze` and ``--characters predicted`` attribute: split, merged, missing and extra entries), each
 such turn counting W of a turn; a turn's right candidates are those the PDNC protocol would score right
@@ -29,6 +33,7 @@ Measured at W 1.0 and 0.5, not in the shipped fit (docs/benchmarks.md, issue 28'
 
     python scripts/train_quote_ranker.py ../shared/data/pdnc [--folds 7] [--second-pass] [--predicted] [--split]
         [--hide-tags F] [--train-hidden F] [--sparse-gate] [--train-predicted W] [--json OUT]
+    python scripts/train_quote_ranker.py ../shared/data/pdnc --hide-tags 0.7 --write-hidden OUT
 """
 
 from __future__ import annotations
@@ -127,6 +132,18 @@ _LEAD_START = re.compile(r"(?:[.!?;]\s|\n\s*\n)(?!.*(?:[.!?;]\s|\n\s*\n))", re.S
 _BLANKED_LINE = re.compile(r"(?<=\S)[ \t]*\n[ \t]+(?=\n)")  # a line of spaces right after a line of text
 _TAG_CHARS = 100  # a tag after a quote is this short or left alone
 _LEAD_CHARS = 60  # a lead-in ("Emma said, ...") likewise
+
+
+def write_hidden_copy(folder: Path, copy: PdncNovel, out: Path) -> None:
+    """``copy`` (`hide_tags` of the novel in ``folder``) as a PDNC folder at ``out``: its text, and the
+    novel's annotations linked (absolute links, so the folder can move)."""
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "novel_text.txt").write_text(copy.book.text, encoding="utf-8")
+    for name in ("quotation_info.csv", "character_info.csv"):
+        link = out / name
+        if link.is_symlink() or link.exists():
+            link.unlink()
+        link.symlink_to((folder / name).resolve())
 
 
 def hide_tags(novel: PdncNovel, fraction: float) -> PdncNovel:
@@ -406,6 +423,12 @@ def main() -> None:
         " each such turn counting WEIGHT of a turn; its right candidates share a name with the gold speaker",
     )
     parser.add_argument(
+        "--write-hidden",
+        type=Path,
+        metavar="DIR",
+        help="write the --hide-tags copies to DIR, laid out like PDNC, and stop (no fit)",
+    )
+    parser.add_argument(
         "--plain-fixed",
         action="store_true",
         help="with --sparse-gate: fit the plain weights on the novels as written alone, then the gated ones"
@@ -414,6 +437,15 @@ def main() -> None:
     args = parser.parse_args()
     folders = find_pdnc_novels(args.pdnc)
     novels = [load_pdnc_novel(f) for f in folders]
+    if args.write_hidden is not None:
+        if args.hide_tags <= 0:
+            parser.error("--write-hidden needs --hide-tags F (the share of tags to hide)")
+        for folder, novel in zip(folders, novels, strict=True):
+            write_hidden_copy(folder, hide_tags(novel, args.hide_tags), args.write_hidden / folder.name)
+        print(
+            f"wrote {len(novels)} novels with {args.hide_tags:.0%} of their tags hidden to {args.write_hidden}"
+        )
+        return
     gated = None
     if args.sparse_gate:
         chosen = {f.name: f.features for f in FEATURE_FAMILIES}

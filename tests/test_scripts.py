@@ -134,6 +134,21 @@ def test_hide_tags_blanks_the_tags_only(pdnc: Path) -> None:
     assert hide_tags(novel, 0.0).book.text == before
 
 
+def test_train_quote_ranker_writes_the_hidden_tag_copies(pdnc: Path, tmp_path: Path) -> None:
+    """--write-hidden: the 'gold hidden' mode's copies as PDNC folders the eval commands read."""
+    from scripts.train_quote_ranker import hide_tags
+
+    from fabula.datasets import load_pdnc_novel
+
+    out = run("train_quote_ranker.py", pdnc, "--hide-tags", "0.5", "--write-hidden", tmp_path / "hidden")
+    assert "wrote 2 novels" in out
+    for name in ("A", "B"):
+        copy = load_pdnc_novel(tmp_path / "hidden" / name)  # its annotations hold on the copy
+        expected = hide_tags(load_pdnc_novel(pdnc / name), 0.5).book.text
+        assert copy.book.text == expected != load_pdnc_novel(pdnc / name).book.text
+        assert len(copy.quotes) == len(load_pdnc_novel(pdnc / name).quotes)
+
+
 def test_compare_eval_reports_runs(pdnc: Path, tmp_path: Path) -> None:
     from fabula.tasks import get_task, run_eval
 
