@@ -174,6 +174,17 @@ VARIANTS: dict[str, Callable[[str], str]] = {
 }
 
 
+def write_copy(folder: Path, text: str, target: Path) -> None:
+    """A PDNC novel folder at ``target`` with ``text`` as its novel and ``folder``'s other files (the
+    annotations) linked, absolute links, so the folder can move."""
+    target.mkdir(parents=True, exist_ok=True)
+    (target / "novel_text.txt").write_text(text, encoding="utf-8")
+    for other in folder.iterdir():
+        link = target / other.name
+        if other.name != "novel_text.txt" and not link.exists():
+            link.symlink_to(other.resolve())
+
+
 def write_variant(pdnc: Path, out: Path, variant: str, novels: list[str] | None = None) -> int:
     """Write ``out/variant/NOVEL/`` for each novel folder of ``pdnc`` (or the named ones); the number
     written."""
@@ -182,17 +193,11 @@ def write_variant(pdnc: Path, out: Path, variant: str, novels: list[str] | None 
     for folder in sorted(p for p in pdnc.iterdir() if (p / "novel_text.txt").is_file()):
         if novels and folder.name not in novels:
             continue
-        target = out / variant / folder.name
-        target.mkdir(parents=True, exist_ok=True)
         text = (folder / "novel_text.txt").read_text(encoding="utf-8")
         copy = convert(text)
         if len(copy) != len(text):  # the offsets would no longer hold
             raise AssertionError(f"{folder.name}: the {variant} copy changed the length")
-        (target / "novel_text.txt").write_text(copy, encoding="utf-8")
-        for other in folder.iterdir():
-            link = target / other.name
-            if other.name != "novel_text.txt" and not link.exists():
-                link.symlink_to(other.resolve())
+        write_copy(folder, copy, out / variant / folder.name)
         written += 1
     for extra in pdnc.glob("*.csv"):  # PDNC-Novel-Index.csv
         shutil.copy(extra, out / variant / extra.name)

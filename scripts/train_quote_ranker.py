@@ -134,18 +134,6 @@ _TAG_CHARS = 100  # a tag after a quote is this short or left alone
 _LEAD_CHARS = 60  # a lead-in ("Emma said, ...") likewise
 
 
-def write_hidden_copy(folder: Path, copy: PdncNovel, out: Path) -> None:
-    """``copy`` (`hide_tags` of the novel in ``folder``) as a PDNC folder at ``out``: its text, and the
-    novel's annotations linked (absolute links, so the folder can move)."""
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "novel_text.txt").write_text(copy.book.text, encoding="utf-8")
-    for name in ("quotation_info.csv", "character_info.csv"):
-        link = out / name
-        if link.is_symlink() or link.exists():
-            link.unlink()
-        link.symlink_to((folder / name).resolve())
-
-
 def hide_tags(novel: PdncNovel, fraction: float) -> PdncNovel:
     """A copy of ``novel`` in which ``fraction`` of the gold quotes PDNC types explicit or anaphoric lose
     their speech tags (a sparse-tag novel simulated): the narration between the quote's own spans, a short
@@ -440,8 +428,10 @@ def main() -> None:
     if args.write_hidden is not None:
         if args.hide_tags <= 0:
             parser.error("--write-hidden needs --hide-tags F (the share of tags to hide)")
+        from format_variants import write_copy  # a sibling script's PDNC folder writer
+
         for folder, novel in zip(folders, novels, strict=True):
-            write_hidden_copy(folder, hide_tags(novel, args.hide_tags), args.write_hidden / folder.name)
+            write_copy(folder, hide_tags(novel, args.hide_tags).book.text, args.write_hidden / folder.name)
         print(
             f"wrote {len(novels)} novels with {args.hide_tags:.0%} of their tags hidden to {args.write_hidden}"
         )
