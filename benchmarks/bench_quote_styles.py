@@ -2,11 +2,13 @@
 
 PDNC's novels all mark speech with straight double quotes; novels in the wild also use curly doubles,
 straight singles (British) and curly singles. This rewrites a PDNC novel's speech marks into each style
-(one character for one, so every gold span keeps its offsets; pairs are assigned by alternation in
-order, which is how straight marks pair) and scores each copy with the PDNC protocol (gold characters,
-the default attribution method). Caveat: a nested quote the original wrote with single marks stays
-single, so in the single styles it uses the same marks as the speech around it, which real books avoid
-(they switch to double marks inside); the single-style rows are a lower bound.
+with `scripts/format_variants.py`'s converters (one character for one, so every gold span keeps its
+offsets; marks pair within each paragraph) and scores each copy with the PDNC protocol (gold
+characters, the default attribution method). In the single styles a quote inside a speech that the
+source wrote in single marks takes double marks, as British books print it, when it reads as one (it
+opens before a capital); any other stays a single mark, the speech's own, so those rows are a slight
+lower bound. With curly single marks every apostrophe is ’, the closing mark's character (``don’t``,
+a dropped letter's ``goin’``).
 
     python benchmarks/bench_quote_styles.py --pdnc ../shared/data/pdnc --novel PrideAndPrejudice
 """
@@ -14,9 +16,10 @@ single, so in the single styles it uses the same marks as the speech around it, 
 from __future__ import annotations
 
 import argparse
-import re
 import shutil
+import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from fabula.characters import find_characters
@@ -24,30 +27,15 @@ from fabula.datasets import load_pdnc_novel
 from fabula.quotes import attribute_quotes, detect_quotes
 from fabula.tasks.pdnc_quotes import score_novel
 
-STYLES = {
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
+from format_variants import VARIANTS  # a sibling folder's converters
+
+STYLES: dict[str, Callable[[str], str] | None] = {
     "straight double (as shipped)": None,
-    "curly double": ("\u201c", "\u201d"),
-    "straight single": ("'", "'"),
-    "curly single": ("\u2018", "\u2019"),
+    "curly double": VARIANTS["curly"],
+    "straight single": VARIANTS["single-straight"],
+    "curly single": VARIANTS["single"],
 }
-
-
-def restyled(text: str, marks: tuple[str, str]) -> str:
-    """The text with every straight double mark replaced, alternately, by ``marks``; with curly single
-    marks, apostrophes inside words become ’ as typeset books print them."""
-    opening, closing = marks
-    out: list[str] = []
-    is_open = False
-    for char in text:
-        if char == '"':
-            out.append(closing if is_open else opening)
-            is_open = not is_open
-        else:
-            out.append(char)
-    result = "".join(out)
-    if opening == "\u2018":
-        result = re.sub(r"(?<=\w)'(?=\w)", "\u2019", result)
-    return result
 
 
 def main() -> None:
@@ -62,13 +50,13 @@ def main() -> None:
     print("|---|---|---:|---:|---:|---:|---:|")
     for name in novels:
         source = args.pdnc / name
-        for style, marks in STYLES.items():
+        for style, restyled in STYLES.items():
             with tempfile.TemporaryDirectory() as scratch:
                 folder = Path(scratch) / name
                 shutil.copytree(source, folder)
-                if marks is not None:
+                if restyled is not None:
                     text = (source / "novel_text.txt").read_text(encoding="utf-8")
-                    (folder / "novel_text.txt").write_text(restyled(text, marks), encoding="utf-8")
+                    (folder / "novel_text.txt").write_text(restyled(text), encoding="utf-8")
                 novel = load_pdnc_novel(folder)
                 detect_quotes(novel.book)
                 find_characters(novel.book, gold=novel.characters)

@@ -11,7 +11,8 @@ Each variant changes one convention, character for character, so the length neve
 - ``indent``: hard-wrapped, each paragraph's first line indented instead of a blank line before it;
 - ``curly``: curly double quotes, paired within each paragraph, and curly apostrophes inside words;
 - ``single``: British marks: speech in curly single quotes, quotes inside speech in curly doubles,
-  apostrophes curly;
+  every apostrophe curly (the closing mark's character, also after a dropped letter: ``goin’``);
+- ``single-straight``: the same in straight marks (``'…'``, ``"…"`` inside, ``'`` apostrophes);
 - ``ebook``: ``curly`` + ``nbsp`` + ``unwrap``;
 - ``modern``: inverted speech tags after a speech put the speaker first, in the present tense where
   it has as many letters (``"…," said Emma`` -> ``"…," Emma says``), as novels of today write them;
@@ -73,11 +74,38 @@ def curly(text: str) -> str:
     return _paired(re.sub(r"(?<=\w)'(?=\w)", "’", text), '"', "“", "”")
 
 
+#: a quote inside a speech in single marks: it opens before a capital (not "'T ain't" or "'Tis") and closes
+#: at the next mark after a letter or punctuation that no letter follows; any other mark is an apostrophe
+_NESTED = re.compile(
+    r"(?<![\w'])'(?=[A-Z])(?![A-Z] )(?!T(?:is|was|were|will|would)\b)"
+    r"[^']*(?:'(?=\w)[^']*)*?(?<=[\w.,!?;:\u2014-])'(?!\w)"
+)
+
+
+def _british(text: str, opening: str, closing: str, inner: tuple[str, str], apostrophe: str) -> str:
+    """Speech in ``opening``/``closing`` (the double marks paired within each paragraph), a quote inside
+    a speech in the ``inner`` marks, and every other single mark the ``apostrophe``."""
+    out = list(text)
+    for paragraph, marks in _marks(text, '"'):
+        for k, at in enumerate(marks):
+            out[at] = opening if k % 2 == 0 else closing
+        for k in range(0, len(marks), 2):  # each speech, to its close or the paragraph's end
+            end = marks[k + 1] if k + 1 < len(marks) else paragraph.end()
+            for nested in _NESTED.finditer(text, marks[k] + 1, end):
+                out[nested.start()], out[nested.end() - 1] = inner
+    return "".join(out).replace("'", apostrophe)
+
+
 def single(text: str) -> str:
-    text = re.sub(r"(?<=\w)'(?=\w)", "’", text)  # don't, Emma's
-    text = re.sub(r"(?<=[sS])'(?=[\s,.;:!?])", "’", text)  # the sisters' room
-    text = re.sub(r"(?<=\s)'(?=(?:tis|twas|em)\b)", "’", text)  # 'tis
-    return _paired(_paired(text, "'", "“", "”"), '"', "‘", "’")
+    """British curly marks: ``‘…’`` speech, ``“…”`` inside it, and every apostrophe ``’`` as typeset
+    books print it, the closing mark's character (``don’t``, ``the boys’ room``, a dropped letter's
+    ``goin’``, ``’em``)."""
+    return _british(text, "‘", "’", ("“", "”"), "’")
+
+
+def single_straight(text: str) -> str:
+    """British straight marks: ``'…'`` speech, ``"…"`` inside it, apostrophes ``'`` as written."""
+    return _british(text, "'", "'", ('"', '"'), "'")
 
 
 #: an inverted tag after a speech's closing mark ('," said Mr. Ashdown'): the verb and its speaker
@@ -166,6 +194,7 @@ VARIANTS: dict[str, Callable[[str], str]] = {
     "indent": indent,
     "curly": curly,
     "single": single,
+    "single-straight": single_straight,
     "ebook": ebook,
     "modern": modern,
     "present": present,

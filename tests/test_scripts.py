@@ -51,6 +51,17 @@ def test_every_script_has_a_smoke_test() -> None:
     assert {p.stem for p in SCRIPTS.glob("*.py")} <= tested
 
 
+def test_bench_quote_styles_runs(pdnc: Path) -> None:
+    """One row per style, the converters taken from scripts/format_variants.py; the curly double copy
+    scores as the shipped one (its marks pair within each paragraph)."""
+    out = run("bench_quote_styles.py", "--pdnc", pdnc, "--novel", "A", folder=BENCHMARKS)
+    rows = {
+        line.split(" | ")[1]: line.split(" | ")[2:] for line in out.splitlines() if line.startswith("| A |")
+    }
+    assert set(rows) == {"straight double (as shipped)", "curly double", "straight single", "curly single"}
+    assert rows["curly double"] == rows["straight double (as shipped)"]
+
+
 def test_bench_attribution_runs(pdnc: Path) -> None:
     """Both collector settings; one row per novel."""
     out = run("bench_attribution.py", "--pdnc", pdnc, "--novel", "A", "--repeat", "1", folder=BENCHMARKS)

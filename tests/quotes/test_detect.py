@@ -59,6 +59,38 @@ def test_single_quotes_before_words_that_could_be_elisions() -> None:
     assert _quotes("He knocked 'im down, and 'is hat fell off.\n") == []
 
 
+def test_a_dropped_letter_at_a_word_end_does_not_close_a_single_quoted_speech() -> None:
+    # goin', an', o': the speech closes at the punctuated mark later in its paragraph; a lowercase word
+    # after a mark inside the speech is elided ('fore, 'long), and so is an old "'T ain't"
+    text = (
+        "'I'm goin' down to the village,' said Tom. 'Ye'll be wantin' summat?'\n\n"
+        "'Nothin' but a bit o' bacon,' said his mother. 'An' mind you come home 'fore dark.'\n\n"
+        "''T ain't far,' said he. 'I'll be back 'long before supper. 'T is no matter.'\n"
+    )
+    assert _quotes(text) == [
+        ["I'm goin' down to the village,", "Ye'll be wantin' summat?"],
+        ["Nothin' but a bit o' bacon,", "An' mind you come home 'fore dark."],
+        ["'T ain't far,", "I'll be back 'long before supper. 'T is no matter."],
+    ]
+    # a close after a letter still closes: before a speech that opens, and at the paragraph's end
+    assert _quotes("'Hush' said Mary, 'the baby is asleep.'\n\n'T. Smith,' he read.\n") == [
+        ["Hush", "the baby is asleep."],
+        ["T. Smith,"],
+    ]
+    # a speech interrupted by narration between dashes, or the spaces left where a text dropped them:
+    # the same spans as with double marks
+    for gap in ("\u2014the doctor went on\u2014", "   the doctor went on   ", " the doctor went on "):
+        double = _quotes(f'"I should say"{gap}"that it is poison."\n')
+        assert [span for quote in double for span in quote] == ["I should say", "that it is poison."]
+        assert _quotes(f"'I should say'{gap}'that it is poison.'\n") == double
+
+
+def test_british_punctuation_after_the_closing_mark() -> None:
+    # logical punctuation: the mark closes before a comma or a full stop
+    text = "'I don't know', said Tom. 'Perhaps tomorrow'.\n\n'It was the boys', not mine.'\n"
+    assert _quotes(text) == [["I don't know", "Perhaps tomorrow"], ["It was the boys', not mine."]]
+
+
 def test_nested_quote_stays_inside_the_outer_one() -> None:
     text = "\"He told me 'never again,' and left,\" said Jane.\n"
     assert _quotes(text) == [["He told me 'never again,' and left,"]]

@@ -6,8 +6,9 @@ quote with two spans) and with the failure modes of real e-texts (stray marks, a
 over several paragraphs). The scan is one pass over paragraphs with a small state machine per style:
 
 * double marks: straight ``"`` (toggled, with context checks) and curly ``“ ”``;
-* British single-quote dialogue ``‘ ’`` / ``'`` (an apostrophe — ``don't``, ``'tis``, ``the boys' room`` —
-  never opens or closes a quote);
+* British single-quote dialogue ``‘ ’`` / ``'`` (an apostrophe — ``don't``, ``'tis``, ``the boys' room``, a
+  dropped letter's ``goin'`` before the speech's punctuated close — never opens or closes a quote;
+  punctuation may follow the close, ``'No', said he``);
 * guillemets ``« »``; Chinese ``“ ”`` / ``「 」`` (with ``『 』`` nested inside);
 * em-dash dialogue (a paragraph that starts with a dash is speech; `` —said he— `` breaks it).
 
@@ -368,10 +369,71 @@ def _single_marks(text: str, start: int, end: int) -> list[tuple[int, str]]:
             continue
         if before.isspace() and not after.isspace():
             continue  # an opener (nested or elision) while open
-        if before in _PUNCT_BEFORE_CLOSE or (after.isspace() and _closes_here(text, offset, end)):
+        if before in _PUNCT_BEFORE_CLOSE or (
+            (after in _PUNCT_AFTER_CLOSE or (after.isspace() and _closes_here(text, offset, end)))
+            and not _word_end_elision(text, offset, end)
+        ):
             marks.append((offset, "close"))
             is_open = False
     return marks
+
+
+#: punctuation right after a closing single mark that follows a letter: British logical punctuation
+#: (``'I don't know', said Tom``) or an elided letter before the speech's own punctuation (``goin',``)
+_PUNCT_AFTER_CLOSE = frozenset(".,;:!?—–-…)")
+
+
+def _word_end_elision(text: str, offset: int, end: int) -> bool:
+    """A mark after a word's last letter inside an open speech is an elided letter (``goin'``, ``an'``,
+    ``o'``), not the speech's close, when the paragraph closes a speech after punctuation later on
+    (``'I'm goin' down,' said he``) before any mark opens one: a capitalised speech, or one resumed after
+    a tag's comma (``'Hush' said Mary, 'the baby'``). A lowercase word after a mark inside a speech is
+    elided (``'tention``, ``'long``), as a quote inside a single-marked speech takes double marks. Read
+    from the paragraph alone: a close after a letter (``'Hush' he said``, British ``'No', said he``) has
+    no punctuated close after it before the next speech opens."""
+    for match in re.finditer("['‘’]", text[offset + 1 : end]):
+        at = offset + 1 + match.start()
+        before, after = text[at - 1], text[at + 1] if at + 1 < end else " "
+        if before.isalnum() and after.isalnum():
+            continue  # inside a word
+        if (before.isspace() or before in '([—-"“') and not after.isspace():
+            if not _is_elision(text, at) and (
+                after.isupper() or _interrupts(text[offset + 1 : at]) or _resuming_word(text, at)
+            ):
+                return False  # a speech opens first: the mark closed the one before it
+            continue  # an elided word ('tention) inside the speech
+        if before in _PUNCT_BEFORE_CLOSE:
+            return True
+    return False
+
+
+#: function words that open a clause: a speech resumed in lowercase after an interruption starts with one
+#: (``'You see' she tapped the book 'we don't …'``), while a lowercase word that an elision clipped does
+#: not (``'tention``, ``'specially``, ``'long``; ``'at`` for "that" is why ``at`` is left out)
+# fmt: off
+_RESUMING_WORDS = frozenset([
+    "a", "an", "and", "as", "but", "for", "he", "her", "his", "how", "i", "if", "in", "it", "my", "no",
+    "nor", "not", "now", "of", "on", "or", "our", "she", "so", "that", "the", "their", "then", "there",
+    "they", "this", "though", "to", "we", "what", "when", "where", "which", "who", "why", "with", "yet",
+    "you", "your",
+])
+# fmt: on
+
+
+def _resuming_word(text: str, at: int) -> bool:
+    match = re.match(r"[a-z]+\b", text[at + 1 : at + 16])
+    return match is not None and match.group() in _RESUMING_WORDS
+
+
+def _interrupts(gap: str) -> bool:
+    """Whether the narration ``gap`` between two single marks sets off a speech resumed in lowercase: it
+    ends in a tag's comma or a dash (``'Hush' said Mary, 'the baby'``), or a dash or the run of spaces a
+    text leaves where it dropped the dashes opens or closes it (``'I should say'   the doctor went on
+    'that …'``). A lone space around a lowercase word after a mark is an elided word's (``much 'tention``)."""
+    stripped = gap.rstrip()
+    return (
+        stripped.endswith((",", ":", ";", "-", "—")) or gap.startswith(("  ", "—", "-")) or gap.endswith("  ")
+    )
 
 
 def _resumes_speech(text: str, start: int, offset: int, marks: list[tuple[int, str]]) -> bool:
@@ -390,18 +452,19 @@ def _closes_here(text: str, offset: int, end: int) -> bool:
     return not (text[offset - 1] in "sS" and rest[0].islower())
 
 
-#: elisions that are written capitalised at the start of a sentence ("'Tis true"); a capitalised word
-#: after a mark is otherwise the first word of a speech ("'Is he married?'", "'Round the corner'")
+#: elisions that are written capitalised at the start of a sentence ("'Tis true"), and the older "'T is",
+#: "'T ain't" (a lone ``T`` before a space); a capitalised word after a mark is otherwise the first word
+#: of a speech ("'Is he married?'", "'T. Smith,' he read")
 _CAPITALISED_ELISIONS = frozenset(["tis", "twas", "twere", "twill", "twould"])
 
 
 def _is_elision(text: str, offset: int) -> bool:
-    match = re.match(r"[A-Za-z]+", text[offset + 1 : offset + 12])
+    match = re.match(r"([A-Za-z]+)( ?)", text[offset + 1 : offset + 12])
     if match is None:
         return False
-    word = match.group()
+    word, space = match.groups()
     if word[0].isupper():
-        return word.lower() in _CAPITALISED_ELISIONS
+        return word.lower() in _CAPITALISED_ELISIONS or (word == "T" and bool(space))
     return word in _ELISIONS
 
 
