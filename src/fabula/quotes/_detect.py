@@ -359,10 +359,8 @@ def _single_marks(text: str, start: int, end: int) -> list[tuple[int, str]]:
         if before.isalnum() and after.isalnum():
             continue  # don't, o'clock, Jack's
         if not is_open:
-            if (
-                (before.isspace() or before in '([—-"“')
-                and not after.isspace()
-                and (not _is_elision(text, offset) or _resumes_speech(text, start, offset, marks))
+            if _may_open(before, after) and (
+                not _is_elision(text, offset) or _resumes_speech(text, start, offset, marks)
             ):
                 marks.append((offset, "open"))
                 is_open = True
@@ -376,6 +374,16 @@ def _single_marks(text: str, start: int, end: int) -> list[tuple[int, str]]:
             marks.append((offset, "close"))
             is_open = False
     return marks
+
+
+#: what a speech tag ends in before the speech goes on (``'Pride,' observed Mary, 'is …'``)
+_TAG_ENDS = (",", ":", ";", "-", "—")
+
+
+def _may_open(before: str, after: str) -> bool:
+    """A single mark between these two characters can open a speech (or begin an elided word): white
+    space, a bracket, a dash or a double mark before it, a character after it."""
+    return (before.isspace() or before in '([—-"“') and not after.isspace()
 
 
 #: punctuation right after a closing single mark that follows a letter: British logical punctuation
@@ -396,7 +404,7 @@ def _word_end_elision(text: str, offset: int, end: int) -> bool:
         before, after = text[at - 1], text[at + 1] if at + 1 < end else " "
         if before.isalnum() and after.isalnum():
             continue  # inside a word
-        if (before.isspace() or before in '([—-"“') and not after.isspace():
+        if _may_open(before, after):
             if not _is_elision(text, at) and (
                 after.isupper() or _interrupts(text[offset + 1 : at]) or _resuming_word(text, at)
             ):
@@ -431,9 +439,7 @@ def _interrupts(gap: str) -> bool:
     text leaves where it dropped the dashes opens or closes it (``'I should say'   the doctor went on
     'that …'``). A lone space around a lowercase word after a mark is an elided word's (``much 'tention``)."""
     stripped = gap.rstrip()
-    return (
-        stripped.endswith((",", ":", ";", "-", "—")) or gap.startswith(("  ", "—", "-")) or gap.endswith("  ")
-    )
+    return stripped.endswith(_TAG_ENDS) or gap.startswith(("  ", "—", "-")) or gap.endswith("  ")
 
 
 def _resumes_speech(text: str, start: int, offset: int, marks: list[tuple[int, str]]) -> bool:
@@ -441,7 +447,7 @@ def _resumes_speech(text: str, start: int, offset: int, marks: list[tuple[int, s
     speech even before a word that could be an elision: ``'Pride,' observed Mary, 'is a failing'``."""
     if not marks or marks[-1][1] != "close":
         return False
-    return text[start:offset].rstrip().endswith((",", ":", ";", "-", "—"))
+    return text[start:offset].rstrip().endswith(_TAG_ENDS)
 
 
 def _closes_here(text: str, offset: int, end: int) -> bool:
