@@ -85,10 +85,8 @@ _NESTED = re.compile(
 def _british(text: str, opening: str, closing: str, inner: tuple[str, str], apostrophe: str) -> str:
     """Speech in ``opening``/``closing`` (the double marks paired within each paragraph), a quote inside
     a speech in the ``inner`` marks, and every other single mark the ``apostrophe``."""
-    out = list(text)
+    out = list(_paired(text, '"', opening, closing))
     for paragraph, marks in _marks(text, '"'):
-        for k, at in enumerate(marks):
-            out[at] = opening if k % 2 == 0 else closing
         for k in range(0, len(marks), 2):  # each speech, to its close or the paragraph's end
             end = marks[k + 1] if k + 1 < len(marks) else paragraph.end()
             for nested in _NESTED.finditer(text, marks[k] + 1, end):
