@@ -112,6 +112,30 @@ def test_a_titled_full_name_implies_the_title_with_the_given_name() -> None:
     assert _speakers(said, gold) == ["0", "2", "0"]
 
 
+def test_a_title_the_book_prints_before_a_listed_full_name_is_the_entrys() -> None:
+    text = (
+        "Sir Roland Ashdown came in. Roland Perrin followed him, and Mrs. Roland Perrin, and Colonel Kit\n"
+        "Holloway, and Miss Nora Penrose.\n\n"
+    )
+    gold = _gold(
+        ("Roland Ashdown", "male", "major"),
+        ("Roland Perrin", "male", "major"),
+        ("Kit Holloway", "male", "minor"),
+        ("Nora Penrose", "female", "minor"),
+    )
+    owners = _owners(gold, text)
+    assert owners["Sir Roland"] == ("0",)  # the list writes no title; the book does
+    assert owners["Colonel Holloway"] == ("2",)  # a rank goes with the surname
+    assert owners["Miss Nora"] == ("3",)
+    # a book writes "Miss Nora Penrose" in full to tell her from the family's "Miss Penrose": not taken
+    # from it; and "Mrs. Roland Perrin" is his wife, who gives him no form
+    assert "Mrs. Roland" not in owners and owners.get("Mrs. Perrin") != ("1",)
+    assert "Sir Roland" not in _owners(gold)  # without the text, nothing is read
+    said = text + '"Good day," said Sir Roland.\n'
+    # the bare "Roland" inside "Sir Roland" would go to the one named last
+    assert _speakers(said, gold) == ["0"]
+
+
 def test_a_pet_form_the_book_writes_as_a_name_is_its_given_names() -> None:
     gold = _gold(("Eleanor Penrose", "female", "major"), ("Patrick Ashdown", "male", "major"))
     text = "Nell laughed. Nell ran. Patrick Ashdown gave the dog a pat; Pat did pat it. A pat, a pat."

@@ -60,6 +60,8 @@ BOOK_FORM_CONFIDENCE = 0.6  # a name the book gives an entry (discovery's cluste
 _NAME_FOLLOWS = re.compile(r"\s+[A-Z]")
 _BARE_ADDRESS = frozenset({"mademoiselle", "madame", "monsieur", "signora", "signorina", "signor"})
 _NAMED_CATEGORIES = frozenset({"major", "intermediate"})
+#: forms of address written with a period ("Mr.", "Dr."); after any other a period ends a sentence
+_ABBREVIATED = frozenset({"mr", "mrs", "ms", "dr", "prof", "capt", "lieut", "rev", "mme", "mlle", "m"})
 _GIVEN_NAME_ONLY = frozenset({"sir", "dame"})  # "Sir Kit Ashdown" is "Sir Kit", never "Sir Ashdown"
 _UNKNOWN_GENDERS = frozenset(
     {"unknown", "neutral"}
@@ -199,6 +201,51 @@ def _implied(name: str, gender: str, text: str | None = None) -> set[str]:
     return forms
 
 
+def _printed_titles(names: set[str], text: str) -> dict[str, set[str]]:
+    """Untitled full name -> the forms of address the text prints right before it ("Sir" of "Sir Kit
+    Ashdown" for a listed "Kit Ashdown"), lowercase and without the period; one scan for all names."""
+    if not names:
+        return {}
+    words = {h.capitalize() for h in HONORIFICS} | {h.upper() for h in HONORIFICS}
+    # a period only after an abbreviation: "the King. The White Rabbit ..." ends a sentence
+    heads = [re.escape(h) + (r"\.?" if h.lower() in _ABBREVIATED else "") for h in sorted(words, key=len, reverse=True)]
+    pattern = re.compile(
+        r"(?<![\w'’])(" + "|".join(heads) + r")\s+("
+        + "|".join(r"\s+".join(map(re.escape, n.split())) for n in sorted(names, key=len, reverse=True))
+        + r")(?![\w])"
+    )
+    found: dict[str, set[str]] = defaultdict(set)
+    for match in pattern.finditer(text):
+        found[" ".join(match.group(2).split())].add(match.group(1).rstrip(".").lower())
+    return found
+
+
+def _titled_forms(name: str, title: str, gender: str) -> set[str]:
+    """The short forms a form of address the book prints before a listed untitled full name gives it
+    (`_printed_titles`), as if the list had written the title: "Sir Kit" of "Sir Kit Ashdown", "Miss
+    Nora" of "Miss Nora Penrose", "Colonel Ashdown" of "Colonel Kit Ashdown". Never a family's "Mr." or
+    "Miss" with the surname: a book writes "Mr. Kit Ashdown" or "Miss Nora Penrose" in full to tell a
+    younger brother or sister from the "Mr. Ashdown" or "Miss Penrose" of the family. Never a title of
+    the other sex ("Mrs. Kit Ashdown" is his wife) or a wife's "Mrs. Kit"."""
+    parts = _name_parts(name)
+    kind = HONORIFICS.get(title)
+    if (
+        parts is None
+        or not parts[0]
+        or parts[0][0].lower() in ("the", "a", "an")  # a role ("The White Rabbit"), not a given name
+        or kind is None
+        or (kind != "unknown" and kind != gender)
+    ):
+        return set()
+    given, surname = parts
+    head = title.capitalize()
+    if title in STANDALONE_TITLES:
+        return {f"{head} {surname}"}
+    if honorific_class(title) == "married":
+        return set()
+    return {f"{head} {given[0]}"}
+
+
 def _standalone(name: str) -> str | None:
     """The title alone ("the Professor") that a listed name with a rank or title implies: "Professor
     Vance", "Dr. Quill", "The King of Spades" (the text calls the one such person by the title)."""
@@ -220,6 +267,22 @@ def _build_forms(gold: list[Character], text: str | None = None) -> dict[str, _F
     implied: dict[str, set[str]] = defaultdict(set)  # titles by gender (`_implied`): used alone
     surname_titles: dict[str, set[str]] = defaultdict(set)  # ... of a name listed as one word: first
     titles_alone: dict[str, set[str]] = defaultdict(set)  # "the Professor" (`_standalone`): one holder
+    printed_titles = (
+        _printed_titles(
+            {
+                n
+                for c in gold
+                for raw in c.all_names()
+                if (n := unqualified(" ".join(raw.split())))
+                and not is_pseudo_name(n)
+                and split_honorific(n)[0] is None
+                and len(n.split()) > 1
+            },
+            text,
+        )
+        if text is not None
+        else {}
+    )
     for character in gold:
         for name in character.all_names():
             name = unqualified(" ".join(name.split()))
@@ -237,6 +300,10 @@ def _build_forms(gold: list[Character], text: str | None = None) -> dict[str, _F
                     continue
                 for variant in _variants(short):
                     (derived_weak if weak and " " not in short else derived)[variant].add(character.id)
+            for title in printed_titles.get(name, ()):
+                for short in _titled_forms(name, title, character.gender):
+                    for variant in _variants(short):
+                        derived[variant].add(character.id)
             for titled in _implied(name, character.gender, text):
                 for variant in _variants(titled):
                     (implied if " " in name else surname_titles)[variant].add(character.id)
