@@ -30,13 +30,24 @@ def book_forms(book: Book, gold: list[Character], names: list[Mention]) -> dict[
     mentions (``names``, as `match_gold_names` found them) are given, where the list holds no form of
     them. A titled name of a family the entry is listed in under another title ("Miss Penrose" for an
     entry listed "Mrs. Penrose") is a relative's, whatever the cluster says: not taken."""
+    return book_readings(book, gold, names)[0]
+
+
+def book_readings(
+    book: Book, gold: list[Character], names: list[Mention], shared: frozenset[str] = frozenset()
+) -> tuple[dict[str, str], dict[tuple[int, int], str]]:
+    """`book_forms`, and the entry each discovered name mention's cluster is (span -> entry id): how
+    discovery reads a form the list gives several entries ("Ashdown" of a father and a son). A cluster
+    is an entry's by the matched mentions of forms only that entry holds (``shared``: the spellings
+    several entries hold), so that a shared form's guess does not vote for itself."""
     from fabula.characters._discover import discover_cast
 
     found = discover_cast(book)
     if not found.mentions or not names:
-        return {}
+        return {}, {}
     starts = [m.start for m in names]
     votes: dict[str, Counter[str]] = defaultdict(Counter)
+    sure: dict[str, Counter[str]] = defaultdict(Counter)  # ... of forms one entry holds
     # per cluster, the spellings of its mentions that overlap no matched name: names the list lacks (a
     # partly matched one, "Nora Penrose" with its "Penrose", may join a first name to another's surname)
     spelled: dict[str, list[str]] = defaultdict(list)
@@ -50,25 +61,42 @@ def book_forms(book: Book, gold: list[Character], names: list[Mention]) -> dict[
         cluster = mention.character_id or ""
         for name in inside:
             votes[cluster][name.character_id or ""] += 1
+            if " ".join(book.text[name.start : name.end].split()) not in shared:
+                sure[cluster][name.character_id or ""] += 1
         if not inside:
             spelled[cluster].append(" ".join(book.text[mention.start : mention.end].split()))
     claims: dict[str, set[str]] = defaultdict(set)
     uses: Counter[str] = Counter()
     for cluster, counts in votes.items():
-        (entry, top), total = counts.most_common(1)[0], sum(counts.values())
-        if not entry or top < CLUSTER_VOTES or top < CLUSTER_SHARE * total:
+        entry = _claimed(counts)
+        if entry is None:
             continue
         for spelling in spelled.get(cluster, []):
             claims[spelling].add(entry)
             uses[spelling] += 1
     styled = {c.id: _styles(c) for c in gold}
-    return {
+    spellings = {
         spelling: entries.pop()
         for spelling, entries in claims.items()
         if len(entries) == 1
         and uses[spelling] >= MIN_USES
         and not _relative(spelling, styled[next(iter(entries))])
     }
+    owner = {cluster: entry for cluster, counts in sure.items() if (entry := _claimed(counts)) is not None}
+    readings = {
+        (m.start, m.end): owner[m.character_id]
+        for m in found.mentions
+        if m.character_id in owner and m.kind != "pronoun"
+    }
+    return spellings, readings
+
+
+def _claimed(counts: Counter[str]) -> str | None:
+    """The entry a cluster is, by its votes: `CLUSTER_VOTES` of them and `CLUSTER_SHARE` of all."""
+    if not counts:
+        return None
+    (entry, top), total = counts.most_common(1)[0], sum(counts.values())
+    return entry if entry and top >= CLUSTER_VOTES and top >= CLUSTER_SHARE * total else None
 
 
 def _styles(character: Character) -> set[tuple[str, str]]:

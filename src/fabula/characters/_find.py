@@ -7,7 +7,7 @@ from collections import Counter, defaultdict
 from collections.abc import Collection
 
 from fabula.book import Book, Character, Mention, plain_view
-from fabula.characters._book_forms import book_forms
+from fabula.characters._book_forms import book_readings
 from fabula.characters._gender import estimate_genders
 from fabula.characters._gold_match import gold_forms, is_pseudo_name, match_forms, with_book_forms
 from fabula.characters._narrator import addressed_narrator
@@ -52,9 +52,10 @@ def find_characters(
         forms = gold_forms(book, characters)
         names = match_forms(book, forms)
         if gold_book_forms:
-            extra = book_forms(book, characters, names)
-            if extra:
-                names = match_forms(book, with_book_forms(forms, extra))
+            shared = frozenset(spelling for spelling, form in forms.items() if len(form.owners) > 1)
+            extra, readings = book_readings(book, characters, names, shared)
+            if extra or readings:
+                names = match_forms(book, with_book_forms(forms, extra), readings)
     else:
         from fabula.characters._discover import discover_cast
 

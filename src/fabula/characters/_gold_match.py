@@ -33,6 +33,7 @@ conventions by rewriting the PDNC lists.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass
@@ -240,10 +241,10 @@ def _titled_forms(name: str, title: str, gender: str) -> set[str]:
     given, surname = parts
     head = title.capitalize()
     if title in STANDALONE_TITLES:
-        return {f"{head} {surname}"}
+        return {f"{head} {name}", f"{head} {surname}"}
     if honorific_class(title) == "married":
         return set()
-    return {f"{head} {given[0]}"}
+    return {f"{head} {name}", f"{head} {given[0]}"}  # the whole, so that "Sir Kit" does not cut it
 
 
 def _standalone(name: str) -> str | None:
@@ -459,6 +460,17 @@ def _is_title(form: str) -> bool:
     return form.lower().startswith(_ARTICLES)
 
 
+def _reading(read: list[tuple[tuple[int, int], str]], starts: list[int], start: int, end: int) -> str | None:
+    """The entry of the discovered mention (`_book_forms.book_readings`) that holds the span."""
+    at = bisect.bisect_right(starts, start) - 1
+    while at >= 0 and read[at][0][0] >= start - 60:
+        (s, e), entry = read[at]
+        if s <= start and end <= e:
+            return entry
+        at -= 1
+    return None
+
+
 def match_gold_names(book: Book, gold: list[Character]) -> list[Mention]:
     """Name mentions of the gold characters in the book's body, sorted by start."""
     return match_forms(book, gold_forms(book, gold))
@@ -469,7 +481,9 @@ def gold_forms(book: Book, gold: list[Character]) -> dict[str, _Form]:
     return _build_forms(gold, book.text[book.body.start : book.body.end])
 
 
-def match_forms(book: Book, forms: dict[str, _Form]) -> list[Mention]:
+def match_forms(
+    book: Book, forms: dict[str, _Form], readings: dict[tuple[int, int], str] | None = None
+) -> list[Mention]:
     """Name mentions of ``forms`` (`gold_forms`, perhaps `with_book_forms`) in the book's body, sorted
     by start."""
     if not forms:
@@ -489,11 +503,17 @@ def match_forms(book: Book, forms: dict[str, _Form]) -> list[Mention]:
     sure = Counter(form.owners[0] for _, _, form in hits if len(form.owners) == 1)
     last_seen: dict[str, int] = {}
     mentions: list[Mention] = []
+    read = sorted((readings or {}).items())
+    read_starts = [span[0] for span, _ in read]
     for start, end, form in hits:
         owners = form.owners
+        reading = _reading(read, read_starts, start, end) if len(owners) > 1 and read else None
         if len(owners) == 1:
             cid = owners[0]
             confidence = form.confidence
+        elif reading in owners:
+            cid = reading
+            confidence = 0.6 if form.listed else 0.5
         else:
             recent = [
                 (last_seen[o], o) for o in owners if start - last_seen.get(o, -(10**9)) <= RECENCY_WINDOW
