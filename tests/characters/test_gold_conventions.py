@@ -136,6 +136,25 @@ def test_a_title_the_book_prints_before_a_listed_full_name_is_the_entrys() -> No
     assert _speakers(said, gold) == ["0"]
 
 
+def test_a_surname_two_entries_share_goes_where_discovery_reads_it() -> None:
+    # the list gives the brothers no title; the book calls the elder "Mr. Ashdown" and "Ashdown", the
+    # younger "Kit": the bare surname just after the younger is named is still the elder's
+    text = (
+        "Mr. Roland Ashdown owned the mill. Roland Ashdown was a hard man, and Ashdown's workers feared him.\n\n"
+        "His brother Kit Ashdown lived in town. Kit was kind. Mr. Ashdown never visited Kit.\n\n"
+        "One day Ashdown walked to the river. Ashdown looked at the water and frowned.\n\n"
+        "Kit Ashdown came up the path behind him.\n\n"
+        '"You are late," said Ashdown.\n\n'
+        '"I came as fast as I could," said Kit.\n'
+    )
+    gold = _gold(("Roland Ashdown", "male", "major"), ("Kit Ashdown", "male", "major"))
+    assert _speakers(text, gold) == ["0", "1"]
+    book = book_from_text(text)
+    find_characters(book, gold=gold, gold_book_forms=False)  # the nearest holder, as without the book's reading
+    tagged = text.index("said Ashdown") + len("said ")
+    assert next(m.character_id for m in book.mentions if m.start == tagged) == "1"
+
+
 def test_a_pet_form_the_book_writes_as_a_name_is_its_given_names() -> None:
     gold = _gold(("Eleanor Penrose", "female", "major"), ("Patrick Ashdown", "male", "major"))
     text = "Nell laughed. Nell ran. Patrick Ashdown gave the dog a pat; Pat did pat it. A pat, a pat."
