@@ -9,6 +9,11 @@ form covers become forms of the entry, below every form the list gives or implie
 (`fabula.characters._gold_match.with_book_forms`). A spelling two entries' clusters would take goes
 to neither. Nothing here reads the list's ids or genders beyond the matched mentions, so it works for
 any list and any book, and on a truncated book it sees only what the reader has read.
+
+The same clusters read the forms the list gives several entries (`book_readings`): a mention of a
+shared form ("Ashdown" of a father and a son) in a cluster that is one entry's goes to that entry. Here
+a cluster is an entry's by the mentions of forms only that entry holds, so that the matcher's guess for
+a shared form (the holder named last) does not vote for itself.
 """
 
 from __future__ import annotations

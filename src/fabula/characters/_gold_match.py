@@ -4,7 +4,9 @@ Every gold name and alias is searched with one regular expression whose alternat
 longest first, so "Mr. Ashdown" wins over "Ashdown" and "Lady Honoria" over "Honoria". Besides the
 listed names we also search derived forms (the surname of "Mr. Ashdown", the parts of "Kingsley
 Ashdown", "Mr" for "Mr.") with a lower confidence. A form that belongs to several characters (a shared
-surname, two Catherines) goes to the candidate mentioned most recently, else to the one mentioned most.
+surname, two Catherines) goes to the holder whose discovered cluster holds the mention where discovery
+ran (`_book_forms.book_readings`), else to the candidate mentioned most recently, else to the one
+mentioned most.
 Naming conventions narrow some forms first: a role the list capitalises ("The Boatman") also matches
 in lowercase after "the"; a foreign address alone ("Mademoiselle") names the one character listed only
 under it; a shared first name is not the one always titled with it ("Sir Roland") and goes to the one
@@ -23,7 +25,9 @@ going to one of them. Entries told apart by a qualifier after a spaced dash ("Ma
 Lists also differ in whether they write the title the speech tags use. A name listed without one
 implies it by the entry's gender, below every listed and derived form (`_implied`): "Mr. Ashdown" of a
 man listed as "Kit Ashdown", "Miss Penrose" or "Mrs. Penrose" of a woman listed as "Nora Penrose" (the
-one the book prints; neither where it prints both). A man or woman listed by the surname alone
+one the book prints; neither where it prints both). A title the book prints before a listed untitled full
+name gives the entry its short titled form, as if listed (`_printed_titles`, `_titled_forms`: "Sir Kit"
+of "Sir Kit Ashdown"). A man or woman listed by the surname alone
 ("Ashdown") is "Mr. Ashdown" (or "Miss/Mrs.") before one listed with a given name ("Mr. Kit Ashdown").
 The one entry holding a rank or title ("Professor Vance", "Dr. Quill", "The King of Spades") is also
 "the Professor" (capitalised here; lowercase, "said the general", only where no noun follows:
