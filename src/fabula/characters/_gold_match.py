@@ -67,7 +67,8 @@ _BARE_ADDRESS = frozenset({"mademoiselle", "madame", "monsieur", "signora", "sig
 _NAMED_CATEGORIES = frozenset({"major", "intermediate"})
 #: forms of address written with a period ("Mr.", "Dr."); after any other a period ends a sentence
 _ABBREVIATED = frozenset({"mr", "mrs", "ms", "dr", "prof", "capt", "lieut", "rev", "mme", "mlle", "m"})
-_GIVEN_NAME_ONLY = frozenset({"sir", "dame"})  # "Sir Kit Ashdown" is "Sir Kit", never "Sir Ashdown"
+_GIVEN_NAME_ONLY = frozenset({"sir", "dame"})
+_WORD_BEFORE = re.compile(r"(?<![\w'’])([A-Za-z]+)(\.?)\s+$")  # the word right before a name  # "Sir Kit Ashdown" is "Sir Kit", never "Sir Ashdown"
 _UNKNOWN_GENDERS = frozenset(
     {"unknown", "neutral"}
 )  # what a placeholder entry's gender may be  # annotators' categories of characters who matter
@@ -211,17 +212,20 @@ def _printed_titles(names: set[str], text: str) -> dict[str, set[str]]:
     Ashdown" for a listed "Kit Ashdown"), lowercase and without the period; one scan for all names."""
     if not names:
         return {}
-    words = {h.capitalize() for h in HONORIFICS} | {h.upper() for h in HONORIFICS}
-    # a period only after an abbreviation: "the King. The White Rabbit ..." ends a sentence
-    heads = [re.escape(h) + (r"\.?" if h.lower() in _ABBREVIATED else "") for h in sorted(words, key=len, reverse=True)]
     pattern = re.compile(
-        r"(?<![\w'’])(" + "|".join(heads) + r")\s+("
+        r"(?<![\w'’])("
         + "|".join(r"\s+".join(map(re.escape, n.split())) for n in sorted(names, key=len, reverse=True))
         + r")(?![\w])"
     )
     found: dict[str, set[str]] = defaultdict(set)
     for match in pattern.finditer(text):
-        found[" ".join(match.group(2).split())].add(match.group(1).rstrip(".").lower())
+        before = _WORD_BEFORE.search(text, max(0, match.start() - 24), match.start())
+        if before is None or not before.group(1)[0].isupper():
+            continue  # "his uncle Kit Ashdown": a word, not a title
+        head = before.group(1).lower()
+        # a period only after an abbreviation: "the King. Kit Ashdown ..." ends a sentence
+        if head in HONORIFICS and (not before.group(2) or head in _ABBREVIATED):
+            found[" ".join(match.group(1).split())].add(head)
     return found
 
 
