@@ -241,7 +241,7 @@ def _titled_forms(name: str, title: str, gender: str) -> set[str]:
     if (
         parts is None
         or not parts[0]
-        or parts[0][0].lower() in ("the", "a", "an")  # a role ("The White Rabbit"), not a given name
+        or parts[0][0].lower() in ("the", "a", "an")  # a role ("The Old Boatman"), not a given name
         or kind is None
         or (kind != "unknown" and kind != gender)
     ):
