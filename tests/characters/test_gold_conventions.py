@@ -150,7 +150,9 @@ def test_a_surname_two_entries_share_goes_where_discovery_reads_it() -> None:
     gold = _gold(("Roland Ashdown", "male", "major"), ("Kit Ashdown", "male", "major"))
     assert _speakers(text, gold) == ["0", "1"]
     book = book_from_text(text)
-    find_characters(book, gold=gold, gold_book_forms=False)  # the nearest holder, as without the book's reading
+    find_characters(
+        book, gold=gold, gold_book_forms=False
+    )  # the nearest holder, as without the book's reading
     tagged = text.index("said Ashdown") + len("said ")
     assert next(m.character_id for m in book.mentions if m.start == tagged) == "1"
 
