@@ -67,10 +67,9 @@ _BARE_ADDRESS = frozenset({"mademoiselle", "madame", "monsieur", "signora", "sig
 _NAMED_CATEGORIES = frozenset({"major", "intermediate"})
 #: forms of address written with a period ("Mr.", "Dr."); after any other a period ends a sentence
 _ABBREVIATED = frozenset({"mr", "mrs", "ms", "dr", "prof", "capt", "lieut", "rev", "mme", "mlle", "m"})
-_GIVEN_NAME_ONLY = frozenset({"sir", "dame"})
-_WORD_BEFORE = re.compile(
-    r"(?<![\w'’])([A-Za-z]+)(\.?)\s+$"
-)  # the word right before a name  # "Sir Kit Ashdown" is "Sir Kit", never "Sir Ashdown"
+_GIVEN_NAME_ONLY = frozenset({"sir", "dame"})  # "Sir Kit Ashdown" is "Sir Kit", never "Sir Ashdown"
+#: the word right before a name, and the period after it if any
+_WORD_BEFORE = re.compile(r"(?<![\w'’])([A-Za-z]+)(\.?)\s+$")
 _UNKNOWN_GENDERS = frozenset(
     {"unknown", "neutral"}
 )  # what a placeholder entry's gender may be  # annotators' categories of characters who matter
