@@ -150,9 +150,8 @@ def test_a_surname_two_entries_share_goes_where_discovery_reads_it() -> None:
     gold = _gold(("Roland Ashdown", "male", "major"), ("Kit Ashdown", "male", "major"))
     assert _speakers(text, gold) == ["0", "1"]
     book = book_from_text(text)
-    find_characters(
-        book, gold=gold, gold_book_forms=False
-    )  # the nearest holder, as without the book's reading
+    # without the book's reading, the holder named last takes it
+    find_characters(book, gold=gold, gold_book_forms=False)
     tagged = text.index("said Ashdown") + len("said ")
     assert next(m.character_id for m in book.mentions if m.start == tagged) == "1"
 
