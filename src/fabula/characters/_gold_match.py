@@ -44,6 +44,7 @@ from dataclasses import dataclass
 
 from fabula.book import Book, Character, Mention
 from fabula.characters._lexicon import (
+    ABBREVIATED_HONORIFICS,
     COMMON_PEOPLE,
     HONORIFICS,
     NAME_PARTICLES,
@@ -65,8 +66,6 @@ BOOK_FORM_CONFIDENCE = 0.6  # a name the book gives an entry (discovery's cluste
 _NAME_FOLLOWS = re.compile(r"\s+[A-Z]")
 _BARE_ADDRESS = frozenset({"mademoiselle", "madame", "monsieur", "signora", "signorina", "signor"})
 _NAMED_CATEGORIES = frozenset({"major", "intermediate"})
-#: forms of address written with a period ("Mr.", "Dr."); after any other a period ends a sentence
-_ABBREVIATED = frozenset({"mr", "mrs", "ms", "dr", "prof", "capt", "lieut", "rev", "mme", "mlle", "m"})
 _GIVEN_NAME_ONLY = frozenset({"sir", "dame"})  # "Sir Kit Ashdown" is "Sir Kit", never "Sir Ashdown"
 #: the word right before a name, and the period after it if any
 _WORD_BEFORE = re.compile(r"(?<![\w'’])([A-Za-z]+)(\.?)\s+$")
@@ -225,7 +224,7 @@ def _printed_titles(names: set[str], text: str) -> dict[str, set[str]]:
             continue  # "his uncle Kit Ashdown": a word, not a title
         head = before.group(1).lower()
         # a period only after an abbreviation: "the King. Kit Ashdown ..." ends a sentence
-        if head in HONORIFICS and (not before.group(2) or head in _ABBREVIATED):
+        if head in HONORIFICS and (not before.group(2) or head in ABBREVIATED_HONORIFICS):
             found[" ".join(match.group(1).split())].add(head)
     return found
 
